@@ -1,0 +1,13 @@
+//! The game model: dice, keeps, boxes, rules, score states and cards.
+
+pub mod category;
+pub mod dice;
+pub mod index;
+pub mod rules;
+pub mod state;
+
+pub use category::{ALL_CATEGORIES, Category, CategorySet, NUM_CATEGORIES};
+pub use dice::{KeepId, NUM_KEEPS, NUM_ROLLS, RollId, parse_dice};
+pub use index::{StateId, StateIndex};
+pub use rules::{ALL_RULES, Game, Rules};
+pub use state::{Card, CardError, ScoreState, Transition};

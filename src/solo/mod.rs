@@ -1,0 +1,5 @@
+//! Single-player Yahtzee: maximum expected score.
+
+pub mod solve;
+
+pub use solve::{SoloSolution, solve};

@@ -1,0 +1,148 @@
+//! What can go wrong reading or writing a store file.
+
+use std::io;
+use std::path::PathBuf;
+
+/// Why a store file could not be written, opened or viewed.
+///
+/// Every variant names the file and says what was wrong and what was expected, in one
+/// line, so the message can be shown to a user as it is.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// The operating system refused an operation on the file or its directory.
+    #[error("could not {action} {}: {source}", .path.display())]
+    Io {
+        /// The file or directory operated on.
+        path: PathBuf,
+        /// What was being done, e.g. "open" or "rename into place".
+        action: &'static str,
+        /// The underlying error.
+        source: io::Error,
+    },
+
+    /// The file does not start with the store magic bytes: it is not a yz store file.
+    #[error("{} is not a yz store file (it does not start with the YZSTORE magic bytes)", .path.display())]
+    NotAStoreFile {
+        /// The file.
+        path: PathBuf,
+    },
+
+    /// The file was written on a machine of the opposite byte order, so its payload's
+    /// numbers would read wrongly here.
+    #[error(
+        "store file {} was written on a machine with the opposite byte order and cannot be read here",
+        .path.display()
+    )]
+    ByteOrder {
+        /// The file.
+        path: PathBuf,
+    },
+
+    /// The file was written in a format version this build of yz does not read.
+    #[error(
+        "store file {} has format version {found}, but this yz reads version {expected} (produce it again with this yz)",
+        .path.display()
+    )]
+    VersionMismatch {
+        /// The file.
+        path: PathBuf,
+        /// The version this build reads, [`FORMAT_VERSION`](super::FORMAT_VERSION).
+        expected: u32,
+        /// The version in the file.
+        found: u32,
+    },
+
+    /// The file is a valid store file of another kind than the caller asked for.
+    #[error("store file {} holds a {found:?}, but a {expected:?} was expected (wrong file?)", .path.display())]
+    KindMismatch {
+        /// The file.
+        path: PathBuf,
+        /// The kind the caller asked for.
+        expected: String,
+        /// The kind in the file's header.
+        found: String,
+    },
+
+    /// The file's length differs from what its header implies: too short (a partial
+    /// write or copy) or too long (bytes appended).
+    #[error("{}", length_message(.path, *.expected, *.found))]
+    Truncated {
+        /// The file.
+        path: PathBuf,
+        /// The length the header implies or, when the file ends inside the header, the
+        /// length needed to read the header that far.
+        expected: u64,
+        /// The file's actual length.
+        found: u64,
+    },
+
+    /// The header fails its own hash, or a field in it is impossible.
+    #[error("store file {} has a corrupted header ({detail}); delete it and produce it again", .path.display())]
+    HeaderCorrupted {
+        /// The file.
+        path: PathBuf,
+        /// Which check failed.
+        detail: String,
+    },
+
+    /// A chunk of the payload does not match its stored hash.
+    #[error(
+        "store file {} is corrupted: payload chunk {chunk} does not match its hash; delete it and produce it again",
+        .path.display()
+    )]
+    ChunkCorrupted {
+        /// The file.
+        path: PathBuf,
+        /// Index of the first bad chunk (chunk `i` covers payload bytes from
+        /// `i * chunk_size`).
+        chunk: u64,
+    },
+
+    /// The chunk hash table does not match the hash of hashes stored after it.
+    #[error(
+        "store file {} is corrupted: its chunk hash table does not match its checksum; delete it and produce it again",
+        .path.display()
+    )]
+    ChecksumMismatch {
+        /// The file.
+        path: PathBuf,
+    },
+
+    /// The caller asked to write something the format cannot hold, or misused a
+    /// [`StoreWriter`](super::StoreWriter).
+    #[error("cannot write store file {}: {reason}", .path.display())]
+    InvalidInput {
+        /// The file that was to be written.
+        path: PathBuf,
+        /// What was wrong.
+        reason: String,
+    },
+
+    /// The payload cannot be viewed as a slice of the requested type.
+    #[error("the payload of store file {} ({len} bytes) cannot be viewed as [{type_name}]: {reason}", .path.display())]
+    PayloadLayout {
+        /// The file.
+        path: PathBuf,
+        /// The requested element type.
+        type_name: &'static str,
+        /// The payload length in bytes.
+        len: usize,
+        /// Why not.
+        reason: &'static str,
+    },
+}
+
+fn length_message(path: &std::path::Path, expected: u64, found: u64) -> String {
+    let path = path.display();
+    if found < expected {
+        format!(
+            "store file {path} is truncated: expected {expected} bytes, found {found} \
+             (it may be a partial write; delete it and produce it again)"
+        )
+    } else {
+        format!(
+            "store file {path} is too long: expected {expected} bytes, found {found} \
+             (something was appended to it; delete it and produce it again)"
+        )
+    }
+}

@@ -1,0 +1,306 @@
+//! Opening store files: map, check every byte, then hand out views.
+
+use std::fs::File;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+use memmap2::Mmap;
+use rayon::prelude::*;
+use xxhash_rust::xxh3::xxh3_64;
+
+use super::{
+    BYTE_ORDER_MARK, Checksum, FORMAT_VERSION, MAGIC, MAX_KIND_LEN, MAX_METADATA_LEN, PAYLOAD_ALIGN, StoreError,
+    chunk_count,
+};
+
+/// A store file mapped into memory, every byte of it checked.
+///
+/// [`StoreFile::open`] is the only way to get one, so holding a `StoreFile` means the
+/// file was complete and matched all its hashes when it was opened.
+#[derive(Debug)]
+pub struct StoreFile {
+    path: PathBuf,
+    map: Mmap,
+    layout: Layout,
+}
+
+impl StoreFile {
+    /// Maps the store file at `path` and checks it completely: magic, byte order,
+    /// format version, header hash, that its kind is `expected_kind`, its exact length,
+    /// every chunk hash and the hash of hashes.
+    pub fn open(path: &Path, expected_kind: &str) -> Result<StoreFile, StoreError> {
+        let map = map_file(path)?;
+        let layout = validate(&map, path, Some(expected_kind))?;
+        tracing::debug!(path = %path.display(), kind = expected_kind, checksum = %layout.checksum, "opened store file");
+        Ok(StoreFile { path: path.to_owned(), map, layout })
+    }
+
+    /// The kind of file, as given to the writer.
+    pub fn kind(&self) -> &str {
+        &self.layout.kind
+    }
+
+    /// The metadata given to the writer.
+    pub fn metadata(&self) -> &serde_json::Value {
+        &self.layout.metadata
+    }
+
+    /// The payload bytes, starting at a multiple of [`PAYLOAD_ALIGN`](super::PAYLOAD_ALIGN)
+    /// bytes in memory.
+    pub fn payload(&self) -> &[u8] {
+        &self.map[self.layout.payload.clone()]
+    }
+
+    /// The payload viewed in place as a slice of plain numbers written with
+    /// [`as_bytes`](super::as_bytes).
+    ///
+    /// Fails if the payload length is not a multiple of `size_of::<T>()`.
+    pub fn payload_as<T: bytemuck::Pod>(&self) -> Result<&[T], StoreError> {
+        let payload = self.payload();
+        let size = size_of::<T>();
+        let reason = if size == 0 {
+            "the type has size 0"
+        } else if !payload.len().is_multiple_of(size) {
+            "the length is not a multiple of the element size"
+        } else if !payload.as_ptr().cast::<T>().is_aligned() {
+            "the payload is not aligned for the type"
+        } else {
+            return Ok(bytemuck::cast_slice(payload));
+        };
+        Err(StoreError::PayloadLayout {
+            path: self.path.clone(),
+            type_name: std::any::type_name::<T>(),
+            len: payload.len(),
+            reason,
+        })
+    }
+
+    /// The file's checksum, the hash of its chunk hashes.
+    pub fn checksum(&self) -> Checksum {
+        self.layout.checksum
+    }
+
+    /// The path the file was opened from.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+/// What [`verify`] found in a sound store file.
+#[derive(Clone, Debug)]
+pub struct VerifyReport {
+    /// The kind of file.
+    pub kind: String,
+    /// The writer's metadata.
+    pub metadata: serde_json::Value,
+    /// Payload length in bytes.
+    pub payload_len: u64,
+    /// Bytes covered by each chunk hash.
+    pub chunk_size: u32,
+    /// Number of chunk hashes.
+    pub chunk_count: u64,
+    /// The hash of the chunk hashes.
+    pub checksum: Checksum,
+}
+
+/// Checks a store file of any kind as thoroughly as [`StoreFile::open`] does and says
+/// what it holds.
+pub fn verify(path: &Path) -> Result<VerifyReport, StoreError> {
+    let map = map_file(path)?;
+    let layout = validate(&map, path, None)?;
+    Ok(VerifyReport {
+        payload_len: layout.payload.len() as u64,
+        chunk_count: chunk_count(layout.payload.len() as u64, layout.chunk_size),
+        kind: layout.kind,
+        metadata: layout.metadata,
+        chunk_size: layout.chunk_size,
+        checksum: layout.checksum,
+    })
+}
+
+fn map_file(path: &Path) -> Result<Mmap, StoreError> {
+    let file = File::open(path).map_err(|source| StoreError::Io { path: path.to_owned(), action: "open", source })?;
+    // SAFETY: a mapping is only sound while nobody changes the file. yz writes each store
+    // file once, under a temporary name, and renames it into place; it never modifies a
+    // file in place, and a later write replaces the directory entry, not the contents of
+    // the mapped file.
+    unsafe { Mmap::map(&file) }.map_err(|source| StoreError::Io { path: path.to_owned(), action: "map", source })
+}
+
+/// Where things are in a checked file, and what its header says.
+#[derive(Debug)]
+pub(super) struct Layout {
+    kind: String,
+    metadata: serde_json::Value,
+    chunk_size: u32,
+    payload: Range<usize>,
+    checksum: Checksum,
+}
+
+/// Checks a whole file's bytes; `expected_kind: None` accepts any kind.
+pub(super) fn validate(bytes: &[u8], path: &Path, expected_kind: Option<&str>) -> Result<Layout, StoreError> {
+    let file = Checked { bytes, path };
+    let (layout, hashes) = file.header()?;
+    if let Some(expected) = expected_kind
+        && expected != layout.kind
+    {
+        return Err(StoreError::KindMismatch {
+            path: path.to_owned(),
+            expected: expected.to_owned(),
+            found: layout.kind,
+        });
+    }
+    file.chunks(&layout, hashes)?;
+    Ok(layout)
+}
+
+/// A file's bytes being checked, and its path for error messages.
+struct Checked<'a> {
+    bytes: &'a [u8],
+    path: &'a Path,
+}
+
+impl<'a> Checked<'a> {
+    /// Checks everything up to and including the file length; returns the layout and the
+    /// range of the chunk hashes.
+    fn header(&self) -> Result<(Layout, Range<usize>), StoreError> {
+        let bytes = self.bytes;
+        let prefix = &bytes[..bytes.len().min(MAGIC.len())];
+        if prefix != &MAGIC[..prefix.len()] {
+            return Err(StoreError::NotAStoreFile { path: self.path.to_owned() });
+        }
+
+        let mut cursor = Cursor { checked: self, pos: 0 };
+        cursor.take(MAGIC.len())?;
+        let mark = u32::from_ne_bytes(cursor.array()?);
+        if mark == BYTE_ORDER_MARK.swap_bytes() {
+            return Err(StoreError::ByteOrder { path: self.path.to_owned() });
+        } else if mark != BYTE_ORDER_MARK {
+            return Err(self.corrupted(format!("byte-order mark is {mark:#010x}")));
+        }
+        let version = cursor.u32()?;
+        if version != FORMAT_VERSION {
+            return Err(StoreError::VersionMismatch {
+                path: self.path.to_owned(),
+                expected: FORMAT_VERSION,
+                found: version,
+            });
+        }
+
+        // Cap lengths before using them, so a damaged length reads as a damaged header.
+        let kind_len = cursor.u32()? as usize;
+        if kind_len > MAX_KIND_LEN {
+            return Err(self.corrupted(format!("kind length {kind_len} exceeds {MAX_KIND_LEN}")));
+        }
+        let kind = cursor.take(kind_len)?;
+        let metadata_len = cursor.u32()? as usize;
+        if metadata_len > MAX_METADATA_LEN {
+            return Err(self.corrupted(format!("metadata length {metadata_len} exceeds {MAX_METADATA_LEN}")));
+        }
+        let metadata = cursor.take(metadata_len)?;
+        let payload_len = cursor.u64()?;
+        let chunk_size = cursor.u32()?;
+        let chunks = cursor.u64()?;
+        let hashed = cursor.pos;
+        let header_hash = cursor.u64()?;
+        if xxh3_64(&bytes[..hashed]) != header_hash {
+            return Err(self.corrupted("header hash mismatch".to_owned()));
+        }
+        if chunk_size == 0 {
+            return Err(self.corrupted("chunk size is 0".to_owned()));
+        }
+        if chunks != chunk_count(payload_len, chunk_size) {
+            return Err(
+                self.corrupted(format!("{chunks} chunks cannot cover {payload_len} bytes in chunks of {chunk_size}"))
+            );
+        }
+
+        // The header is intact, so its lengths say how long the file must be.
+        let payload_start = cursor.pos.next_multiple_of(PAYLOAD_ALIGN);
+        let expected = (payload_start as u64)
+            .saturating_add(payload_len)
+            .saturating_add(chunks.saturating_mul(8))
+            .saturating_add(8);
+        let found = bytes.len() as u64;
+        if expected != found {
+            return Err(StoreError::Truncated { path: self.path.to_owned(), expected, found });
+        }
+        // From here on every offset is within the file, so every cast to usize is exact.
+        if bytes[cursor.pos..payload_start].iter().any(|&byte| byte != 0) {
+            return Err(self.corrupted("padding after the header is not zero".to_owned()));
+        }
+        let kind = std::str::from_utf8(kind).map_err(|_| self.corrupted("kind is not UTF-8".to_owned()))?.to_owned();
+        let metadata = serde_json::from_slice(metadata)
+            .map_err(|err| self.corrupted(format!("metadata is not valid JSON: {err}")))?;
+
+        let payload = payload_start..payload_start + payload_len as usize;
+        let hashes = payload.end..payload.end + 8 * chunks as usize;
+        let checksum = Checksum(le_u64(&bytes[hashes.end..]));
+        Ok((Layout { kind, metadata, chunk_size, payload, checksum }, hashes))
+    }
+
+    /// Checks the chunk hash table against the hash of hashes, then every chunk against
+    /// its hash.
+    fn chunks(&self, layout: &Layout, hashes: Range<usize>) -> Result<(), StoreError> {
+        let hashes = &self.bytes[hashes];
+        if Checksum(xxh3_64(hashes)) != layout.checksum {
+            return Err(StoreError::ChecksumMismatch { path: self.path.to_owned() });
+        }
+        let bad = self.bytes[layout.payload.clone()]
+            .par_chunks(layout.chunk_size as usize)
+            .zip(hashes.par_chunks_exact(8))
+            .position_first(|(chunk, hash)| xxh3_64(chunk) != le_u64(hash));
+        match bad {
+            Some(chunk) => Err(StoreError::ChunkCorrupted { path: self.path.to_owned(), chunk: chunk as u64 }),
+            None => Ok(()),
+        }
+    }
+
+    fn corrupted(&self, detail: String) -> StoreError {
+        StoreError::HeaderCorrupted { path: self.path.to_owned(), detail }
+    }
+}
+
+/// Reads header fields in order, reporting a file that ends too soon as truncated.
+struct Cursor<'c, 'a> {
+    checked: &'c Checked<'a>,
+    pos: usize,
+}
+
+impl<'a> Cursor<'_, 'a> {
+    fn take(&mut self, len: usize) -> Result<&'a [u8], StoreError> {
+        let bytes = self.checked.bytes;
+        match bytes.get(self.pos..).and_then(|rest| rest.get(..len)) {
+            Some(taken) => {
+                self.pos += len;
+                Ok(taken)
+            }
+            None => Err(StoreError::Truncated {
+                path: self.checked.path.to_owned(),
+                expected: self.pos as u64 + len as u64,
+                found: bytes.len() as u64,
+            }),
+        }
+    }
+
+    fn array<const N: usize>(&mut self) -> Result<[u8; N], StoreError> {
+        let mut array = [0; N];
+        array.copy_from_slice(self.take(N)?);
+        Ok(array)
+    }
+
+    fn u32(&mut self) -> Result<u32, StoreError> {
+        Ok(u32::from_le_bytes(self.array()?))
+    }
+
+    fn u64(&mut self) -> Result<u64, StoreError> {
+        Ok(u64::from_le_bytes(self.array()?))
+    }
+}
+
+/// Reads a little-endian u64 from the first 8 bytes of `bytes`, which has at least 8.
+fn le_u64(bytes: &[u8]) -> u64 {
+    let mut array = [0; 8];
+    array.copy_from_slice(&bytes[..8]);
+    u64::from_le_bytes(array)
+}

@@ -1,0 +1,269 @@
+//! Writing store files: to a temporary name, synced, then renamed into place.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use xxhash_rust::xxh3::{Xxh3Default, xxh3_64};
+
+use super::{
+    BYTE_ORDER_MARK, CHUNK_SIZE, Checksum, FORMAT_VERSION, MAGIC, MAX_KIND_LEN, MAX_METADATA_LEN, PAYLOAD_ALIGN,
+    StoreError, chunk_count,
+};
+
+/// Writes a whole store file atomically and returns its checksum.
+///
+/// The file appears at `path` complete or not at all: it is written under a temporary
+/// name in the same directory, synced, renamed over `path` (replacing any old file) and
+/// the directory is synced. Missing parent directories are created. For a payload that
+/// is not one contiguous slice, use [`StoreWriter`].
+pub fn write_atomic(
+    path: &Path,
+    kind: &str,
+    metadata: &serde_json::Value,
+    payload: &[u8],
+) -> Result<Checksum, StoreError> {
+    let mut writer = StoreWriter::create(path, kind, metadata, payload.len() as u64)?;
+    writer.write_payload(payload)?;
+    writer.finish()
+}
+
+/// Writes a store file whose payload arrives in pieces, so a payload of many gigabytes
+/// need not sit in one buffer.
+///
+/// The payload length is declared up front because the header precedes the payload.
+/// Nothing appears at the target path until [`finish`](Self::finish) succeeds; a writer
+/// dropped before that, or after an error, removes its temporary file.
+pub struct StoreWriter {
+    path: PathBuf,
+    tmp_path: PathBuf,
+    /// `None` once finished or after a failed write.
+    out: Option<BufWriter<File>>,
+    renamed: bool,
+    payload_len: u64,
+    written: u64,
+    chunk_size: u32,
+    chunk_filled: u32,
+    chunk_hasher: Box<Xxh3Default>,
+    /// Little-endian hashes of the completed chunks.
+    chunk_hashes: Vec<u8>,
+}
+
+/// Makes temporary names unique among the writers of one process.
+static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
+
+impl StoreWriter {
+    /// Starts writing a store file of `kind` whose payload will be exactly `payload_len`
+    /// bytes, creating missing parent directories of `path`.
+    pub fn create(
+        path: &Path,
+        kind: &str,
+        metadata: &serde_json::Value,
+        payload_len: u64,
+    ) -> Result<StoreWriter, StoreError> {
+        StoreWriter::create_with_chunk_size(path, kind, metadata, payload_len, CHUNK_SIZE)
+    }
+
+    /// [`create`](Self::create) with another chunk size; tests use small ones to get
+    /// many chunks cheaply.
+    pub(super) fn create_with_chunk_size(
+        path: &Path,
+        kind: &str,
+        metadata: &serde_json::Value,
+        payload_len: u64,
+        chunk_size: u32,
+    ) -> Result<StoreWriter, StoreError> {
+        let invalid = |reason: String| StoreError::InvalidInput { path: path.to_owned(), reason };
+        if kind.len() > MAX_KIND_LEN {
+            return Err(invalid(format!("kind is {} bytes long, the limit is {MAX_KIND_LEN}", kind.len())));
+        }
+        let metadata =
+            serde_json::to_vec(metadata).map_err(|err| invalid(format!("metadata cannot be serialized: {err}")))?;
+        if metadata.len() > MAX_METADATA_LEN {
+            return Err(invalid(format!(
+                "metadata is {} bytes of JSON, the limit is {MAX_METADATA_LEN}",
+                metadata.len()
+            )));
+        }
+        if chunk_size == 0 {
+            return Err(invalid("chunk size must not be 0".to_owned()));
+        }
+        let Some(name) = path.file_name() else {
+            return Err(invalid("the path does not name a file".to_owned()));
+        };
+
+        let dir = parent_dir(path);
+        fs::create_dir_all(dir).map_err(io_error(dir, "create directory"))?;
+        let tmp_path = dir.join(format!(
+            ".{}.tmp.{}.{}",
+            name.to_string_lossy(),
+            std::process::id(),
+            TEMP_COUNTER.fetch_add(1, Ordering::Relaxed)
+        ));
+        let file = OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(&tmp_path)
+            .map_err(io_error(&tmp_path, "create"))?;
+
+        // Build the writer before writing anything, so that its drop removes the file.
+        let mut writer = StoreWriter {
+            path: path.to_owned(),
+            tmp_path,
+            out: Some(BufWriter::with_capacity(1 << 20, file)),
+            renamed: false,
+            payload_len,
+            written: 0,
+            chunk_size,
+            chunk_filled: 0,
+            chunk_hasher: Box::new(Xxh3Default::new()),
+            chunk_hashes: Vec::new(),
+        };
+        let header = encode_header(kind, &metadata, payload_len, chunk_size);
+        writer.write_raw(&header)?;
+        Ok(writer)
+    }
+
+    /// Appends the next piece of the payload.
+    ///
+    /// Fails, writing nothing, if the payload would exceed the declared length.
+    pub fn write_payload(&mut self, bytes: &[u8]) -> Result<(), StoreError> {
+        let total = self.written.checked_add(bytes.len() as u64);
+        if total.is_none_or(|total| total > self.payload_len) {
+            return Err(self.invalid(format!(
+                "the payload was declared as {} bytes, but {} + {} bytes were given",
+                self.payload_len,
+                self.written,
+                bytes.len()
+            )));
+        }
+        self.write_raw(bytes)?;
+        self.written += bytes.len() as u64;
+
+        let mut rest = bytes;
+        while !rest.is_empty() {
+            let room = (self.chunk_size - self.chunk_filled) as usize;
+            let (now, later) = rest.split_at(room.min(rest.len()));
+            self.chunk_hasher.update(now);
+            self.chunk_filled += now.len() as u32;
+            if self.chunk_filled == self.chunk_size {
+                self.end_chunk();
+            }
+            rest = later;
+        }
+        Ok(())
+    }
+
+    /// Writes the chunk hashes, syncs the file, renames it into place, syncs the
+    /// directory and returns the checksum.
+    ///
+    /// Fails if fewer payload bytes were written than declared.
+    pub fn finish(mut self) -> Result<Checksum, StoreError> {
+        if self.written != self.payload_len {
+            return Err(self.invalid(format!(
+                "the payload was declared as {} bytes, but only {} were written",
+                self.payload_len, self.written
+            )));
+        }
+        if self.chunk_filled > 0 {
+            self.end_chunk();
+        }
+        debug_assert_eq!(self.chunk_hashes.len() as u64, 8 * chunk_count(self.payload_len, self.chunk_size));
+        let checksum = Checksum(xxh3_64(&self.chunk_hashes));
+        let hashes = std::mem::take(&mut self.chunk_hashes);
+        self.write_raw(&hashes)?;
+        self.write_raw(&checksum.0.to_le_bytes())?;
+
+        let out = self.out.take().ok_or_else(|| self.broken())?;
+        let file = out.into_inner().map_err(|err| io_error(&self.tmp_path, "write")(err.into_error()))?;
+        file.sync_all().map_err(io_error(&self.tmp_path, "sync"))?;
+        drop(file);
+        fs::rename(&self.tmp_path, &self.path).map_err(io_error(&self.path, "rename into place"))?;
+        self.renamed = true;
+        sync_dir(parent_dir(&self.path))?;
+
+        tracing::debug!(path = %self.path.display(), %checksum, bytes = self.payload_len, "wrote store file");
+        Ok(checksum)
+    }
+
+    fn end_chunk(&mut self) {
+        self.chunk_hashes.extend_from_slice(&self.chunk_hasher.digest().to_le_bytes());
+        self.chunk_hasher.reset();
+        self.chunk_filled = 0;
+    }
+
+    /// Writes bytes to the temporary file; after a failure the writer refuses further
+    /// work, since the file's contents are unknown.
+    fn write_raw(&mut self, bytes: &[u8]) -> Result<(), StoreError> {
+        let Some(out) = self.out.as_mut() else {
+            return Err(self.broken());
+        };
+        if let Err(err) = out.write_all(bytes) {
+            self.out = None;
+            return Err(io_error(&self.tmp_path, "write")(err));
+        }
+        Ok(())
+    }
+
+    fn broken(&self) -> StoreError {
+        self.invalid("an earlier write to it failed".to_owned())
+    }
+
+    fn invalid(&self, reason: String) -> StoreError {
+        StoreError::InvalidInput { path: self.path.clone(), reason }
+    }
+}
+
+impl Drop for StoreWriter {
+    fn drop(&mut self) {
+        if !self.renamed {
+            // Close the file before removing it; this is cleanup, so errors are moot.
+            self.out = None;
+            let _ = fs::remove_file(&self.tmp_path);
+        }
+    }
+}
+
+/// Everything before the payload: the header fields, the header hash and the padding.
+fn encode_header(kind: &str, metadata: &[u8], payload_len: u64, chunk_size: u32) -> Vec<u8> {
+    let mut header = Vec::with_capacity(64 + kind.len() + metadata.len() + PAYLOAD_ALIGN);
+    header.extend_from_slice(&MAGIC);
+    header.extend_from_slice(&BYTE_ORDER_MARK.to_ne_bytes());
+    header.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+    // Both lengths fit in a u32: the caller checked them against the limits.
+    header.extend_from_slice(&(kind.len() as u32).to_le_bytes());
+    header.extend_from_slice(kind.as_bytes());
+    header.extend_from_slice(&(metadata.len() as u32).to_le_bytes());
+    header.extend_from_slice(metadata);
+    header.extend_from_slice(&payload_len.to_le_bytes());
+    header.extend_from_slice(&chunk_size.to_le_bytes());
+    header.extend_from_slice(&chunk_count(payload_len, chunk_size).to_le_bytes());
+    let hash = xxh3_64(&header);
+    header.extend_from_slice(&hash.to_le_bytes());
+    header.resize(header.len().next_multiple_of(PAYLOAD_ALIGN), 0);
+    header
+}
+
+/// The directory holding `path`; `.` for a bare file name.
+fn parent_dir(path: &Path) -> &Path {
+    match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
+    }
+}
+
+/// Makes a rename in `dir` durable. Only Unix can sync a directory.
+fn sync_dir(dir: &Path) -> Result<(), StoreError> {
+    #[cfg(unix)]
+    File::open(dir).and_then(|dir| dir.sync_all()).map_err(io_error(dir, "sync directory"))?;
+    #[cfg(not(unix))]
+    let _ = dir;
+    Ok(())
+}
+
+fn io_error(path: &Path, action: &'static str) -> impl FnOnce(std::io::Error) -> StoreError {
+    let path = path.to_owned();
+    move |source| StoreError::Io { path, action, source }
+}

@@ -1,0 +1,8 @@
+//! The one turn dynamic program, generic over what a state's value is.
+
+pub mod kernel;
+pub mod lanes;
+pub mod simd;
+
+pub use kernel::{RollScorer, TurnBuffer};
+pub use lanes::Lane;

@@ -1,0 +1,83 @@
+//! Runs the lane loops with the widest vector instructions the CPU offers.
+//!
+//! The default build targets baseline x86-64 (two `f64` per instruction) so that one
+//! binary runs on every node of a cluster. [`dispatch`] checks the CPU and runs a
+//! [`SimdWork`] through a copy compiled for AVX-512 or AVX2. Its `run` and the kernel's
+//! phases are `#[inline(always)]`, so they are compiled into each copy (a closure would
+//! not be: it stays one function compiled for the baseline). No fused multiply-add is
+//! enabled and Rust never contracts `a + b * c`, so every path gives bit-identical results.
+
+use std::sync::LazyLock;
+
+/// Vector instruction sets the lane loops are compiled for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum InstructionSet {
+    /// Baseline x86-64 (SSE2) or any other architecture.
+    Baseline,
+    /// 256-bit AVX2.
+    Avx2,
+    /// 512-bit AVX-512F.
+    Avx512,
+}
+
+/// The set [`dispatch`] uses: AVX2 where the CPU has it, else the baseline;
+/// `YZ_SIMD=baseline|avx2|avx512` overrides (a set the CPU lacks falls back to the widest
+/// it has). AVX-512 is opt-in: on the AMD EPYC (Zen 4) machines we measured, the full
+/// solitaire solve took 270 ms with it against 245 ms with AVX2.
+pub static INSTRUCTION_SET: LazyLock<InstructionSet> = LazyLock::new(|| {
+    let widest = widest_supported();
+    let preferred = widest.min(InstructionSet::Avx2);
+    match std::env::var("YZ_SIMD").as_deref() {
+        Ok("baseline") => InstructionSet::Baseline,
+        Ok("avx2") => preferred,
+        Ok("avx512") => widest,
+        _ => preferred,
+    }
+});
+
+fn widest_supported() -> InstructionSet {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx512f") {
+            return InstructionSet::Avx512;
+        }
+        if std::arch::is_x86_feature_detected!("avx2") {
+            return InstructionSet::Avx2;
+        }
+    }
+    InstructionSet::Baseline
+}
+
+/// A piece of lane work to compile once per instruction set. Mark `run` `#[inline(always)]`.
+pub trait SimdWork {
+    /// What the work returns.
+    type Output;
+    /// Does the work.
+    fn run(self) -> Self::Output;
+}
+
+/// Runs `work` compiled for the widest vector unit available.
+#[inline(always)]
+pub fn dispatch<W: SimdWork>(work: W) -> W::Output {
+    #[cfg(target_arch = "x86_64")]
+    match *INSTRUCTION_SET {
+        // SAFETY: INSTRUCTION_SET names only a set the CPU was detected to support.
+        InstructionSet::Avx512 => return unsafe { with_avx512(work) },
+        // SAFETY: as above.
+        InstructionSet::Avx2 => return unsafe { with_avx2(work) },
+        InstructionSet::Baseline => {}
+    }
+    work.run()
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+unsafe fn with_avx512<W: SimdWork>(work: W) -> W::Output {
+    work.run()
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn with_avx2<W: SimdWork>(work: W) -> W::Output {
+    work.run()
+}
