@@ -244,9 +244,61 @@ impl CategorySet {
     }
 }
 
+/// Why a list of boxes was rejected.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CategoryListError {
+    /// A name that is no box.
+    #[error(
+        "unknown box {0:?} in the category list; expected names from ones, twos, threes, fours, fives, sixes, 3k, 4k, fh, ss, ls, yahtzee, chance"
+    )]
+    Unknown(String),
+    /// A box named twice.
+    #[error("box {0} is listed twice")]
+    Repeated(&'static str),
+    /// No box at all.
+    #[error("a game needs at least one box")]
+    Empty,
+    /// `--first N` outside 1..=13.
+    #[error("--first takes 1 to 13 boxes; got {0}")]
+    FirstOutOfRange(usize),
+}
+
+impl CategorySet {
+    /// Parses a comma-separated list of box names, e.g. `ones,fh,yahtzee`.
+    pub fn parse_list(list: &str) -> Result<CategorySet, CategoryListError> {
+        let mut set = CategorySet::EMPTY;
+        for name in list.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+            let category = Category::parse(name).ok_or_else(|| CategoryListError::Unknown(name.to_string()))?;
+            if set.contains(category) {
+                return Err(CategoryListError::Repeated(category.name()));
+            }
+            set = set.with(category);
+        }
+        if set.is_empty() { Err(CategoryListError::Empty) } else { Ok(set) }
+    }
+
+    /// The first `n` boxes, checking that `n` is 1..=13.
+    pub fn parse_first(n: usize) -> Result<CategorySet, CategoryListError> {
+        if (1..=NUM_CATEGORIES).contains(&n) {
+            Ok(CategorySet::first(n))
+        } else {
+            Err(CategoryListError::FirstOutOfRange(n))
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn category_lists_parse_and_reject() {
+        assert_eq!(CategorySet::parse_list("ones, fh,Yahtzee").unwrap().names(), vec!["ones", "fh", "yahtzee"]);
+        assert_eq!(CategorySet::parse_list("ones,ones"), Err(CategoryListError::Repeated("ones")));
+        assert_eq!(CategorySet::parse_list("one"), Err(CategoryListError::Unknown("one".into())));
+        assert_eq!(CategorySet::parse_list(""), Err(CategoryListError::Empty));
+        assert_eq!(CategorySet::parse_first(14), Err(CategoryListError::FirstOutOfRange(14)));
+    }
 
     #[test]
     fn names_round_trip() {

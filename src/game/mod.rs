@@ -6,7 +6,7 @@ pub mod index;
 pub mod rules;
 pub mod state;
 
-pub use category::{ALL_CATEGORIES, Category, CategorySet, NUM_CATEGORIES};
+pub use category::{ALL_CATEGORIES, Category, CategoryListError, CategorySet, NUM_CATEGORIES};
 pub use dice::{KeepId, NUM_KEEPS, NUM_ROLLS, RollId, parse_dice};
 pub use index::{StateId, StateIndex};
 pub use rules::{ALL_RULES, Game, Rules};

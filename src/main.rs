@@ -1,0 +1,220 @@
+//! The `yz` command line: parse, call the library, print (human or `--json`).
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+use clap::{Args, Parser, Subcommand};
+use serde_json::json;
+
+use yz::game::{Card, CategorySet, Game, Rules, parse_dice};
+use yz::solo::{self, FutureValue, SoloTable};
+
+/// Exact Yahtzee: optimal play, exact analysis, two-player solves.
+#[derive(Parser)]
+#[command(name = "yz", version, about)]
+struct Cli {
+    /// Directory of solved tables [default: $YZ_DATA, else $XDG_DATA_HOME/yz, else ~/.local/share/yz].
+    #[arg(long, global = true, value_name = "DIR")]
+    data: Option<PathBuf>,
+    /// Print JSON instead of text.
+    #[arg(long, global = true)]
+    json: bool,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Single player: maximum expected score.
+    #[command(subcommand)]
+    Solo(SoloCommand),
+}
+
+#[derive(Subcommand)]
+enum SoloCommand {
+    /// Solve every state and write the table.
+    Solve {
+        #[command(flatten)]
+        game: GameArgs,
+        /// Where to write the table [default: the data directory].
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+    },
+    /// Rank every keep (rolls left 1 or 2) or every open box (rolls left 0).
+    Advise {
+        #[command(flatten)]
+        game: GameArgs,
+        /// Filled boxes with their scores, e.g. ones=3,fh=25,yahtzee=50,bonus=100 ("" for a new game).
+        #[arg(long, allow_hyphen_values = true)]
+        card: String,
+        /// The five dice, e.g. 1,3,3,5,6.
+        #[arg(long)]
+        dice: String,
+        /// Rerolls still allowed this turn: 2 after the first roll, 0 to choose a box.
+        #[arg(long)]
+        rolls_left: u8,
+    },
+    /// Expected final score from the start of a turn with this card.
+    Value {
+        #[command(flatten)]
+        game: GameArgs,
+        /// Filled boxes with their scores ("" for a new game).
+        #[arg(long, allow_hyphen_values = true)]
+        card: String,
+    },
+}
+
+/// Which game: rules and the boxes in play.
+#[derive(Args)]
+struct GameArgs {
+    /// Rule variant: official, forced-joker, no-joker, no-bonus.
+    #[arg(long, default_value = "official")]
+    rules: Rules,
+    /// Play only these boxes (the others start scratched with 0), e.g. ones,twos,yahtzee.
+    #[arg(long, value_name = "LIST", conflicts_with = "first")]
+    categories: Option<String>,
+    /// Play only the first N boxes in card order (ones … sixes, 3k, 4k, fh, ss, ls, yahtzee, chance).
+    #[arg(long, value_name = "N")]
+    first: Option<usize>,
+}
+
+impl GameArgs {
+    fn game(&self) -> Result<Game> {
+        let categories = match (&self.categories, self.first) {
+            (Some(list), _) => CategorySet::parse_list(list)?,
+            (None, Some(n)) => CategorySet::parse_first(n)?,
+            (None, None) => CategorySet::ALL,
+        };
+        Ok(Game { rules: self.rules, categories })
+    }
+}
+
+fn data_dir(flag: Option<PathBuf>) -> PathBuf {
+    let env = |name| std::env::var_os(name).filter(|v| !v.is_empty()).map(PathBuf::from);
+    flag.or_else(|| env("YZ_DATA"))
+        .or_else(|| env("XDG_DATA_HOME").map(|d| d.join("yz")))
+        .or_else(|| env("HOME").map(|h| h.join(".local/share/yz")))
+        .unwrap_or_else(|| PathBuf::from("yz-data"))
+}
+
+fn main() -> ExitCode {
+    let stderr_is_terminal = std::io::stderr().is_terminal();
+    tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+        .with_writer(std::io::stderr)
+        .with_ansi(stderr_is_terminal)
+        .init();
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("error: {}", one_line(&error));
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// The error and its causes on one line.
+fn one_line(error: &anyhow::Error) -> String {
+    error.chain().map(ToString::to_string).collect::<Vec<_>>().join(": ")
+}
+
+fn run(cli: Cli) -> Result<()> {
+    let data = data_dir(cli.data);
+    match cli.command {
+        Command::Solo(command) => run_solo(command, &data, cli.json),
+    }
+}
+
+fn run_solo(command: SoloCommand, data: &std::path::Path, as_json: bool) -> Result<()> {
+    match command {
+        SoloCommand::Solve { game, out } => {
+            let game = game.game()?;
+            let started = Instant::now();
+            let solution = solo::solve(game);
+            let seconds = started.elapsed().as_secs_f64();
+            let path = out.unwrap_or_else(|| data.join(solo::table::file_name(game)));
+            let checksum = SoloTable::write(&solution, &path)?;
+            let states = yz::game::StateIndex::new(game).len();
+            if as_json {
+                print_json(json!({
+                    "rules": game.rules.name(),
+                    "categories": game.categories.names(),
+                    "expected_score": solution.start_value(),
+                    "states": states,
+                    "seconds": seconds,
+                    "table": path,
+                    "checksum": checksum.to_string(),
+                }));
+            } else {
+                println!("rules           {}", game.rules);
+                println!("categories      {}", game.categories.names().join(","));
+                println!("expected score  {:.4}", solution.start_value());
+                println!("states          {states}");
+                println!("solve time      {seconds:.3} s");
+                println!("table           {} (checksum {checksum})", path.display());
+            }
+        }
+        SoloCommand::Advise { game, card, dice, rolls_left } => {
+            let game = game.game()?;
+            let card = Card::parse(&card, game)?;
+            let roll = parse_dice(&dice)?;
+            if rolls_left > 2 {
+                Err(solo::advise::AdviseError::RollsLeft(rolls_left))?;
+            }
+            let table = open_table(data, game)?;
+            let ranked = solo::advise(&table, game, &card, roll, rolls_left)?;
+            if as_json {
+                let options: Vec<_> = ranked.iter().map(solo::Ranked::to_json).collect();
+                print_json(json!({
+                    "rules": game.rules.name(),
+                    "card": card.to_string(),
+                    "dice": roll.to_string(),
+                    "rolls_left": rolls_left,
+                    "options": options,
+                }));
+            } else {
+                println!("card {:?}, dice {roll}, rolls left {rolls_left}", card.to_string());
+                println!("  {:<24} {:>9}  {:>8}", "choice", "expected", "gap");
+                for r in &ranked {
+                    let what = match r.choice {
+                        solo::Choice::Keep(k) => format!("keep {k}"),
+                        solo::Choice::Score(c) => format!("score {c} for {}", r.points.unwrap_or(0)),
+                    };
+                    println!("  {what:<24} {:>9.4}  {:>8.4}", r.expected_final, r.gap);
+                }
+            }
+        }
+        SoloCommand::Value { game, card } => {
+            let game = game.game()?;
+            let card = Card::parse(&card, game)?;
+            let state = card.state(game);
+            let future = if state.is_terminal() { 0.0 } else { open_table(data, game)?.future_value(state) };
+            let points = card.points();
+            if as_json {
+                print_json(json!({
+                    "card": card.to_string(),
+                    "points": points,
+                    "expected_future": future,
+                    "expected_final": points as f64 + future,
+                }));
+            } else {
+                println!("points on card  {points}");
+                println!("expected future {future:.4}");
+                println!("expected final  {:.4}", points as f64 + future);
+            }
+        }
+    }
+    Ok(())
+}
+
+fn open_table(data: &std::path::Path, game: Game) -> Result<SoloTable> {
+    solo::open_or_solve(data, game).with_context(|| format!("solitaire table in {}", data.display()))
+}
+
+fn print_json(value: serde_json::Value) {
+    println!("{}", serde_json::to_string_pretty(&value).unwrap_or_default());
+}

@@ -1,0 +1,180 @@
+//! The advisor: every keep or box of a position ranked by expected final score.
+
+use serde::Serialize;
+
+use super::table::FutureValue;
+use crate::game::{Card, Category, Game, KeepId, RollId};
+use crate::turn::TurnBuffer;
+
+/// A choice the player can make.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Choice {
+    /// Keep these dice and reroll the rest (all five: stop rolling).
+    Keep(KeepId),
+    /// Score the dice in this box.
+    Score(Category),
+}
+
+/// One ranked choice.
+#[derive(Clone, Copy, Debug)]
+pub struct Ranked {
+    /// The choice.
+    pub choice: Choice,
+    /// Points the box earns now, bonuses included (for [`Choice::Score`]).
+    pub points: Option<u32>,
+    /// Expected final score after it: points on the card plus expected points to come.
+    pub expected_final: f64,
+    /// How much worse than the best choice (0 for the best).
+    pub gap: f64,
+}
+
+/// Why a position cannot be advised.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AdviseError {
+    /// Rerolls left outside 0..=2.
+    #[error("rolls left must be 0, 1 or 2 (rerolls still allowed this turn); got {0}")]
+    RollsLeft(u8),
+    /// Nothing left to play.
+    #[error("every box of the card is filled: the game is over")]
+    GameOver,
+}
+
+/// A ranking in JSON form.
+#[derive(Clone, Debug, Serialize)]
+pub struct RankedJson {
+    /// `keep` or `score`.
+    pub action: &'static str,
+    /// Dice kept (for a keep).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub keep: Option<Vec<u8>>,
+    /// Box scored (for a score).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub category: Option<&'static str>,
+    /// Points earned now (for a score).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub points: Option<u32>,
+    /// Expected final score.
+    pub expected_final: f64,
+    /// Gap to the best.
+    pub gap: f64,
+}
+
+impl Ranked {
+    /// The JSON form of this choice.
+    pub fn to_json(&self) -> RankedJson {
+        match self.choice {
+            Choice::Keep(keep) => RankedJson {
+                action: "keep",
+                keep: Some(faces(keep)),
+                category: None,
+                points: None,
+                expected_final: self.expected_final,
+                gap: self.gap,
+            },
+            Choice::Score(category) => RankedJson {
+                action: "score",
+                keep: None,
+                category: Some(category.name()),
+                points: self.points,
+                expected_final: self.expected_final,
+                gap: self.gap,
+            },
+        }
+    }
+}
+
+/// Sorted faces of a keep.
+pub fn faces(keep: KeepId) -> Vec<u8> {
+    keep.counts().iter().enumerate().flat_map(|(f, &c)| std::iter::repeat_n(f as u8 + 1, c as usize)).collect()
+}
+
+/// Ranks every choice of the position `card`, `roll`, `rolls_left` rerolls still allowed:
+/// every distinct keep when `rolls_left` is 1 or 2, every open box when it is 0. Best first.
+pub fn advise(
+    values: &impl FutureValue,
+    game: Game,
+    card: &Card,
+    roll: RollId,
+    rolls_left: u8,
+) -> Result<Vec<Ranked>, AdviseError> {
+    if rolls_left > 2 {
+        return Err(AdviseError::RollsLeft(rolls_left));
+    }
+    let state = card.state(game);
+    if state.is_terminal() {
+        return Err(AdviseError::GameOver);
+    }
+    let on_card = card.points() as f64;
+    let mut ranked: Vec<Ranked> = if rolls_left == 0 {
+        state
+            .filled
+            .complement()
+            .iter()
+            .filter_map(|c| {
+                let t = state.score(game, c, roll)?;
+                let expected_final = on_card + t.points as f64 + values.future_value(t.next);
+                Some(Ranked { choice: Choice::Score(c), points: Some(t.points), expected_final, gap: 0.0 })
+            })
+            .collect()
+    } else {
+        let mut turn = TurnBuffer::<f64>::new(1);
+        let best_score = |r: RollId, out: &mut [f64]| {
+            out[0] = state
+                .filled
+                .complement()
+                .iter()
+                .filter_map(|c| state.score(game, c, r).map(|t| t.points as f64 + values.future_value(t.next)))
+                .fold(f64::NEG_INFINITY, f64::max);
+        };
+        turn.score_rolls(&best_score);
+        turn.average_keeps();
+        if rolls_left == 2 {
+            turn.choose_keeps();
+            turn.average_keeps();
+        }
+        KeepId::all()
+            .filter(|k| k.is_within(roll))
+            .map(|k| Ranked {
+                choice: Choice::Keep(k),
+                points: None,
+                expected_final: on_card + turn.keep(k)[0],
+                gap: 0.0,
+            })
+            .collect()
+    };
+    ranked.sort_by(|a, b| b.expected_final.total_cmp(&a.expected_final));
+    let best = ranked.first().map_or(0.0, |r| r.expected_final);
+    for r in &mut ranked {
+        r.gap = best - r.expected_final;
+    }
+    Ok(ranked)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::{CategorySet, Rules, parse_dice};
+    use crate::solo::solve;
+
+    #[test]
+    fn advice_agrees_with_the_solved_values() {
+        let game = Game { rules: Rules::Official, categories: CategorySet::first(6) };
+        let solution = solve(game);
+        let card = Card::parse("", game).unwrap();
+        let roll = parse_dice("6,6,6,2,1").unwrap();
+        let keeps = advise(&solution, game, &card, roll, 2).unwrap();
+        assert_eq!(
+            faces(match keeps[0].choice {
+                Choice::Keep(k) => k,
+                Choice::Score(_) => unreachable!(),
+            }),
+            vec![6, 6, 6]
+        );
+        assert_eq!(keeps.len(), KeepId::all().filter(|k| k.is_within(roll)).count());
+        let boxes = advise(&solution, game, &card, roll, 0).unwrap();
+        assert_eq!(boxes[0].choice, Choice::Score(Category::Sixes));
+        assert_eq!(boxes[0].gap, 0.0);
+        assert!(boxes.windows(2).all(|w| w[0].expected_final >= w[1].expected_final));
+        assert_eq!(advise(&solution, game, &card, roll, 3).unwrap_err(), AdviseError::RollsLeft(3));
+    }
+}

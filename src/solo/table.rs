@@ -1,0 +1,185 @@
+//! The solitaire table on disk: one `f64` per score state, by [`StateId`], in a store file.
+//!
+//! Metadata records the rules, the boxes in play and the state count; opening checks them
+//! against the game asked for, so a table of another game or version is never used.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::json;
+
+use super::solve::SoloSolution;
+use crate::game::{CategorySet, Game, ScoreState, StateId, StateIndex};
+use crate::store::{self, Checksum, StoreError, StoreFile};
+
+/// Store kind of solitaire tables.
+pub const KIND: &str = "solo-table";
+
+/// Version of this table's payload layout (state order and value meaning); bump it when
+/// [`StateIndex`] numbers states differently.
+pub const TABLE_VERSION: u64 = 1;
+
+/// Expected future points of a score state at the start of a turn.
+pub trait FutureValue {
+    /// Expected points still to come from `state` under optimal play.
+    ///
+    /// # Panics
+    /// If the state cannot occur in the game (callers pass states built from a checked card).
+    fn future_value(&self, state: ScoreState) -> f64;
+}
+
+impl FutureValue for SoloSolution {
+    fn future_value(&self, state: ScoreState) -> f64 {
+        self.value(state)
+    }
+}
+
+/// Why a table could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum TableError {
+    /// The file itself is unreadable, corrupt or truncated.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// A valid file made for something else.
+    #[error("table {path} was made for {what} {found}, not {expected}; delete it or pass another --data directory")]
+    Mismatch {
+        /// The table file.
+        path: PathBuf,
+        /// What differs (rules, categories, state count, table version).
+        what: &'static str,
+        /// What this game needs.
+        expected: String,
+        /// What the file holds.
+        found: String,
+    },
+}
+
+/// A memory-mapped, checked solitaire table.
+#[derive(Debug)]
+pub struct SoloTable {
+    file: StoreFile,
+    index: StateIndex,
+}
+
+impl SoloTable {
+    /// Writes `solution` atomically to `path` and returns its checksum.
+    pub fn write(solution: &SoloSolution, path: &Path) -> Result<Checksum, StoreError> {
+        let game = solution.game();
+        let index = StateIndex::new(game);
+        let values: Vec<f64> = (0..index.len() as u32).map(|id| solution.value(index.state(StateId(id)))).collect();
+        store::write_atomic(path, KIND, &metadata(game, index.len()), store::as_bytes(&values))
+    }
+
+    /// Opens and checks a table for `game`: header, every checksum, and that it was made
+    /// for this game with this state numbering.
+    pub fn open(path: &Path, game: Game) -> Result<SoloTable, TableError> {
+        let file = StoreFile::open(path, KIND)?;
+        let index = StateIndex::new(game);
+        let expected = metadata(game, index.len());
+        for what in ["table_version", "rules", "categories", "states"] {
+            if file.metadata().get(what) != expected.get(what) {
+                let found = file.metadata().get(what).map_or("nothing".to_string(), |v| v.to_string());
+                return Err(TableError::Mismatch {
+                    path: path.to_path_buf(),
+                    what,
+                    expected: expected[what].to_string(),
+                    found,
+                });
+            }
+        }
+        let table = SoloTable { file, index };
+        if table.values()?.len() != table.index.len() {
+            return Err(StoreError::HeaderCorrupted {
+                path: path.to_path_buf(),
+                detail: format!(
+                    "payload holds {} values, the header promises {}",
+                    table.values()?.len(),
+                    table.index.len()
+                ),
+            }
+            .into());
+        }
+        Ok(table)
+    }
+
+    fn values(&self) -> Result<&[f64], StoreError> {
+        self.file.payload_as::<f64>()
+    }
+
+    /// Expected start value of the game (points still to come from the first turn).
+    pub fn start_value(&self) -> f64 {
+        self.future_value(ScoreState::start(self.index.game()))
+    }
+
+    /// Number of states stored.
+    pub fn states(&self) -> usize {
+        self.index.len()
+    }
+
+    /// The file's checksum.
+    pub fn checksum(&self) -> Checksum {
+        self.file.checksum()
+    }
+
+    /// Where the table lives.
+    pub fn path(&self) -> &Path {
+        self.file.path()
+    }
+}
+
+impl FutureValue for SoloTable {
+    fn future_value(&self, state: ScoreState) -> f64 {
+        let id = self.index.id(state).unwrap_or_else(|| panic!("state {state:?} is not part of the game"));
+        // `open` checked that the payload holds exactly one f64 per state.
+        self.values().map(|values| values[id.0 as usize]).unwrap_or(f64::NAN)
+    }
+}
+
+/// Opens `game`'s table in `data_dir`, solving and writing it first if it is missing.
+/// A table that exists but fails its checks is an error, never silently replaced.
+pub fn open_or_solve(data_dir: &Path, game: Game) -> Result<SoloTable, TableError> {
+    let path = data_dir.join(file_name(game));
+    if !path.exists() {
+        tracing::info!(path = %path.display(), "no table yet; solving");
+        let solution = super::solve(game);
+        SoloTable::write(&solution, &path)?;
+    }
+    SoloTable::open(&path, game)
+}
+
+fn metadata(game: Game, states: usize) -> serde_json::Value {
+    json!({
+        "table_version": TABLE_VERSION,
+        "producer": concat!("yz ", env!("CARGO_PKG_VERSION")),
+        "value": "expected future points at the start of a turn, f64 by state id",
+        "rules": game.rules.name(),
+        "categories": game.categories.names(),
+        "states": states,
+    })
+}
+
+/// The file name of `game`'s table inside a data directory.
+pub fn file_name(game: Game) -> String {
+    let CategorySet(mask) = game.categories;
+    format!("solo-{}-{mask:04x}.yzt", game.rules.name())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::{Category, Rules};
+    use crate::solo::solve;
+
+    #[test]
+    fn table_round_trips_and_refuses_another_game() {
+        let game = Game { rules: Rules::Official, categories: CategorySet::first(3).with(Category::Yahtzee) };
+        let solution = solve(game);
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(file_name(game));
+        SoloTable::write(&solution, &path).unwrap();
+        let table = SoloTable::open(&path, game).unwrap();
+        assert_eq!(table.start_value().to_bits(), solution.start_value().to_bits());
+        let other = Game { rules: Rules::NoBonus, ..game };
+        let err = SoloTable::open(&path, other).unwrap_err().to_string();
+        assert!(err.contains("rules") && err.contains("no-bonus"), "{err}");
+    }
+}

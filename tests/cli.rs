@@ -1,0 +1,103 @@
+//! The `yz` binary: real commands, their JSON, and one clear line with exit status 2 for bad input.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn yz(data: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_yz")).arg("--data").arg(data).args(args).output().expect("yz runs")
+}
+
+/// Runs a command that must fail with status 2 and one line on stderr containing `needle`.
+fn fails_with(data: &Path, args: &[&str], needle: &str) {
+    let out = yz(data, args);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+    assert_eq!(stderr.trim_end().lines().count(), 1, "{args:?}: {stderr}");
+    assert!(stderr.contains(needle), "{args:?}: {stderr}");
+}
+
+fn json(out: &Output) -> serde_json::Value {
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).expect("JSON output")
+}
+
+const FIRST_SIX: [&str; 2] = ["--first", "6"];
+
+#[test]
+fn solve_advise_and_value_agree() {
+    let dir = tempfile::tempdir().unwrap();
+    let solved = json(&yz(dir.path(), &["--json", "solo", "solve", FIRST_SIX[0], FIRST_SIX[1]]));
+    let expected = solved["expected_score"].as_f64().unwrap();
+    assert_eq!(solved["rules"], "official");
+    let value = json(&yz(dir.path(), &["--json", "solo", "value", "--card", "", "--first", "6"]));
+    assert_eq!(value["expected_final"].as_f64().unwrap(), expected);
+    let advice = json(&yz(
+        dir.path(),
+        &["--json", "solo", "advise", "--card", "", "--dice", "6,6,6,2,1", "--rolls-left", "2", "--first", "6"],
+    ));
+    let options = advice["options"].as_array().unwrap();
+    assert_eq!(options[0]["keep"], serde_json::json!([6, 6, 6]));
+    assert_eq!(options[0]["gap"].as_f64(), Some(0.0));
+    let scored = json(&yz(
+        dir.path(),
+        &["--json", "solo", "advise", "--card", "sixes=18", "--dice", "5,5,5,2,1", "--rolls-left", "0", "--first", "6"],
+    ));
+    assert_eq!(scored["options"][0]["category"], "fives");
+}
+
+#[test]
+fn bad_input_is_one_line_and_status_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let advise = |card: &'static str, dice: &'static str, rolls: &'static str| {
+        ["solo", "advise", "--first", "6", "--card", card, "--dice", dice, "--rolls-left", rolls]
+    };
+    fails_with(d, &advise("ones=7", "1,2,3,4,5", "1"), "ones=7 is impossible");
+    fails_with(d, &advise("sixes=4", "1,2,3,4,5", "1"), "multiple of 6");
+    fails_with(d, &advise("sevens=1", "1,2,3,4,5", "1"), "unknown box");
+    fails_with(d, &advise("ones=1,ones=1", "1,2,3,4,5", "1"), "more than once");
+    fails_with(d, &advise("", "1,2,3,4,7", "1"), "not a face");
+    fails_with(d, &advise("", "1,2,3,4", "1"), "five dice");
+    fails_with(d, &advise("", "1,2,3,4,5", "3"), "rolls left");
+    fails_with(d, &advise("fh=25", "1,2,3,4,5", "1"), "not in play");
+    let full = "ones=1,twos=2,threes=3,fours=4,fives=5,sixes=6";
+    fails_with(d, &advise(full, "1,2,3,4,5", "0"), "every box");
+    fails_with(d, &["solo", "value", "--card", "", "--categories", "ones,nines"], "unknown box \"nines\"");
+    fails_with(d, &["solo", "value", "--card", "", "--first", "14"], "--first takes 1 to 13");
+}
+
+#[test]
+fn corrupt_and_mismatched_tables_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let table = d.join("solo-official-003f.yzt");
+    assert!(yz(d, &["solo", "solve", "--first", "6"]).status.success());
+    let good = std::fs::read(&table).unwrap();
+
+    let mut flipped = good.clone();
+    let middle = flipped.len() / 2;
+    flipped[middle] ^= 0x10;
+    std::fs::write(&table, &flipped).unwrap();
+    fails_with(d, &["solo", "value", "--card", "", "--first", "6"], "solo-official-003f.yzt");
+
+    std::fs::write(&table, &good[..good.len() - 3]).unwrap();
+    fails_with(d, &["solo", "value", "--card", "", "--first", "6"], "truncated");
+
+    // A valid table of another game under this game's name.
+    assert!(yz(d, &["solo", "solve", "--first", "5", "--out", table.to_str().unwrap()]).status.success());
+    fails_with(d, &["solo", "value", "--card", "", "--first", "6"], "was made for categories");
+}
+
+#[test]
+fn format_version_1_table_still_loads() {
+    // Made by: yz solo solve --categories ones,yahtzee --out tests/data/solo-official-0801-v1.yzt
+    let dir = tempfile::tempdir().unwrap();
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/solo-official-0801-v1.yzt");
+    std::fs::copy(&fixture, dir.path().join("solo-official-0801.yzt")).unwrap();
+    let value = json(&yz(dir.path(), &["--json", "solo", "value", "--card", "", "--categories", "ones,yahtzee"]));
+    let fresh = yz::solo::solve(yz::game::Game {
+        rules: yz::game::Rules::Official,
+        categories: yz::game::CategorySet::parse_list("ones,yahtzee").unwrap(),
+    });
+    assert_eq!(value["expected_final"].as_f64(), Some(fresh.start_value()));
+}
