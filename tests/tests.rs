@@ -3,3 +3,4 @@
 mod cli;
 mod golden;
 mod solo;
+mod turn_brute_force;
