@@ -1,4 +1,26 @@
 //! yz: exact Yahtzee.
+//!
+//! One turn dynamic program ([`turn`]), generic over what a state's value is, carries every
+//! solver: [`solo`] solves the single-player game for maximum expected score with lanes
+//! over the upper total. [`game`] models dice, boxes, rules and score states; [`store`] is
+//! the checked file format every table uses.
+//!
+//! ```
+//! use yz::game::{Card, CategorySet, Game, Rules, parse_dice};
+//!
+//! // The upper-section game: six boxes, bonus 35 at 63.
+//! let game = Game { rules: Rules::Official, categories: CategorySet::first(6) };
+//! let solution = yz::solo::solve(game);
+//! assert!((solution.start_value() - 71.95).abs() < 0.01);
+//!
+//! // What to keep from 6,6,6,2,1 with two rerolls left?
+//! let card = Card::parse("", game).unwrap();
+//! let ranked = yz::solo::advise(&solution, game, &card, parse_dice("6,6,6,2,1").unwrap(), 2).unwrap();
+//! assert_eq!(yz::solo::advise::faces(match ranked[0].choice {
+//!     yz::solo::Choice::Keep(keep) => keep,
+//!     yz::solo::Choice::Score(_) => unreachable!(),
+//! }), vec![6, 6, 6]);
+//! ```
 #![warn(missing_docs)]
 
 pub mod game;
