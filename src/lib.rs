@@ -26,4 +26,5 @@
 pub mod game;
 pub mod solo;
 pub mod store;
+pub mod targets;
 pub mod turn;

@@ -1,0 +1,244 @@
+//! Score-distribution curves: for every score state, s ↦ max P(future points ≥ s), for all
+//! thresholds s at once (Pawlewicz §3.3, App. C).
+//!
+//! One state is one turn of the kernel with lanes over the threshold s = 1..=H, H the most
+//! points the state can still make. Scoring `p` points into successor `n` reads `n`'s curve
+//! shifted by `p` ("at least s − p more"), with the curve equal to 1 at thresholds ≤ 0: the
+//! weighted sums, maxima and shifts of App. C, nothing else. Each state is solved for its
+//! own thresholds, so states of a layer run in parallel with results independent of the
+//! thread count.
+
+use rayon::prelude::*;
+
+use crate::game::category::{ALL_CATEGORIES, Category};
+use crate::game::rules::{UPPER_BONUS, YAHTZEE_BONUS};
+use crate::game::{Game, RollId, ScoreState, StateId, StateIndex};
+use crate::turn::lanes::{BLOCK, Lane, max_of_plus};
+use crate::turn::simd::{self, SimdWork};
+use crate::turn::{RollScorer, TurnBuffer};
+
+/// A curve s ↦ P(future points ≥ s), stored compactly: 1 below `first`, `values` from
+/// `first` on, 0 after them. Thresholds ≤ 0 always give 1.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Curve<T> {
+    /// Smallest threshold stored (≥ 1); every threshold below it has probability 1.
+    pub first: u32,
+    /// Probabilities for thresholds `first, first + 1, …`; beyond them 0.
+    pub values: Vec<T>,
+}
+
+impl<T: Lane> Curve<T> {
+    /// P(future points ≥ s).
+    pub fn at(&self, s: i64) -> T {
+        if s < self.first as i64 {
+            return T::from_f64(1.0);
+        }
+        self.values.get((s - self.first as i64) as usize).copied().unwrap_or(T::ZERO)
+    }
+
+    /// The expected future points, Σ over s ≥ 1 of P(future ≥ s).
+    pub fn mean(&self) -> f64 {
+        (self.first as f64 - 1.0) + self.values.iter().map(|v| v.to_f64()).sum::<f64>()
+    }
+
+    /// Keeps the thresholds that are neither 1 nor 0 (`dense[i]` is threshold `i + 1`).
+    fn from_dense(dense: &[T]) -> Curve<T> {
+        let one = T::from_f64(1.0);
+        let start = dense.iter().position(|&v| v < one).unwrap_or(dense.len());
+        let end = dense.iter().rposition(|&v| v > T::ZERO).map_or(start, |e| (e + 1).max(start));
+        Curve { first: start as u32 + 1, values: dense[start..end].to_vec() }
+    }
+}
+
+/// Every state's curve, by [`StateId`].
+#[derive(Clone, Debug)]
+pub struct TargetCurves<T> {
+    index: StateIndex,
+    curves: Vec<Curve<T>>,
+}
+
+impl<T: Lane> TargetCurves<T> {
+    /// The curve of `state` at the start of its turn.
+    ///
+    /// # Panics
+    /// If the state is not part of the game.
+    pub fn curve(&self, state: ScoreState) -> &Curve<T> {
+        let id = self.index.id(state).unwrap_or_else(|| panic!("state {state:?} is not part of the game"));
+        &self.curves[id.0 as usize]
+    }
+
+    /// The curve at the start of the game.
+    pub fn start(&self) -> &Curve<T> {
+        self.curve(ScoreState::start(self.index.game()))
+    }
+
+    /// The state index the curves follow.
+    pub fn index(&self) -> &StateIndex {
+        &self.index
+    }
+
+    /// All curves by state id.
+    pub fn curves(&self) -> &[Curve<T>] {
+        &self.curves
+    }
+}
+
+/// Most points `state` can still make: every open box at its best, the upper bonus, and an
+/// Extra Yahtzee Bonus in every turn but one. A bound, not the exact maximum.
+pub fn max_future_points(game: Game, state: ScoreState) -> u32 {
+    let open = state.filled.complement();
+    let best_box = |c: Category| match c {
+        Category::ThreeOfAKind | Category::FourOfAKind | Category::Chance => 30,
+        Category::FullHouse => 25,
+        Category::SmallStraight => 30,
+        Category::LargeStraight => 40,
+        Category::Yahtzee => 50,
+        upper => 5 * upper.upper_face().unwrap_or(0) as u32,
+    };
+    let boxes: u32 = open.iter().map(best_box).sum();
+    let upper_open = open.iter().any(|c| c.upper_face().is_some());
+    let bonus = if upper_open { UPPER_BONUS } else { 0 };
+    let yahtzee_possible = game.rules.has_yahtzee_bonus()
+        && (state.yahtzee_50 || (open.contains(Category::Yahtzee) && game.categories.contains(Category::Yahtzee)));
+    let extra = if yahtzee_possible { YAHTZEE_BONUS * open.len() as u32 } else { 0 };
+    boxes + bonus + extra
+}
+
+/// Solves every state's curve, layer by layer backward.
+pub fn solve<T: Lane>(game: Game) -> TargetCurves<T> {
+    let index = StateIndex::new(game);
+    let mut curves: Vec<Curve<T>> = vec![Curve::default(); index.len()];
+    let mut layers: Vec<Vec<StateId>> = vec![Vec::new(); ALL_CATEGORIES.len() + 1];
+    for id in 0..index.len() as u32 {
+        layers[index.state(StateId(id)).filled.len()].push(StateId(id));
+    }
+    for layer in layers.iter().rev() {
+        let solved: Vec<Curve<T>> = layer
+            .par_iter()
+            .map_init(
+                || TurnBuffer::new(BLOCK),
+                |buffer, &id| {
+                    let state = index.state(id);
+                    if state.is_terminal() {
+                        return Curve { first: 1, values: Vec::new() };
+                    }
+                    let curve_of = |s: ScoreState| &curves[index.id(s).expect("successor is a state").0 as usize];
+                    simd::dispatch(StateTurn { game, state, curve_of: &curve_of, buffer })
+                },
+            )
+            .collect();
+        for (&id, curve) in layer.iter().zip(solved) {
+            curves[id.0 as usize] = curve;
+        }
+    }
+    TargetCurves { index, curves }
+}
+
+/// One state's turn with lanes over thresholds 1..=H.
+struct StateTurn<'a, T, F> {
+    game: Game,
+    state: ScoreState,
+    curve_of: &'a F,
+    buffer: &'a mut TurnBuffer<T>,
+}
+
+impl<'a, T: Lane, F: Fn(ScoreState) -> &'a Curve<T>> SimdWork for StateTurn<'a, T, F> {
+    type Output = Curve<T>;
+
+    #[inline(always)]
+    fn run(self) -> Curve<T> {
+        let StateTurn { game, state, curve_of, buffer } = self;
+        let horizon = max_future_points(game, state) as usize;
+        let lanes = horizon.div_ceil(BLOCK) * BLOCK;
+        buffer.set_lanes(lanes);
+        // Each successor curve laid out densely from threshold 1 − MAX_POINTS to `lanes`, so
+        // that a shift by p points is a slice starting at MAX_POINTS − p.
+        // A successor is known by its box, upper total and Yahtzee flag.
+        let successor_key =
+            |c: Category, next: ScoreState| c.index() * 128 + next.upper_total as usize * 2 + next.yahtzee_50 as usize;
+        let mut slot_of_key = [u16::MAX; 13 * 128];
+        let mut successors: Vec<Vec<T>> = Vec::new();
+        let mut plan: Vec<[(u16, u16); 13]> = vec![[(u16::MAX, 0); 13]; RollId::all().count()];
+        for roll in RollId::all() {
+            for c in state.filled.complement().iter() {
+                let Some(t) = state.score(game, c, roll) else { continue };
+                let key = successor_key(c, t.next);
+                if slot_of_key[key] == u16::MAX {
+                    let curve = curve_of(t.next);
+                    let shifted = (0..MAX_POINTS + lanes).map(|i| curve.at(i as i64 + 1 - MAX_POINTS as i64)).collect();
+                    slot_of_key[key] = successors.len() as u16;
+                    successors.push(shifted);
+                }
+                plan[roll.0 as usize][c.index()] = (slot_of_key[key], t.points as u16);
+            }
+        }
+        let scorer = CurveScorer { successors: &successors, plan: &plan, lanes };
+        let mut dense = vec![T::ZERO; lanes];
+        buffer.solve(&scorer, &mut dense);
+        dense.truncate(horizon);
+        Curve::from_dense(&dense)
+    }
+}
+
+/// Points one scoring can earn at most: 40 in a box plus the 100 Extra Yahtzee Bonus plus
+/// the upper bonus, rounded up.
+const MAX_POINTS: usize = 256;
+
+struct CurveScorer<'a, T> {
+    successors: &'a [Vec<T>],
+    /// Per roll and box: (successor slot, points), slot `u16::MAX` where the box is closed.
+    plan: &'a [[(u16, u16); 13]],
+    lanes: usize,
+}
+
+impl<T: Lane> RollScorer<T> for CurveScorer<'_, T> {
+    #[inline(always)]
+    fn score(&self, roll: RollId, out: &mut [T]) {
+        let mut terms: [(&[T], T); 13] = [(&[], T::ZERO); 13];
+        let mut count = 0;
+        for &(slot, points) in &self.plan[roll.0 as usize] {
+            if slot != u16::MAX {
+                let start = MAX_POINTS - points as usize;
+                terms[count] = (&self.successors[slot as usize][start..start + self.lanes], T::ZERO);
+                count += 1;
+            }
+        }
+        max_of_plus(out, &terms[..count]);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::{CategorySet, Rules};
+
+    #[test]
+    fn aces_alone_is_a_binomial_tail() {
+        // Keeping every one is best for every threshold: each die ends a one with p = 91/216.
+        let game = Game { rules: Rules::Official, categories: CategorySet::first(1) };
+        let curves = solve::<f64>(game);
+        let p: f64 = 91.0 / 216.0;
+        let choose = |n: u32, k: u32| (0..k).fold(1.0, |acc, i| acc * (n - i) as f64 / (i + 1) as f64);
+        for s in -2..=6i64 {
+            let tail: f64 =
+                (s.max(0) as u32..=5).map(|k| choose(5, k) * p.powi(k as i32) * (1.0 - p).powi(5 - k as i32)).sum();
+            assert!((curves.start().at(s) - tail).abs() < 1e-12, "s = {s}: {} vs {tail}", curves.start().at(s));
+        }
+        assert!((curves.start().mean() - 5.0 * p).abs() < 1e-12);
+    }
+
+    #[test]
+    fn curves_fall_from_one_and_dominate_the_expected_score() {
+        let game = Game { rules: Rules::Official, categories: CategorySet::first(4).with(Category::Yahtzee) };
+        let curves = solve::<f64>(game);
+        for curve in curves.curves() {
+            assert!(curve.first >= 1);
+            assert!(curve.values.windows(2).all(|w| w[0] >= w[1]));
+            assert!(curve.values.iter().all(|&v| (0.0..1.0).contains(&v)));
+        }
+        let solo = crate::solo::solve(game);
+        assert!(curves.start().mean() >= solo.start_value());
+        let as_f32 = solve::<f32>(game);
+        assert!((as_f32.start().mean() - curves.start().mean()).abs() < 1e-4);
+    }
+}
