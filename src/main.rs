@@ -57,6 +57,12 @@ enum SoloCommand {
         #[arg(long)]
         rolls_left: u8,
     },
+    /// Exact statistics of optimal play: each box's mean and variance, the bonuses, and the
+    /// distribution of the final score (Glenn 2007, Tables III and IV).
+    Stats {
+        #[command(flatten)]
+        game: GameArgs,
+    },
     /// Expected final score from the start of a turn with this card.
     Value {
         #[command(flatten)]
@@ -188,6 +194,14 @@ fn run_solo(command: SoloCommand, data: &std::path::Path, as_json: bool) -> Resu
                 }
             }
         }
+        SoloCommand::Stats { game } => {
+            let game = game.game()?;
+            let table = open_table(data, game)?;
+            let started = Instant::now();
+            let analysis = solo::analyze(game, &solo::OptimalPolicy::solved(game, &table));
+            let seconds = started.elapsed().as_secs_f64();
+            print_stats(game, &analysis, seconds, as_json);
+        }
         SoloCommand::Value { game, card } => {
             let game = game.game()?;
             let card = Card::parse(&card, game)?;
@@ -209,6 +223,68 @@ fn run_solo(command: SoloCommand, data: &std::path::Path, as_json: bool) -> Resu
         }
     }
     Ok(())
+}
+
+/// Percentiles and thresholds of the final score that `solo stats` reports (Glenn's Table IV
+/// gives P(score >= n) at the thresholds).
+const PERCENTILES: [u32; 6] = [1, 5, 25, 75, 95, 99];
+const THRESHOLDS: [u32; 12] = [50, 100, 150, 200, 250, 300, 400, 500, 750, 1000, 1250, 1500];
+
+fn print_stats(game: Game, analysis: &solo::Analysis, seconds: f64, as_json: bool) {
+    let boxes = game.categories.iter().map(|c| (c, analysis.box_mean(c), analysis.box_variance(c)));
+    let score = analysis.distribution();
+    let percentiles = PERCENTILES.map(|q| (q, score.percentile(q as f64)));
+    let thresholds = THRESHOLDS.map(|n| (n, score.at_least(n), score.below(n)));
+    if as_json {
+        print_json(json!({
+            "rules": game.rules.name(),
+            "categories": game.categories.names(),
+            "expected_score": analysis.expected_score(),
+            "seconds": seconds,
+            "boxes": boxes.map(|(c, mean, variance)| json!({"category": c.name(), "mean": mean, "variance": variance}))
+                .collect::<Vec<_>>(),
+            "upper_bonus": {
+                "probability": analysis.upper_bonus_probability(),
+                "mean": analysis.upper_bonus_mean(),
+                "variance": analysis.upper_bonus_variance(),
+            },
+            "yahtzee_bonus_mean": analysis.yahtzee_bonus_mean(),
+            "score": {
+                "mean": score.mean(),
+                "standard_deviation": score.standard_deviation(),
+                "median": score.median(),
+                "percentiles": percentiles.map(|(q, n)| json!({"percent": q, "score": n})),
+                "at_least": thresholds.map(|(n, p, below)| json!({"n": n, "probability": p, "below": below})),
+            },
+        }));
+        return;
+    }
+    println!("rules           {}", game.rules);
+    println!("categories      {}", game.categories.names().join(","));
+    println!("expected score  {:.4}", analysis.expected_score());
+    println!("analysis time   {seconds:.3} s");
+    println!();
+    println!("  {:<14} {:>9} {:>10}", "box", "mean", "variance");
+    for (c, mean, variance) in boxes {
+        println!("  {:<14} {mean:>9.4} {variance:>10.4}", c.name());
+    }
+    let (mean, variance) = (analysis.upper_bonus_mean(), analysis.upper_bonus_variance());
+    println!("  {:<14} {mean:>9.4} {variance:>10.4}", "upper bonus");
+    println!("  {:<14} {:>9.4}", "yahtzee bonus", analysis.yahtzee_bonus_mean());
+    println!("  upper bonus earned with probability {:.6}", analysis.upper_bonus_probability());
+    println!();
+    println!(
+        "final score: mean {:.4}, standard deviation {:.4}, median {}",
+        score.mean(),
+        score.standard_deviation(),
+        score.median()
+    );
+    let percentiles: Vec<String> = percentiles.iter().map(|(q, n)| format!("{q}%: {n}")).collect();
+    println!("percentiles: {}", percentiles.join(", "));
+    println!("  {:>6} {:>14} {:>14}", "n", "P(score >= n)", "P(score < n)");
+    for (n, p, below) in thresholds {
+        println!("  {n:>6} {p:>14.6e} {below:>14.6e}");
+    }
 }
 
 fn open_table(data: &std::path::Path, game: Game) -> Result<SoloTable> {

@@ -14,3 +14,54 @@ pub const FORCED_JOKER_GAP: f64 = 0.0019;
 
 /// Score states after reachability and equivalence. Source: Pawlewicz 2011 §3.1.
 pub const SCORE_STATES: usize = 310_656;
+
+/// The optimal strategy's points per box, mean and variance, printed to four decimals, in
+/// Glenn's order. Source: Glenn 2007 (seed 000) §II-C, Table III.
+pub const GLENN_BOX_STATISTICS: [(&str, f64, f64); 13] = [
+    ("ones", 1.8813, 1.4786),
+    ("twos", 5.2825, 3.9916),
+    ("threes", 8.5693, 7.3641),
+    ("fours", 12.1583, 10.8039),
+    ("fives", 15.6874, 14.8300),
+    ("sixes", 19.1889, 21.5585),
+    ("3k", 21.6614, 31.5904),
+    ("4k", 13.0977, 122.6289),
+    ("fh", 22.5918, 54.4056),
+    ("ss", 29.4612, 15.8734),
+    ("ls", 32.7113, 238.4223),
+    ("chance", 22.0091, 6.4477),
+    ("yahtzee", 16.8683, 558.8751),
+];
+
+/// The upper bonus under the optimal strategy: mean and variance. Source: Glenn 2007 Table III.
+pub const GLENN_UPPER_BONUS: (f64, f64) = (23.8413, 266.0375);
+
+/// Mean Extra Yahtzee Bonus under the optimal strategy. Source: Glenn 2007 Table III.
+pub const GLENN_YAHTZEE_BONUS_MEAN: f64 = 9.5801;
+
+/// Standard deviation of the optimal final score, two decimals. Source: Glenn 2007 §III-B.
+pub const OPTIMAL_STANDARD_DEVIATION: f64 = 59.61;
+
+/// P(score >= n) under the optimal strategy, as printed. Source: Glenn 2007 (seed 000)
+/// §II-D, Table IV (its n = 50 row is [`GLENN_BELOW_50`]).
+pub const GLENN_AT_LEAST: [(u32, &str); 11] = [
+    (100, "0.999998"),
+    (150, "0.991230"),
+    (200, "0.863584"),
+    (250, "0.483683"),
+    (300, "0.143265"),
+    (400, "0.038351"),
+    (500, "0.007192"),
+    (750, "5.11603e-6"),
+    (1000, "5.57508e-9"),
+    (1250, "6.49213e-13"),
+    (1500, "3.93308e-19"),
+];
+
+/// Table IV prints P(score >= 50) as 1 − 6.661782 · 10^-12: this is P(score < 50).
+/// Source: Glenn 2007 Table IV.
+pub const GLENN_BELOW_50: &str = "6.661782e-12";
+
+/// The optimal chance of a Yahtzee in one turn of three rolls: 2,783,176 / 6^10.
+/// Source: whuber (seed 002).
+pub const YAHTZEE_IN_ONE_TURN: f64 = 2_783_176.0 / 60_466_176.0;

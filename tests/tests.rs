@@ -1,5 +1,6 @@
 //! Integration tests: one binary, a module per topic.
 
+mod analysis;
 mod cli;
 mod golden;
 mod solo;

@@ -1,9 +1,14 @@
-//! Single-player Yahtzee: maximum expected score, its table on disk, and the advisor.
+//! Single-player Yahtzee: maximum expected score, its table on disk, the advisor, and the
+//! exact analysis of any strategy.
 
 pub mod advise;
+pub mod analysis;
+pub mod policy;
 pub mod solve;
 pub mod table;
 
 pub use advise::{Choice, Ranked, advise};
+pub use analysis::{Analysis, ScoreDistribution, analyze};
+pub use policy::{OptimalPolicy, Policy, SolvedValues, TurnPlan};
 pub use solve::{SoloSolution, solve};
 pub use table::{FutureValue, SoloTable, TableError, open_or_solve};
