@@ -151,6 +151,8 @@ struct BruteForce {
 struct Outcome {
     value: f64,
     points: Vec<f64>,
+    /// Expected points to come in each box (by card index), upper bonus, Extra Yahtzee Bonus.
+    means: [f64; 15],
 }
 
 impl Outcome {
@@ -164,6 +166,9 @@ impl Outcome {
             self.points[n + shift] += weight * p;
         }
         self.value += weight * (other.value + shift as f64);
+        for (mine, theirs) in self.means.iter_mut().zip(other.means) {
+            *mine += weight * theirs;
+        }
     }
 
     /// The first option within `TIE` of the best value.
@@ -185,6 +190,24 @@ fn outcomes(kept: [u8; 6], dice: usize) -> impl Iterator<Item = RollId> {
     })
 }
 
+/// The keeps within each roll, in increasing id order.
+static SUB_KEEPS: LazyLock<Vec<Vec<KeepId>>> =
+    LazyLock::new(|| RollId::all().map(|roll| KeepId::all().filter(|k| k.is_within(roll)).collect()).collect());
+
+/// The mean of `after` over `count` equally likely rolls. Each roll's outcome is added once,
+/// weighted by how many of the rolls it is.
+fn average(rolls: impl Iterator<Item = RollId>, after: &[Outcome], count: f64) -> Outcome {
+    let mut times = vec![0u32; after.len()];
+    for roll in rolls {
+        times[roll.0 as usize] += 1;
+    }
+    let mut mean = Outcome::default();
+    for (outcome, &t) in after.iter().zip(&times).filter(|(_, t)| **t > 0) {
+        mean.add(outcome, 0, t as f64 / count);
+    }
+    mean
+}
+
 impl BruteForce {
     fn new(game: Game) -> BruteForce {
         BruteForce { game, memo: HashMap::new() }
@@ -192,7 +215,7 @@ impl BruteForce {
 
     fn from(&mut self, state: ScoreState) -> Outcome {
         if state.is_terminal() {
-            return Outcome { value: 0.0, points: vec![1.0] };
+            return Outcome { points: vec![1.0], ..Outcome::default() };
         }
         let key = (state.filled.0, state.upper_total, state.yahtzee_50);
         if let Some(known) = self.memo.get(&key) {
@@ -201,10 +224,7 @@ impl BruteForce {
         let scored: Vec<Outcome> = RollId::all().map(|roll| self.score(state, roll)).collect();
         let second = Self::reroll(&scored);
         let first = Self::reroll(&second);
-        let mut start = Outcome::default();
-        for roll in outcomes([0; 6], 5) {
-            start.add(&first[roll.0 as usize], 0, 1.0 / 7776.0);
-        }
+        let start = average(outcomes([0; 6], 5), &first, 7776.0);
         self.memo.insert(key, start.clone());
         start
     }
@@ -214,10 +234,14 @@ impl BruteForce {
         let game = self.game;
         let options: Vec<Outcome> = ALL_CATEGORIES
             .iter()
-            .filter_map(|&c| state.score(game, c, roll))
-            .map(|t| {
+            .filter_map(|&c| Some((c, state.score(game, c, roll)?)))
+            .map(|(c, t)| {
                 let mut outcome = Outcome::default();
                 outcome.add(&self.from(t.next), t.points, 1.0);
+                let scoring = game.score(c, roll, state.filled, state.yahtzee_50).expect("allowed");
+                outcome.means[c.index()] += scoring.box_points as f64;
+                outcome.means[13] += (t.points - scoring.box_points - scoring.yahtzee_bonus) as f64;
+                outcome.means[14] += scoring.yahtzee_bonus as f64;
                 outcome
             })
             .collect();
@@ -230,17 +254,12 @@ impl BruteForce {
         let kept: Vec<Outcome> = KeepId::all()
             .map(|keep| {
                 let missing = 5 - keep.size();
-                let mut outcome = Outcome::default();
-                for next in outcomes(keep.counts(), missing) {
-                    outcome.add(&after[next.0 as usize], 0, 1.0 / 6f64.powi(missing as i32));
-                }
-                outcome
+                average(outcomes(keep.counts(), missing), after, 6f64.powi(missing as i32))
             })
             .collect();
         RollId::all()
             .map(|roll| {
-                let options: Vec<&Outcome> =
-                    KeepId::all().filter(|k| k.is_within(roll)).map(|k| &kept[k.0 as usize]).collect();
+                let options: Vec<&Outcome> = SUB_KEEPS[roll.0 as usize].iter().map(|k| &kept[k.0 as usize]).collect();
                 Outcome::best(&options)
             })
             .collect()
@@ -266,6 +285,11 @@ fn check_against_brute_force(game: Game) -> Analysis {
         // Sums of positive terms in different orders: a relative error of a few 1e-14.
         assert!((a - b).abs() <= 1e-12 * a.max(b), "{game:?}: P(score = {n}) is {a}, brute force {b}");
     }
+    let means = ALL_CATEGORIES.map(|c| analysis.box_mean(c));
+    let bonuses = [analysis.upper_bonus_mean(), analysis.yahtzee_bonus_mean()];
+    for (i, (a, b)) in means.iter().chain(&bonuses).zip(brute.means).enumerate() {
+        assert!((a - b).abs() < 1e-12, "{game:?}: mean {i} is {a}, brute force {b}");
+    }
     analysis
 }
 
@@ -284,13 +308,16 @@ fn each_box_alone_matches_brute_force() {
     }
 }
 
-/// Three boxes with the Extra Yahtzee Bonus and the Joker in play, under every rule variant.
+/// Three boxes with the Extra Yahtzee Bonus and the Joker in play, under every rule variant,
+/// and three upper boxes that can earn the upper bonus (16 + 25 + 30 > 63).
 #[test]
 fn small_games_match_brute_force_under_every_rule() {
     use Category::*;
     for rules in ALL_RULES {
         check_against_brute_force(Game { rules, categories: set(&[Sixes, FullHouse, Yahtzee]) });
     }
+    let analysis = check_against_brute_force(Game { rules: Rules::Official, categories: set(&[Fours, Fives, Sixes]) });
+    assert!(analysis.upper_bonus_probability() > 0.0);
 }
 
 /// Forward and backward agree on the expected score, with the upper bonus live, under every
@@ -393,4 +420,34 @@ fn scoring_a_filled_box_is_refused() {
         }
     }
     analyze(Game { rules: Rules::Official, categories: CategorySet::first(2) }, &AlwaysOnes);
+}
+
+/// `yz solo stats --json` reports the analysis of optimal play, and refuses bad input with
+/// one line and status 2.
+#[test]
+fn stats_command_reports_the_analysis() {
+    let dir = tempfile::tempdir().unwrap();
+    let yz = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_yz")).arg("--data").arg(dir.path()).args(args).output().unwrap()
+    };
+    let out = yz(&["--json", "solo", "stats", "--categories", "ones,fives,yahtzee"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let game = Game { rules: Rules::Official, categories: set(&[Category::Ones, Category::Fives, Category::Yahtzee]) };
+    let solution = solve(game);
+    let analysis = analyze(game, &OptimalPolicy::solved(game, &solution));
+    assert_eq!(analysis.game(), game);
+    assert!((json["expected_score"].as_f64().unwrap() - solution.start_value()).abs() < 1e-9);
+    let boxes = json["boxes"].as_array().unwrap();
+    assert_eq!(boxes.len(), 3);
+    assert_eq!(boxes[1]["category"], "fives");
+    assert_eq!(boxes[1]["variance"].as_f64(), Some(analysis.box_variance(Category::Fives)));
+    let score = &json["score"];
+    assert_eq!(score["median"].as_u64(), Some(analysis.distribution().median() as u64));
+    assert_eq!(score["at_least"].as_array().unwrap().len(), 12);
+    assert_eq!(score["at_least"][1]["probability"].as_f64(), Some(analysis.distribution().at_least(100)));
+
+    let bad = yz(&["solo", "stats", "--first", "14"]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert_eq!(String::from_utf8_lossy(&bad.stderr).trim_end().lines().count(), 1);
 }

@@ -48,7 +48,7 @@ pub trait Policy: Sync {
 
     /// True if the policy plays alike any two upper totals that [`crate::game::StateIndex`]
     /// merges (their futures cannot be told apart), so that the analysis may visit one state
-    /// per class: about 40% fewer states in the full game. The default, `false`, is always
+    /// per class: a third fewer states in the full game. The default, `false`, is always
     /// correct.
     fn plays_by_state_class(&self) -> bool {
         false
