@@ -3,14 +3,11 @@
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::Instant;
 
-use anyhow::{Context, Result};
-use clap::{Args, Parser, Subcommand};
-use serde_json::json;
+use anyhow::Result;
+use clap::{Parser, Subcommand};
 
-use yz::game::{Card, CategorySet, Game, Rules, parse_dice};
-use yz::solo::{self, FutureValue, SoloTable};
+mod cli;
 
 /// Exact Yahtzee: optimal play, exact analysis, two-player solves.
 #[derive(Parser)]
@@ -30,72 +27,7 @@ struct Cli {
 enum Command {
     /// Single player: maximum expected score.
     #[command(subcommand)]
-    Solo(SoloCommand),
-}
-
-#[derive(Subcommand)]
-enum SoloCommand {
-    /// Solve every state and write the table.
-    Solve {
-        #[command(flatten)]
-        game: GameArgs,
-        /// Where to write the table [default: the data directory].
-        #[arg(long, value_name = "FILE")]
-        out: Option<PathBuf>,
-    },
-    /// Rank every keep (rolls left 1 or 2) or every open box (rolls left 0).
-    Advise {
-        #[command(flatten)]
-        game: GameArgs,
-        /// Filled boxes with their scores, e.g. ones=3,fh=25,yahtzee=50,bonus=100 ("" for a new game).
-        #[arg(long, allow_hyphen_values = true)]
-        card: String,
-        /// The five dice, e.g. 1,3,3,5,6.
-        #[arg(long)]
-        dice: String,
-        /// Rerolls still allowed this turn: 2 after the first roll, 0 to choose a box.
-        #[arg(long)]
-        rolls_left: u8,
-    },
-    /// Exact statistics of optimal play: each box's mean and variance, the bonuses, and the
-    /// distribution of the final score (Glenn 2007, Tables III and IV).
-    Stats {
-        #[command(flatten)]
-        game: GameArgs,
-    },
-    /// Expected final score from the start of a turn with this card.
-    Value {
-        #[command(flatten)]
-        game: GameArgs,
-        /// Filled boxes with their scores ("" for a new game).
-        #[arg(long, allow_hyphen_values = true)]
-        card: String,
-    },
-}
-
-/// Which game: rules and the boxes in play.
-#[derive(Args)]
-struct GameArgs {
-    /// Rule variant: official, forced-joker, no-joker, no-bonus.
-    #[arg(long, default_value = "official")]
-    rules: Rules,
-    /// Play only these boxes (the others start scratched with 0), e.g. ones,twos,yahtzee.
-    #[arg(long, value_name = "LIST", conflicts_with = "first")]
-    categories: Option<String>,
-    /// Play only the first N boxes in card order (ones … sixes, 3k, 4k, fh, ss, ls, yahtzee, chance).
-    #[arg(long, value_name = "N")]
-    first: Option<usize>,
-}
-
-impl GameArgs {
-    fn game(&self) -> Result<Game> {
-        let categories = match (&self.categories, self.first) {
-            (Some(list), _) => CategorySet::parse_list(list)?,
-            (None, Some(n)) => CategorySet::parse_first(n)?,
-            (None, None) => CategorySet::ALL,
-        };
-        Ok(Game { rules: self.rules, categories })
-    }
+    Solo(cli::solo::SoloCommand),
 }
 
 fn data_dir(flag: Option<PathBuf>) -> PathBuf {
@@ -131,166 +63,6 @@ fn one_line(error: &anyhow::Error) -> String {
 fn run(cli: Cli) -> Result<()> {
     let data = data_dir(cli.data);
     match cli.command {
-        Command::Solo(command) => run_solo(command, &data, cli.json),
+        Command::Solo(command) => cli::solo::run(command, &data, cli.json),
     }
-}
-
-fn run_solo(command: SoloCommand, data: &std::path::Path, as_json: bool) -> Result<()> {
-    match command {
-        SoloCommand::Solve { game, out } => {
-            let game = game.game()?;
-            let started = Instant::now();
-            let solution = solo::solve(game);
-            let seconds = started.elapsed().as_secs_f64();
-            let path = out.unwrap_or_else(|| data.join(solo::table::file_name(game)));
-            let checksum = SoloTable::write(&solution, &path)?;
-            let states = yz::game::StateIndex::new(game).len();
-            if as_json {
-                print_json(json!({
-                    "rules": game.rules.name(),
-                    "categories": game.categories.names(),
-                    "expected_score": solution.start_value(),
-                    "states": states,
-                    "seconds": seconds,
-                    "table": path,
-                    "checksum": checksum.to_string(),
-                }));
-            } else {
-                println!("rules           {}", game.rules);
-                println!("categories      {}", game.categories.names().join(","));
-                println!("expected score  {:.4}", solution.start_value());
-                println!("states          {states}");
-                println!("solve time      {seconds:.3} s");
-                println!("table           {} (checksum {checksum})", path.display());
-            }
-        }
-        SoloCommand::Advise { game, card, dice, rolls_left } => {
-            let game = game.game()?;
-            let card = Card::parse(&card, game)?;
-            let roll = parse_dice(&dice)?;
-            if rolls_left > 2 {
-                Err(solo::advise::AdviseError::RollsLeft(rolls_left))?;
-            }
-            let table = open_table(data, game)?;
-            let ranked = solo::advise(&table, game, &card, roll, rolls_left)?;
-            if as_json {
-                let options: Vec<_> = ranked.iter().map(solo::Ranked::to_json).collect();
-                print_json(json!({
-                    "rules": game.rules.name(),
-                    "card": card.to_string(),
-                    "dice": roll.to_string(),
-                    "rolls_left": rolls_left,
-                    "options": options,
-                }));
-            } else {
-                println!("card {:?}, dice {roll}, rolls left {rolls_left}", card.to_string());
-                println!("  {:<24} {:>9}  {:>8}", "choice", "expected", "gap");
-                for r in &ranked {
-                    let what = match r.choice {
-                        solo::Choice::Keep(k) => format!("keep {k}"),
-                        solo::Choice::Score(c) => format!("score {c} for {}", r.points.unwrap_or(0)),
-                    };
-                    println!("  {what:<24} {:>9.4}  {:>8.4}", r.expected_final, r.gap);
-                }
-            }
-        }
-        SoloCommand::Stats { game } => {
-            let game = game.game()?;
-            let table = open_table(data, game)?;
-            let started = Instant::now();
-            let analysis = solo::analyze(game, &solo::OptimalPolicy::solved(game, &table));
-            let seconds = started.elapsed().as_secs_f64();
-            print_stats(game, &analysis, seconds, as_json);
-        }
-        SoloCommand::Value { game, card } => {
-            let game = game.game()?;
-            let card = Card::parse(&card, game)?;
-            let state = card.state(game);
-            let future = if state.is_terminal() { 0.0 } else { open_table(data, game)?.future_value(state) };
-            let points = card.points();
-            if as_json {
-                print_json(json!({
-                    "card": card.to_string(),
-                    "points": points,
-                    "expected_future": future,
-                    "expected_final": points as f64 + future,
-                }));
-            } else {
-                println!("points on card  {points}");
-                println!("expected future {future:.4}");
-                println!("expected final  {:.4}", points as f64 + future);
-            }
-        }
-    }
-    Ok(())
-}
-
-/// Percentiles and thresholds of the final score that `solo stats` reports (Glenn's Table IV
-/// gives P(score >= n) at the thresholds).
-const PERCENTILES: [u32; 6] = [1, 5, 25, 75, 95, 99];
-const THRESHOLDS: [u32; 12] = [50, 100, 150, 200, 250, 300, 400, 500, 750, 1000, 1250, 1500];
-
-fn print_stats(game: Game, analysis: &solo::Analysis, seconds: f64, as_json: bool) {
-    let boxes = game.categories.iter().map(|c| (c, analysis.box_mean(c), analysis.box_variance(c)));
-    let score = analysis.distribution();
-    let percentiles = PERCENTILES.map(|q| (q, score.percentile(q as f64)));
-    let thresholds = THRESHOLDS.map(|n| (n, score.at_least(n), score.below(n)));
-    if as_json {
-        print_json(json!({
-            "rules": game.rules.name(),
-            "categories": game.categories.names(),
-            "expected_score": analysis.expected_score(),
-            "seconds": seconds,
-            "boxes": boxes.map(|(c, mean, variance)| json!({"category": c.name(), "mean": mean, "variance": variance}))
-                .collect::<Vec<_>>(),
-            "upper_bonus": {
-                "probability": analysis.upper_bonus_probability(),
-                "mean": analysis.upper_bonus_mean(),
-                "variance": analysis.upper_bonus_variance(),
-            },
-            "yahtzee_bonus_mean": analysis.yahtzee_bonus_mean(),
-            "score": {
-                "mean": score.mean(),
-                "standard_deviation": score.standard_deviation(),
-                "median": score.median(),
-                "percentiles": percentiles.map(|(q, n)| json!({"percent": q, "score": n})),
-                "at_least": thresholds.map(|(n, p, below)| json!({"n": n, "probability": p, "below": below})),
-            },
-        }));
-        return;
-    }
-    println!("rules           {}", game.rules);
-    println!("categories      {}", game.categories.names().join(","));
-    println!("expected score  {:.4}", analysis.expected_score());
-    println!("analysis time   {seconds:.3} s");
-    println!();
-    println!("  {:<14} {:>9} {:>10}", "box", "mean", "variance");
-    for (c, mean, variance) in boxes {
-        println!("  {:<14} {mean:>9.4} {variance:>10.4}", c.name());
-    }
-    let (mean, variance) = (analysis.upper_bonus_mean(), analysis.upper_bonus_variance());
-    println!("  {:<14} {mean:>9.4} {variance:>10.4}", "upper bonus");
-    println!("  {:<14} {:>9.4}", "yahtzee bonus", analysis.yahtzee_bonus_mean());
-    println!("  upper bonus earned with probability {:.6}", analysis.upper_bonus_probability());
-    println!();
-    println!(
-        "final score: mean {:.4}, standard deviation {:.4}, median {}",
-        score.mean(),
-        score.standard_deviation(),
-        score.median()
-    );
-    let percentiles: Vec<String> = percentiles.iter().map(|(q, n)| format!("{q}%: {n}")).collect();
-    println!("percentiles: {}", percentiles.join(", "));
-    println!("  {:>6} {:>14} {:>14}", "n", "P(score >= n)", "P(score < n)");
-    for (n, p, below) in thresholds {
-        println!("  {n:>6} {p:>14.6e} {below:>14.6e}");
-    }
-}
-
-fn open_table(data: &std::path::Path, game: Game) -> Result<SoloTable> {
-    solo::open_or_solve(data, game).with_context(|| format!("solitaire table in {}", data.display()))
-}
-
-fn print_json(value: serde_json::Value) {
-    println!("{}", serde_json::to_string_pretty(&value).unwrap_or_default());
 }

@@ -1,0 +1,39 @@
+//! The `yz` subcommands, one module per family, and what they share.
+
+pub mod solo;
+
+use anyhow::Result;
+use clap::Args;
+
+use yz::game::{CategorySet, Game, Rules};
+
+/// Which game: rules and the boxes in play.
+#[derive(Args)]
+pub struct GameArgs {
+    /// Rule variant: official, forced-joker, no-joker, no-bonus.
+    #[arg(long, default_value = "official")]
+    pub rules: Rules,
+    /// Play only these boxes (the others start scratched with 0), e.g. ones,twos,yahtzee.
+    #[arg(long, value_name = "LIST", conflicts_with = "first")]
+    pub categories: Option<String>,
+    /// Play only the first N boxes in card order (ones … sixes, 3k, 4k, fh, ss, ls, yahtzee, chance).
+    #[arg(long, value_name = "N")]
+    pub first: Option<usize>,
+}
+
+impl GameArgs {
+    /// The game these flags name.
+    pub fn game(&self) -> Result<Game> {
+        let categories = match (&self.categories, self.first) {
+            (Some(list), _) => CategorySet::parse_list(list)?,
+            (None, Some(n)) => CategorySet::parse_first(n)?,
+            (None, None) => CategorySet::ALL,
+        };
+        Ok(Game { rules: self.rules, categories })
+    }
+}
+
+/// Prints pretty JSON on standard output.
+pub fn print_json(value: serde_json::Value) {
+    println!("{}", serde_json::to_string_pretty(&value).unwrap_or_default());
+}
