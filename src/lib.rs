@@ -23,6 +23,7 @@
 //! ```
 #![warn(missing_docs)]
 
+pub mod duel;
 pub mod game;
 pub mod solo;
 pub mod store;

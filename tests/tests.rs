@@ -2,6 +2,7 @@
 
 mod analysis;
 mod cli;
+mod duel_brute_force;
 mod golden;
 mod solo;
 mod turn_brute_force;

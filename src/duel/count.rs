@@ -1,0 +1,124 @@
+//! Counting two-player positions layer by layer without enumerating pairs.
+//!
+//! A layer's count is the sum over (mover, opponent) card pairs of their window length
+//! ([`super::cards::window`]). The window depends on the two cards only through their
+//! bounds, and many cards share bounds, so the sum runs over pairs of *bound classes*
+//! weighted by how many cards each class holds: thousands of classes instead of billions
+//! of pairs.
+
+use std::collections::HashMap;
+
+use serde::Serialize;
+
+use super::cards::{CardBounds, CardSet, Cards, window};
+use crate::turn::lanes::BLOCK;
+
+/// Counts of one layer: every position with `layer` boxes filled on the two cards together.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct LayerCount {
+    /// Boxes filled on both cards together.
+    pub layer: usize,
+    /// Boxes filled on the mover's card (the opponent has `layer − mover_filled`).
+    pub mover_filled: usize,
+    /// Card pairs with at least one position.
+    pub pairs: u64,
+    /// Positions: (mover card, opponent card, difference) triples.
+    pub positions: u64,
+    /// Lanes the solver runs: each pair's window rounded up to the SIMD block.
+    pub lanes: u64,
+}
+
+/// Which boxes of a layer the mover and the opponent have filled.
+pub fn layer_split(layer: usize) -> (usize, usize) {
+    (layer / 2, layer - layer / 2)
+}
+
+/// Counts every layer from `first_layer` to the last layer in which someone moves
+/// (`2n − 1` for `n` boxes per player), over the cards of `set` for both players.
+pub fn count_layers(cards: &Cards, set: &CardSet, first_layer: usize) -> Vec<LayerCount> {
+    let classes: Vec<HashMap<CardBounds, u64>> = (0..=cards.boxes())
+        .map(|k| {
+            let mut classes = HashMap::new();
+            for &id in set.with_filled(k) {
+                *classes.entry(cards.bounds(id)).or_insert(0) += 1;
+            }
+            classes
+        })
+        .collect();
+    (first_layer..2 * cards.boxes())
+        .map(|layer| {
+            let (mover_filled, opponent_filled) = layer_split(layer);
+            let mut count = LayerCount { layer, mover_filled, ..LayerCount::default() };
+            for (&mover, &m) in &classes[mover_filled] {
+                for (&opponent, &o) in &classes[opponent_filled] {
+                    let (lo, hi) = window(mover, opponent);
+                    if lo <= hi {
+                        let len = (hi - lo + 1) as u64;
+                        count.pairs += m * o;
+                        count.positions += m * o * len;
+                        count.lanes += m * o * len.div_ceil(BLOCK as u64) * BLOCK as u64;
+                    }
+                }
+            }
+            count
+        })
+        .collect()
+}
+
+/// Positions of the final layer, where both cards are full and only `d = 0` (a draw) is
+/// not decided: reported apart, since nobody moves there.
+pub fn count_terminal(cards: &Cards, set: &CardSet) -> u64 {
+    let full = set.with_filled(cards.boxes());
+    full.iter()
+        .flat_map(|&a| full.iter().map(move |&b| window(cards.bounds(a), cards.bounds(b))))
+        .map(|(lo, hi)| if lo <= hi { (hi - lo + 1) as u64 } else { 0 })
+        .sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::{Category, CategorySet, Game, Rules};
+
+    /// The same counts by enumerating every pair and every difference.
+    fn enumerate(cards: &Cards, set: &CardSet) -> Vec<u64> {
+        (0..2 * cards.boxes())
+            .map(|layer| {
+                let (km, ko) = layer_split(layer);
+                let mut n = 0;
+                for &a in set.with_filled(km) {
+                    for &b in set.with_filled(ko) {
+                        let (ba, bb) = (cards.bounds(a), cards.bounds(b));
+                        for d in -2000..=2000 {
+                            let possible = (ba.past_min - bb.past_max..=ba.past_max - bb.past_min).contains(&d);
+                            let open = super::super::cards::decided(ba, bb, d).is_none();
+                            n += (possible && open) as u64;
+                        }
+                    }
+                }
+                n
+            })
+            .collect()
+    }
+
+    #[test]
+    fn class_counting_equals_enumeration() {
+        for categories in
+            [CategorySet::first(3), CategorySet::EMPTY.with(Category::ThreeOfAKind).with(Category::Yahtzee)]
+        {
+            let cards = Cards::new(Game { rules: Rules::Official, categories });
+            let set = CardSet::all(&cards);
+            let counted: Vec<u64> = count_layers(&cards, &set, 0).iter().map(|c| c.positions).collect();
+            assert_eq!(counted, enumerate(&cards, &set));
+        }
+    }
+
+    #[test]
+    fn chance_alone() {
+        // One box each: the first player's card is empty at d = 0; after his turn he holds
+        // 5..=30 points, so d for the second player runs over −30..=−5.
+        let cards = Cards::new(Game { rules: Rules::Official, categories: CategorySet::EMPTY.with(Category::Chance) });
+        let counts = count_layers(&cards, &CardSet::all(&cards), 0);
+        assert_eq!(counts.iter().map(|c| c.positions).collect::<Vec<_>>(), vec![1, 26]);
+    }
+}

@@ -1,0 +1,16 @@
+//! Two players: the exact solve of the zero-sum game over pairs of cards and the score
+//! difference (Pawlewicz §4, App. D), layer by layer with lanes over the difference.
+//!
+//! - [`cards`]: a player's card and the bounds that decide which differences are positions;
+//! - [`count`]: exact position counts by layer, without enumerating pairs;
+//! - [`value`]: the lane types (winning chance, and with the draw probability);
+//! - [`solve`]: the backward sweep.
+
+pub mod cards;
+pub mod count;
+pub mod solve;
+pub mod value;
+
+pub use cards::{CardBounds, CardSet, Cards};
+pub use solve::{LayerShape, LayerValues, Space, SpaceError, solve};
+pub use value::{DuelValue, WinDraw};

@@ -1,0 +1,419 @@
+//! The layered backward solve of two-player Yahtzee (Pawlewicz §4, App. D).
+//!
+//! A position between turns is (mover's card A, opponent's card B, d = A's points − B's).
+//! Layer `t` holds the positions with `t` boxes filled on both cards together; the mover
+//! has `⌊t/2⌋` of them. Every successor of a layer-`t` position lies in layer `t + 1`, so
+//! the sweep runs from the last layer in which someone moves down to the first.
+//!
+//! **One pair is one turn.** Within A's turn, B and d do not change, so the positions of
+//! a pair (A, B) are one turn of the kernel with lanes over d, from the window's `lo` on.
+//! Scoring `p` points moves A to A' and hands the turn over: the mover's value is
+//! `flip(W(B, A', −(d + p)))`, the successor pair's lane vector read reversed and shifted.
+//! Per successor A' the solver lays that reversed vector out once, indexed by `x = d + p`,
+//! so scoring a roll is the same shifted maximum as in the target tables.
+//!
+//! **Reads outside a window.** A successor's difference outside its window is decided
+//! (won or lost whatever happens; [`super::cards::decided`]) and gives `WIN` or `LOSS`;
+//! after the very last turn the sign of the difference decides. A difference inside the
+//! decided bounds but outside what the filled boxes can produce is never read for a real
+//! lane (the bounds of A' contain A's plus the points); the lanes the block padding adds
+//! may read it and get the nearest stored value.
+//!
+//! **Determinism.** Each pair is computed alone from the finished next layer, in a fixed
+//! order of operations, so the values do not depend on the number of threads (or, in the
+//! cluster solve, of ranks). Ties between equally good choices keep the earlier candidate:
+//! the first open box in card order, and among keeps the larger one (kept dice first).
+
+use std::time::Instant;
+
+use rayon::prelude::*;
+
+use super::cards::{CardSet, Cards, Move, decided, window};
+use super::value::DuelValue;
+use crate::game::{NUM_CATEGORIES, NUM_ROLLS, RollId, StateId};
+use crate::turn::lanes::{BLOCK, max_of_plus};
+use crate::turn::simd::{self, SimdWork};
+use crate::turn::{RollScorer, TurnBuffer};
+
+/// Why a set of positions cannot be solved.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SpaceError {
+    /// The fill counts break the turn order.
+    #[error(
+        "the mover has {mover} boxes filled and the opponent {opponent}: the mover must have as many as the opponent or one fewer"
+    )]
+    TurnOrder {
+        /// Mover's filled boxes in play.
+        mover: usize,
+        /// Opponent's filled boxes in play.
+        opponent: usize,
+    },
+}
+
+/// The positions a solve covers: the cards each player can hold and the layers.
+#[derive(Clone, Debug)]
+pub struct Space<'a> {
+    cards: &'a Cards,
+    /// Cards of the player to move in `first_layer`, and of the other player.
+    sides: [CardSet; 2],
+    first_layer: usize,
+}
+
+impl<'a> Space<'a> {
+    /// Every position of the game, from its start.
+    pub fn whole_game(cards: &'a Cards) -> Space<'a> {
+        let all = CardSet::all(cards);
+        Space { cards, sides: [all.clone(), all], first_layer: 0 }
+    }
+
+    /// Every position with at most `max_empty` boxes open on both cards together
+    /// (Pawlewicz's endgame tables, §4.2).
+    pub fn endgame(cards: &'a Cards, max_empty: usize) -> Space<'a> {
+        let all = CardSet::all(cards);
+        let first_layer = (2 * cards.boxes()).saturating_sub(max_empty);
+        Space { cards, sides: [all.clone(), all], first_layer }
+    }
+
+    /// Every position that can follow the cards `mover` (to move) and `opponent`.
+    pub fn below(cards: &'a Cards, mover: StateId, opponent: StateId) -> Result<Space<'a>, SpaceError> {
+        let (m, o) = (cards.filled(mover), cards.filled(opponent));
+        if o != m && o != m + 1 {
+            return Err(SpaceError::TurnOrder { mover: m, opponent: o });
+        }
+        Ok(Space { cards, sides: [CardSet::below(cards, mover), CardSet::below(cards, opponent)], first_layer: m + o })
+    }
+
+    /// The cards and their bounds.
+    pub fn cards(&self) -> &'a Cards {
+        self.cards
+    }
+
+    /// The first layer covered.
+    pub fn first_layer(&self) -> usize {
+        self.first_layer
+    }
+
+    /// One past the last layer in which someone moves: `2n` for `n` boxes per player.
+    pub fn end_layer(&self) -> usize {
+        2 * self.cards.boxes()
+    }
+
+    /// The cards of the player to move in `layer`.
+    pub fn movers(&self, layer: usize) -> &CardSet {
+        &self.sides[(layer - self.first_layer) % 2]
+    }
+
+    /// The cards of the player waiting in `layer`.
+    pub fn opponents(&self, layer: usize) -> &CardSet {
+        &self.sides[(layer - self.first_layer + 1) % 2]
+    }
+
+    /// Where each pair of `layer` starts in the layer's values.
+    pub fn shape(&self, layer: usize) -> LayerShape {
+        let (mover_filled, opponent_filled) = super::count::layer_split(layer);
+        let movers = self.movers(layer).with_filled(mover_filled).to_vec();
+        let opponents = self.opponents(layer).with_filled(opponent_filled).to_vec();
+        let mut offsets = Vec::with_capacity(movers.len() * opponents.len() + 1);
+        let mut total = 0u64;
+        offsets.push(0);
+        for &a in &movers {
+            for &b in &opponents {
+                let (lo, hi) = window(self.cards.bounds(a), self.cards.bounds(b));
+                total += (hi - lo + 1).max(0) as u64;
+                offsets.push(total);
+            }
+        }
+        LayerShape { layer, movers, opponents, offsets }
+    }
+}
+
+/// Which positions a layer holds, in storage order: pairs by mover then opponent (each in
+/// ascending card id), each pair's window of differences from `lo` to `hi`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LayerShape {
+    /// The layer.
+    pub layer: usize,
+    /// Cards of the player to move.
+    pub movers: Vec<StateId>,
+    /// Cards of the player waiting.
+    pub opponents: Vec<StateId>,
+    /// `offsets[i]..offsets[i + 1]`: positions of pair `i = mover · |opponents| + opponent`.
+    pub offsets: Vec<u64>,
+}
+
+impl LayerShape {
+    /// Positions in the layer.
+    pub fn positions(&self) -> u64 {
+        *self.offsets.last().unwrap_or(&0)
+    }
+
+    /// Card pairs in the layer (empty windows included).
+    pub fn pairs(&self) -> usize {
+        self.movers.len() * self.opponents.len()
+    }
+
+    /// The range of value indices of the pair at mover position `m`, opponent position `o`.
+    pub fn pair_range(&self, m: usize, o: usize) -> std::ops::Range<usize> {
+        let i = m * self.opponents.len() + o;
+        self.offsets[i] as usize..self.offsets[i + 1] as usize
+    }
+}
+
+/// The solved values of one layer.
+#[derive(Clone, Debug)]
+pub struct LayerValues<V> {
+    /// Which positions, in which order.
+    pub shape: LayerShape,
+    /// One value per position, in the shape's order.
+    pub values: Vec<V>,
+}
+
+impl<V: DuelValue> LayerValues<V> {
+    /// The value of the position (`mover`, `opponent`, `d`), decided differences included;
+    /// `None` if the cards are not in the layer or `d` cannot occur for them.
+    pub fn value(&self, space: &Space, mover: StateId, opponent: StateId, d: i32) -> Option<V> {
+        let cards = space.cards();
+        let m = space.movers(self.shape.layer).position(mover)?;
+        let o = space.opponents(self.shape.layer).position(opponent)?;
+        let (bm, bo) = (cards.bounds(mover), cards.bounds(opponent));
+        if let Some(won) = decided(bm, bo, d) {
+            return Some(if won { V::WIN } else { V::LOSS });
+        }
+        let (lo, hi) = window(bm, bo);
+        (lo..=hi).contains(&d).then(|| self.values[self.shape.pair_range(m, o).start + (d - lo) as usize])
+    }
+}
+
+/// Solves the layers of `space` from the last one down to `last` (at least the space's
+/// first layer), handing every finished layer to `finished` (to write it, say), and
+/// returns layer `last`.
+pub fn solve<V: DuelValue, E>(
+    space: &Space,
+    last: usize,
+    mut finished: impl FnMut(&LayerValues<V>) -> Result<(), E>,
+) -> Result<LayerValues<V>, E> {
+    assert!(last >= space.first_layer() && last < space.end_layer(), "layer {last} is outside the space");
+    let mut next: Option<LayerValues<V>> = None;
+    for layer in (last..space.end_layer()).rev() {
+        let started = Instant::now();
+        let values = solve_layer(space, layer, next.as_ref());
+        tracing::info!(
+            layer,
+            positions = values.shape.positions(),
+            pairs = values.shape.pairs(),
+            seconds = started.elapsed().as_secs_f64(),
+            "layer solved"
+        );
+        finished(&values)?;
+        next = Some(values);
+    }
+    Ok(next.expect("at least one layer was solved"))
+}
+
+/// Solves one layer from the next one (`None` when the next layer is the end of the game).
+pub fn solve_layer<V: DuelValue>(space: &Space, layer: usize, next: Option<&LayerValues<V>>) -> LayerValues<V> {
+    let shape = space.shape(layer);
+    let mut values = vec![V::ZERO; shape.positions() as usize];
+    let mut outputs: Vec<&mut [V]> = Vec::with_capacity(shape.pairs());
+    let mut rest = values.as_mut_slice();
+    for pair in shape.offsets.windows(2) {
+        let (out, tail) = rest.split_at_mut((pair[1] - pair[0]) as usize);
+        outputs.push(out);
+        rest = tail;
+    }
+    let opponents = shape.opponents.len();
+    outputs.into_par_iter().enumerate().for_each_init(
+        || PairScratch::<V>::new(),
+        |scratch, (i, out)| {
+            if out.is_empty() {
+                return;
+            }
+            let (mover, opponent) = (shape.movers[i / opponents], shape.opponents[i % opponents]);
+            if scratch.plan_of != Some(mover) {
+                scratch.plan = MoverPlan::new(space.cards(), mover);
+                scratch.plan_of = Some(mover);
+            }
+            simd::dispatch(PairTurn { space, layer, next, mover, opponent, scratch, out });
+        },
+    );
+    LayerValues { shape, values }
+}
+
+/// Points one scoring earns at most: 30 in an upper box, the upper bonus and the Extra
+/// Yahtzee Bonus (165), rounded up to a whole block.
+const MAX_POINTS: usize = 168;
+
+/// How a mover's turn can end, shared by every opponent of the mover.
+#[derive(Clone, Debug, Default)]
+struct MoverPlan {
+    /// The distinct cards the mover can end the turn on.
+    successors: Vec<StateId>,
+    /// Per roll and box in card order: (successor slot, points); slot `u16::MAX` where
+    /// the box cannot take the roll.
+    by_roll: Vec<[(u16, u16); NUM_CATEGORIES]>,
+}
+
+impl MoverPlan {
+    fn new(cards: &Cards, mover: StateId) -> MoverPlan {
+        let mut plan = MoverPlan { successors: Vec::new(), by_roll: vec![[(u16::MAX, 0); NUM_CATEGORIES]; NUM_ROLLS] };
+        for (roll, c, Move { next, points }) in cards.moves(mover) {
+            let slot = match plan.successors.iter().position(|&s| s == next) {
+                Some(slot) => slot,
+                None => {
+                    plan.successors.push(next);
+                    plan.successors.len() - 1
+                }
+            };
+            plan.by_roll[roll.0 as usize][c] = (slot as u16, points as u16);
+        }
+        plan
+    }
+}
+
+/// Per-thread working memory.
+struct PairScratch<V> {
+    buffer: TurnBuffer<V>,
+    plan: MoverPlan,
+    plan_of: Option<StateId>,
+    /// Per successor: the mover's value after scoring, by `x = d + p` from the window's `lo`.
+    successors: Vec<Vec<V>>,
+    out: Vec<V>,
+}
+
+impl<V: DuelValue> PairScratch<V> {
+    fn new() -> PairScratch<V> {
+        PairScratch {
+            buffer: TurnBuffer::new(BLOCK),
+            plan: MoverPlan::default(),
+            plan_of: None,
+            successors: Vec::new(),
+            out: Vec::new(),
+        }
+    }
+}
+
+/// One pair's turn with lanes over its window.
+struct PairTurn<'s, 'a, V> {
+    space: &'s Space<'a>,
+    layer: usize,
+    next: Option<&'s LayerValues<V>>,
+    mover: StateId,
+    opponent: StateId,
+    scratch: &'s mut PairScratch<V>,
+    out: &'s mut [V],
+}
+
+impl<V: DuelValue> SimdWork for PairTurn<'_, '_, V> {
+    type Output = ();
+
+    #[inline(always)]
+    fn run(self) {
+        let PairTurn { space, layer, next, mover, opponent, scratch, out } = self;
+        let cards = space.cards();
+        let (lo, _) = window(cards.bounds(mover), cards.bounds(opponent));
+        let lanes = out.len().div_ceil(BLOCK) * BLOCK;
+        let plan = &scratch.plan;
+        scratch.successors.resize_with(plan.successors.len(), Vec::new);
+        for (row, &card) in scratch.successors.iter_mut().zip(&plan.successors) {
+            row.clear();
+            row.extend((0..lanes + MAX_POINTS).map(|i| {
+                let x = lo + i as i32;
+                after_turn(space, layer, next, opponent, card, -x).flip()
+            }));
+        }
+        scratch.buffer.set_lanes(lanes);
+        scratch.out.resize(lanes, V::ZERO);
+        let scorer = PairScorer { successors: &scratch.successors, plan, lanes };
+        scratch.buffer.solve(&scorer, &mut scratch.out);
+        let n = out.len();
+        out.copy_from_slice(&scratch.out[..n]);
+    }
+}
+
+/// The value for the player to move next, `opponent`, of the position (`opponent`,
+/// `card`, `e`) that follows a turn of layer `layer` (see the module docs for reads
+/// outside a window).
+#[inline(always)]
+fn after_turn<V: DuelValue>(
+    space: &Space,
+    layer: usize,
+    next: Option<&LayerValues<V>>,
+    opponent: StateId,
+    card: StateId,
+    e: i32,
+) -> V {
+    let Some(next) = next else {
+        debug_assert_eq!(layer + 1, space.end_layer());
+        return match e.cmp(&0) {
+            std::cmp::Ordering::Greater => V::WIN,
+            std::cmp::Ordering::Equal => V::DRAW,
+            std::cmp::Ordering::Less => V::LOSS,
+        };
+    };
+    let cards = space.cards();
+    let (bo, bc) = (cards.bounds(opponent), cards.bounds(card));
+    if let Some(won) = decided(bo, bc, e) {
+        return if won { V::WIN } else { V::LOSS };
+    }
+    let (lo, hi) = window(bo, bc);
+    if lo > hi {
+        return V::DRAW;
+    }
+    let m = space.movers(layer + 1).position(opponent).expect("the opponent moves next");
+    let o = space.opponents(layer + 1).position(card).expect("the mover's next card is in the space");
+    next.values[next.shape.pair_range(m, o).start + (e.clamp(lo, hi) - lo) as usize]
+}
+
+struct PairScorer<'a, V> {
+    successors: &'a [Vec<V>],
+    plan: &'a MoverPlan,
+    lanes: usize,
+}
+
+impl<V: DuelValue> RollScorer<V> for PairScorer<'_, V> {
+    #[inline(always)]
+    fn score(&self, roll: RollId, out: &mut [V]) {
+        let mut terms: [(&[V], V); NUM_CATEGORIES] = [(&[], V::ZERO); NUM_CATEGORIES];
+        let mut count = 0;
+        for &(slot, points) in &self.plan.by_roll[roll.0 as usize] {
+            if slot != u16::MAX {
+                let start = points as usize;
+                terms[count] = (&self.successors[slot as usize][start..start + self.lanes], V::ZERO);
+                count += 1;
+            }
+        }
+        max_of_plus(out, &terms[..count]);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::duel::value::WinDraw;
+    use crate::game::{Category, CategorySet, Game, Rules};
+
+    fn start_value<V: DuelValue>(categories: CategorySet) -> V {
+        let cards = Cards::new(Game { rules: Rules::Official, categories });
+        let space = Space::whole_game(&cards);
+        let layer = solve::<V, ()>(&space, 0, |_| Ok(())).unwrap();
+        assert_eq!(layer.values.len(), 1);
+        layer.values[0]
+    }
+
+    #[test]
+    fn yahtzee_alone_is_even_and_the_first_player_wins_q_times_one_minus_q() {
+        let q = 2_783_176.0 / 6f64.powi(10);
+        let v: WinDraw<f64> = start_value(CategorySet::EMPTY.with(Category::Yahtzee));
+        assert!((v.value - 0.5).abs() < 1e-12, "{v:?}");
+        assert!((v.win() - q * (1.0 - q)).abs() < 1e-12, "{v:?}");
+        // f32 lanes: the same to single precision, the draw probability following the play.
+        let v: WinDraw<f32> = start_value(CategorySet::EMPTY.with(Category::Yahtzee));
+        assert!((v.value() - 0.5).abs() < 1e-5 && (v.win() - q * (1.0 - q)).abs() < 1e-5, "{v:?}");
+    }
+
+    #[test]
+    fn aces_alone_is_even() {
+        let v: f64 = start_value(CategorySet::first(1));
+        assert!((v - 0.5).abs() < 1e-12, "{v}");
+    }
+}

@@ -1,0 +1,132 @@
+//! What a two-player position is worth, as a lane type of the turn kernel.
+//!
+//! The kernel only adds, scales and takes maxima of lanes ([`Lane`]); a two-player value
+//! adds two things: the view of the other player ([`DuelValue::flip`]) and the values of
+//! finished games. Two types implement it:
+//!
+//! | type | lane holds | used for |
+//! |---|---|---|
+//! | `f32` | mover's P(win) + ½ P(draw) | tables, endgames, advice |
+//! | `f64` | the same | exact cross-checks against brute force and closed forms |
+//! | [`WinDraw<F>`] | that value and P(draw) under the same play | P(win), P(draw), P(lose) of a game from its start |
+//!
+//! [`WinDraw`] orders by the value alone, so the kernel's choices (and the value itself,
+//! bit for bit) are the same as with its scalar `F`; the draw probability follows them.
+
+use std::ops::{Add, Mul};
+
+use crate::turn::lanes::Lane;
+
+/// A lane type for two-player values.
+pub trait DuelValue: Lane {
+    /// A game the mover has won.
+    const WIN: Self;
+    /// A drawn game.
+    const DRAW: Self;
+    /// A game the mover has lost.
+    const LOSS: Self;
+    /// The same position seen by the other player: value `1 − v`, draws unchanged.
+    fn flip(self) -> Self;
+    /// P(win) + ½ P(draw) of the mover.
+    fn value(self) -> f64;
+}
+
+macro_rules! scalar_duel_value {
+    ($($float:ty),*) => {$(
+        impl DuelValue for $float {
+            const WIN: $float = 1.0;
+            const DRAW: $float = 0.5;
+            const LOSS: $float = 0.0;
+            #[inline(always)]
+            fn flip(self) -> $float {
+                1.0 - self
+            }
+            fn value(self) -> f64 {
+                self as f64
+            }
+        }
+    )*};
+}
+scalar_duel_value!(f32, f64);
+
+/// The mover's value with the probability of a draw under the play that value implies.
+#[derive(Clone, Copy, Debug, Default)]
+#[repr(C)]
+pub struct WinDraw<F> {
+    /// P(win) + ½ P(draw).
+    pub value: F,
+    /// P(draw).
+    pub draw: F,
+}
+
+impl<F: DuelValue> WinDraw<F> {
+    /// P(win) = value − ½ P(draw).
+    pub fn win(self) -> f64 {
+        self.value.value() - 0.5 * self.draw.value()
+    }
+
+    /// P(draw).
+    pub fn draw(self) -> f64 {
+        self.draw.value()
+    }
+
+    /// P(lose) = 1 − value − ½ P(draw).
+    pub fn loss(self) -> f64 {
+        1.0 - self.value.value() - 0.5 * self.draw.value()
+    }
+}
+
+/// Equal when the values are: the order a player maximises, blind to draws.
+impl<F: DuelValue> PartialEq for WinDraw<F> {
+    fn eq(&self, other: &WinDraw<F>) -> bool {
+        self.value == other.value
+    }
+}
+
+/// By value alone, so that maxima pick the same choice as with scalar lanes and keep the
+/// earlier candidate on ties.
+impl<F: DuelValue> PartialOrd for WinDraw<F> {
+    fn partial_cmp(&self, other: &WinDraw<F>) -> Option<std::cmp::Ordering> {
+        self.value.partial_cmp(&other.value)
+    }
+}
+
+impl<F: DuelValue> Add for WinDraw<F> {
+    type Output = WinDraw<F>;
+    #[inline(always)]
+    fn add(self, other: WinDraw<F>) -> WinDraw<F> {
+        WinDraw { value: self.value + other.value, draw: self.draw + other.draw }
+    }
+}
+
+/// Lane-wise product; a probability weight is a `WinDraw` with both fields equal.
+impl<F: DuelValue> Mul for WinDraw<F> {
+    type Output = WinDraw<F>;
+    #[inline(always)]
+    fn mul(self, other: WinDraw<F>) -> WinDraw<F> {
+        WinDraw { value: self.value * other.value, draw: self.draw * other.draw }
+    }
+}
+
+impl<F: DuelValue> Lane for WinDraw<F> {
+    const ZERO: WinDraw<F> = WinDraw { value: F::ZERO, draw: F::ZERO };
+    fn from_f64(x: f64) -> WinDraw<F> {
+        WinDraw { value: F::from_f64(x), draw: F::from_f64(x) }
+    }
+    fn to_f64(self) -> f64 {
+        self.value.to_f64()
+    }
+}
+
+impl<F: DuelValue> DuelValue for WinDraw<F> {
+    const WIN: WinDraw<F> = WinDraw { value: F::WIN, draw: F::ZERO };
+    const DRAW: WinDraw<F> = WinDraw { value: F::DRAW, draw: F::WIN };
+    const LOSS: WinDraw<F> = WinDraw { value: F::LOSS, draw: F::ZERO };
+    #[inline(always)]
+    fn flip(self) -> WinDraw<F> {
+        WinDraw { value: self.value.flip(), draw: self.draw }
+    }
+    fn value(self) -> f64 {
+        self.value.value()
+    }
+}
