@@ -28,6 +28,9 @@ enum Command {
     /// Single player: maximum expected score.
     #[command(subcommand)]
     Solo(cli::solo::SoloCommand),
+    /// Two players: maximum winning chance.
+    #[command(subcommand)]
+    Duel(cli::duel::DuelCommand),
 }
 
 fn data_dir(flag: Option<PathBuf>) -> PathBuf {
@@ -64,5 +67,6 @@ fn run(cli: Cli) -> Result<()> {
     let data = data_dir(cli.data);
     match cli.command {
         Command::Solo(command) => cli::solo::run(command, &data, cli.json),
+        Command::Duel(command) => cli::duel::run(command, &data, cli.json),
     }
 }

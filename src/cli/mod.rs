@@ -1,5 +1,6 @@
 //! The `yz` subcommands, one module per family, and what they share.
 
+pub mod duel;
 pub mod solo;
 
 use anyhow::Result;

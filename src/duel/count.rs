@@ -11,6 +11,7 @@ use std::collections::HashMap;
 use serde::Serialize;
 
 use super::cards::{CardBounds, CardSet, Cards, window};
+use super::solve::Space;
 use crate::turn::lanes::BLOCK;
 
 /// Counts of one layer: every position with `layer` boxes filled on the two cards together.
@@ -33,24 +34,23 @@ pub fn layer_split(layer: usize) -> (usize, usize) {
     (layer / 2, layer - layer / 2)
 }
 
-/// Counts every layer from `first_layer` to the last layer in which someone moves
-/// (`2n − 1` for `n` boxes per player), over the cards of `set` for both players.
-pub fn count_layers(cards: &Cards, set: &CardSet, first_layer: usize) -> Vec<LayerCount> {
-    let classes: Vec<HashMap<CardBounds, u64>> = (0..=cards.boxes())
-        .map(|k| {
-            let mut classes = HashMap::new();
-            for &id in set.with_filled(k) {
-                *classes.entry(cards.bounds(id)).or_insert(0) += 1;
-            }
-            classes
-        })
-        .collect();
-    (first_layer..2 * cards.boxes())
+/// Counts every layer of `space` in which someone moves.
+pub fn count_layers(space: &Space) -> Vec<LayerCount> {
+    let cards = space.cards();
+    let classes = |set: &CardSet, k: usize| {
+        let mut classes: HashMap<CardBounds, u64> = HashMap::new();
+        for &id in set.with_filled(k) {
+            *classes.entry(cards.bounds(id)).or_insert(0) += 1;
+        }
+        classes
+    };
+    (space.first_layer()..space.end_layer())
         .map(|layer| {
             let (mover_filled, opponent_filled) = layer_split(layer);
             let mut count = LayerCount { layer, mover_filled, ..LayerCount::default() };
-            for (&mover, &m) in &classes[mover_filled] {
-                for (&opponent, &o) in &classes[opponent_filled] {
+            let opponents = classes(space.opponents(layer), opponent_filled);
+            for (&mover, &m) in &classes(space.movers(layer), mover_filled) {
+                for (&opponent, &o) in &opponents {
                     let (lo, hi) = window(mover, opponent);
                     if lo <= hi {
                         let len = (hi - lo + 1) as u64;
@@ -67,8 +67,9 @@ pub fn count_layers(cards: &Cards, set: &CardSet, first_layer: usize) -> Vec<Lay
 
 /// Positions of the final layer, where both cards are full and only `d = 0` (a draw) is
 /// not decided: reported apart, since nobody moves there.
-pub fn count_terminal(cards: &Cards, set: &CardSet) -> u64 {
-    let full = set.with_filled(cards.boxes());
+pub fn count_terminal(cards: &Cards) -> u64 {
+    let full = CardSet::all(cards);
+    let full = full.with_filled(cards.boxes());
     full.iter()
         .flat_map(|&a| full.iter().map(move |&b| window(cards.bounds(a), cards.bounds(b))))
         .map(|(lo, hi)| if lo <= hi { (hi - lo + 1) as u64 } else { 0 })
@@ -108,7 +109,7 @@ mod tests {
         {
             let cards = Cards::new(Game { rules: Rules::Official, categories });
             let set = CardSet::all(&cards);
-            let counted: Vec<u64> = count_layers(&cards, &set, 0).iter().map(|c| c.positions).collect();
+            let counted: Vec<u64> = count_layers(&Space::whole_game(&cards)).iter().map(|c| c.positions).collect();
             assert_eq!(counted, enumerate(&cards, &set));
         }
     }
@@ -118,7 +119,7 @@ mod tests {
         // One box each: the first player's card is empty at d = 0; after his turn he holds
         // 5..=30 points, so d for the second player runs over −30..=−5.
         let cards = Cards::new(Game { rules: Rules::Official, categories: CategorySet::EMPTY.with(Category::Chance) });
-        let counts = count_layers(&cards, &CardSet::all(&cards), 0);
+        let counts = count_layers(&Space::whole_game(&cards));
         assert_eq!(counts.iter().map(|c| c.positions).collect::<Vec<_>>(), vec![1, 26]);
     }
 }

@@ -239,15 +239,13 @@ pub fn solve_layer<V: DuelValue>(space: &Space, layer: usize, next: Option<&Laye
     LayerValues { shape, values }
 }
 
-/// Points one scoring earns at most: 30 in an upper box, the upper bonus and the Extra
-/// Yahtzee Bonus (165), rounded up to a whole block.
-const MAX_POINTS: usize = 168;
-
 /// How a mover's turn can end, shared by every opponent of the mover.
 #[derive(Clone, Debug, Default)]
 struct MoverPlan {
     /// The distinct cards the mover can end the turn on.
     successors: Vec<StateId>,
+    /// Per successor: the fewest and most points that lead to it.
+    points: Vec<(u16, u16)>,
     /// Per roll and box in card order: (successor slot, points); slot `u16::MAX` where
     /// the box cannot take the roll.
     by_roll: Vec<[(u16, u16); NUM_CATEGORIES]>,
@@ -255,16 +253,24 @@ struct MoverPlan {
 
 impl MoverPlan {
     fn new(cards: &Cards, mover: StateId) -> MoverPlan {
-        let mut plan = MoverPlan { successors: Vec::new(), by_roll: vec![[(u16::MAX, 0); NUM_CATEGORIES]; NUM_ROLLS] };
+        let mut plan = MoverPlan {
+            successors: Vec::new(),
+            points: Vec::new(),
+            by_roll: vec![[(u16::MAX, 0); NUM_CATEGORIES]; NUM_ROLLS],
+        };
         for (roll, c, Move { next, points }) in cards.moves(mover) {
+            let points = points as u16;
             let slot = match plan.successors.iter().position(|&s| s == next) {
                 Some(slot) => slot,
                 None => {
                     plan.successors.push(next);
+                    plan.points.push((points, points));
                     plan.successors.len() - 1
                 }
             };
-            plan.by_roll[roll.0 as usize][c] = (slot as u16, points as u16);
+            let range = &mut plan.points[slot];
+            *range = (range.0.min(points), range.1.max(points));
+            plan.by_roll[roll.0 as usize][c] = (slot as u16, points);
         }
         plan
     }
@@ -275,7 +281,8 @@ struct PairScratch<V> {
     buffer: TurnBuffer<V>,
     plan: MoverPlan,
     plan_of: Option<StateId>,
-    /// Per successor: the mover's value after scoring, by `x = d + p` from the window's `lo`.
+    /// Per successor: the mover's value after scoring, by `x = d + p` from the window's
+    /// `lo` plus the fewest points leading there.
     successors: Vec<Vec<V>>,
     out: Vec<V>,
 }
@@ -314,12 +321,9 @@ impl<V: DuelValue> SimdWork for PairTurn<'_, '_, V> {
         let lanes = out.len().div_ceil(BLOCK) * BLOCK;
         let plan = &scratch.plan;
         scratch.successors.resize_with(plan.successors.len(), Vec::new);
-        for (row, &card) in scratch.successors.iter_mut().zip(&plan.successors) {
-            row.clear();
-            row.extend((0..lanes + MAX_POINTS).map(|i| {
-                let x = lo + i as i32;
-                after_turn(space, layer, next, opponent, card, -x).flip()
-            }));
+        for ((row, &card), &(least, most)) in scratch.successors.iter_mut().zip(&plan.successors).zip(&plan.points) {
+            let len = lanes + (most - least) as usize;
+            fill_after_turn(space, layer, next, opponent, card, lo + least as i32, len, row);
         }
         scratch.buffer.set_lanes(lanes);
         scratch.out.resize(lanes, V::ZERO);
@@ -330,38 +334,60 @@ impl<V: DuelValue> SimdWork for PairTurn<'_, '_, V> {
     }
 }
 
-/// The value for the player to move next, `opponent`, of the position (`opponent`,
-/// `card`, `e`) that follows a turn of layer `layer` (see the module docs for reads
-/// outside a window).
+/// Fills `row` with the mover's values after scoring into `card`, for `len` consecutive
+/// `x = d + points` from `x_start`: the flipped value for the player to move next,
+/// `opponent`, of (`opponent`, `card`, `−x`), which lies in layer `layer + 1` (see the
+/// module docs for reads outside a window).
+#[allow(clippy::too_many_arguments)]
 #[inline(always)]
-fn after_turn<V: DuelValue>(
+fn fill_after_turn<V: DuelValue>(
     space: &Space,
     layer: usize,
     next: Option<&LayerValues<V>>,
     opponent: StateId,
     card: StateId,
-    e: i32,
-) -> V {
+    x_start: i32,
+    len: usize,
+    row: &mut Vec<V>,
+) {
+    row.clear();
+    let xs = x_start..x_start + len as i32;
     let Some(next) = next else {
         debug_assert_eq!(layer + 1, space.end_layer());
-        return match e.cmp(&0) {
-            std::cmp::Ordering::Greater => V::WIN,
-            std::cmp::Ordering::Equal => V::DRAW,
-            std::cmp::Ordering::Less => V::LOSS,
-        };
+        row.extend(xs.map(|x| {
+            let v = match (-x).cmp(&0) {
+                std::cmp::Ordering::Greater => V::WIN,
+                std::cmp::Ordering::Equal => V::DRAW,
+                std::cmp::Ordering::Less => V::LOSS,
+            };
+            v.flip()
+        }));
+        return;
     };
     let cards = space.cards();
     let (bo, bc) = (cards.bounds(opponent), cards.bounds(card));
-    if let Some(won) = decided(bo, bc, e) {
-        return if won { V::WIN } else { V::LOSS };
-    }
+    let (won_above, lost_below) = (bc.future_max - bo.future_min, bc.future_min - bo.future_max);
     let (lo, hi) = window(bo, bc);
-    if lo > hi {
-        return V::DRAW;
-    }
-    let m = space.movers(layer + 1).position(opponent).expect("the opponent moves next");
-    let o = space.opponents(layer + 1).position(card).expect("the mover's next card is in the space");
-    next.values[next.shape.pair_range(m, o).start + (e.clamp(lo, hi) - lo) as usize]
+    let stored: &[V] = if lo <= hi {
+        let m = space.movers(layer + 1).position(opponent).expect("the opponent moves next");
+        let o = space.opponents(layer + 1).position(card).expect("the mover's next card is in the space");
+        &next.values[next.shape.pair_range(m, o)]
+    } else {
+        &[]
+    };
+    row.extend(xs.map(|x| {
+        let e = -x;
+        let v = if e > won_above {
+            V::WIN
+        } else if e < lost_below {
+            V::LOSS
+        } else if stored.is_empty() {
+            V::DRAW
+        } else {
+            stored[(e.clamp(lo, hi) - lo) as usize]
+        };
+        v.flip()
+    }));
 }
 
 struct PairScorer<'a, V> {
@@ -377,7 +403,7 @@ impl<V: DuelValue> RollScorer<V> for PairScorer<'_, V> {
         let mut count = 0;
         for &(slot, points) in &self.plan.by_roll[roll.0 as usize] {
             if slot != u16::MAX {
-                let start = points as usize;
+                let start = (points - self.plan.points[slot as usize].0) as usize;
                 terms[count] = (&self.successors[slot as usize][start..start + self.lanes], V::ZERO);
                 count += 1;
             }

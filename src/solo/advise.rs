@@ -3,17 +3,9 @@
 use serde::Serialize;
 
 use super::table::FutureValue;
-use crate::game::{Card, Category, Game, KeepId, RollId};
-use crate::turn::TurnBuffer;
-
-/// A choice the player can make.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Choice {
-    /// Keep these dice and reroll the rest (all five: stop rolling).
-    Keep(KeepId),
-    /// Score the dice in this box.
-    Score(Category),
-}
+use crate::game::{Card, Game, RollId, Transition};
+use crate::turn::choice;
+pub use crate::turn::choice::{Choice, faces};
 
 /// One ranked choice.
 #[derive(Clone, Copy, Debug)]
@@ -83,11 +75,6 @@ impl Ranked {
     }
 }
 
-/// Sorted faces of a keep.
-pub fn faces(keep: KeepId) -> Vec<u8> {
-    keep.counts().iter().enumerate().flat_map(|(f, &c)| std::iter::repeat_n(f as u8 + 1, c as usize)).collect()
-}
-
 /// Ranks every choice of the position `card`, `roll`, `rolls_left` rerolls still allowed:
 /// every distinct keep when `rolls_left` is 1 or 2, every open box when it is 0. Best first.
 pub fn advise(
@@ -105,44 +92,11 @@ pub fn advise(
         return Err(AdviseError::GameOver);
     }
     let on_card = card.points() as f64;
-    let mut ranked: Vec<Ranked> = if rolls_left == 0 {
-        state
-            .filled
-            .complement()
-            .iter()
-            .filter_map(|c| {
-                let t = state.score(game, c, roll)?;
-                let expected_final = on_card + t.points as f64 + values.future_value(t.next);
-                Some(Ranked { choice: Choice::Score(c), points: Some(t.points), expected_final, gap: 0.0 })
-            })
-            .collect()
-    } else {
-        let mut turn = TurnBuffer::<f64>::new(1);
-        let best_score = |r: RollId, out: &mut [f64]| {
-            out[0] = state
-                .filled
-                .complement()
-                .iter()
-                .filter_map(|c| state.score(game, c, r).map(|t| t.points as f64 + values.future_value(t.next)))
-                .fold(f64::NEG_INFINITY, f64::max);
-        };
-        turn.score_rolls(&best_score);
-        turn.average_keeps();
-        if rolls_left == 2 {
-            turn.choose_keeps();
-            turn.average_keeps();
-        }
-        KeepId::all()
-            .filter(|k| k.is_within(roll))
-            .map(|k| Ranked {
-                choice: Choice::Keep(k),
-                points: None,
-                expected_final: on_card + turn.keep(k)[0],
-                gap: 0.0,
-            })
-            .collect()
-    };
-    ranked.sort_by(|a, b| b.expected_final.total_cmp(&a.expected_final));
+    let finish = |t: Transition| t.points as f64 + values.future_value(t.next);
+    let mut ranked: Vec<Ranked> = choice::rank(game, state, roll, rolls_left, finish)
+        .into_iter()
+        .map(|v| Ranked { choice: v.choice, points: v.points, expected_final: on_card + v.value, gap: 0.0 })
+        .collect();
     let best = ranked.first().map_or(0.0, |r| r.expected_final);
     for r in &mut ranked {
         r.gap = best - r.expected_final;
@@ -153,7 +107,7 @@ pub fn advise(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::game::{CategorySet, Rules, parse_dice};
+    use crate::game::{Category, CategorySet, KeepId, Rules, parse_dice};
     use crate::solo::solve;
 
     #[test]

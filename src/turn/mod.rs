@@ -1,5 +1,6 @@
 //! The one turn dynamic program, generic over what a state's value is.
 
+pub mod choice;
 pub mod kernel;
 pub mod lanes;
 pub mod simd;

@@ -1,0 +1,555 @@
+//! `yz duel`: two players, maximum winning chance.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::{Context, Result, bail};
+use clap::{Args, Subcommand};
+use serde_json::json;
+
+use super::{GameArgs, print_json};
+use yz::duel::advise::{PositionSource, Solved, Tables};
+use yz::duel::count::{LayerCount, count_layers, count_terminal};
+use yz::duel::shard::{self, Manifest};
+use yz::duel::{Cards, DuelValue, Space, SpaceError, WinDraw, solve};
+use yz::game::{Card, CategorySet, Game, RollId, StateId, parse_dice};
+use yz::turn::choice::{Choice, faces};
+
+/// Most positions `duel value` and `duel advise` solve on the fly below a position.
+const ON_THE_FLY_POSITIONS: u64 = 200_000_000;
+
+/// Two-player commands.
+#[derive(Subcommand)]
+pub enum DuelCommand {
+    /// Count the positions of every layer, exactly, by bound classes (no pair is enumerated).
+    Count {
+        #[command(flatten)]
+        game: GameArgs,
+        #[command(flatten)]
+        scope: Scope,
+    },
+    /// Solve every position backward, layer by layer, and write the layers as shards.
+    Solve {
+        #[command(flatten)]
+        game: GameArgs,
+        #[command(flatten)]
+        scope: Scope,
+        /// Table directory [default: duel-RULES-MASK-SCOPE in the data directory].
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
+    },
+    /// The mover's winning chance (P(win) + ½ P(draw)) at the start of a turn.
+    Value {
+        #[command(flatten)]
+        game: GameArgs,
+        #[command(flatten)]
+        position: PositionArgs,
+    },
+    /// Rank every keep (rolls left 1 or 2) or every open box (rolls left 0) by winning chance.
+    Advise {
+        #[command(flatten)]
+        game: GameArgs,
+        #[command(flatten)]
+        position: PositionArgs,
+        /// The five dice, e.g. 1,3,3,5,6.
+        #[arg(long)]
+        dice: String,
+        /// Rerolls still allowed this turn: 2 after the first roll, 0 to choose a box.
+        #[arg(long)]
+        rolls_left: u8,
+    },
+    /// Size a solve: per-layer positions, bytes per layer and rank, traffic, core-hours.
+    Plan {
+        #[command(flatten)]
+        game: GameArgs,
+        #[command(flatten)]
+        scope: Scope,
+        /// MPI ranks to spread the cards over.
+        #[arg(long, default_value_t = 1024)]
+        ranks: u64,
+        /// Memory each rank may use, in GiB.
+        #[arg(long, default_value_t = 64.0)]
+        mem_per_rank: f64,
+    },
+}
+
+/// Which positions of the game.
+#[derive(Args)]
+pub struct Scope {
+    /// Only positions with at most K boxes open on both cards together (endgames).
+    #[arg(long, value_name = "K")]
+    max_empty: Option<usize>,
+}
+
+impl Scope {
+    fn space<'a>(&self, cards: &'a Cards) -> Space<'a> {
+        match self.max_empty {
+            Some(k) => Space::endgame(cards, k),
+            None => Space::whole_game(cards),
+        }
+    }
+
+    fn name(&self) -> String {
+        self.max_empty.map_or_else(|| "start".to_owned(), |k| format!("empty-{k}"))
+    }
+}
+
+/// A position between turns.
+#[derive(Args)]
+pub struct PositionArgs {
+    /// The mover's card: filled boxes with their scores, e.g. ones=3,fh=25 ("" for none).
+    #[arg(long, allow_hyphen_values = true)]
+    me: String,
+    /// The opponent's card, with as many filled boxes as the mover's or one more.
+    #[arg(long, allow_hyphen_values = true)]
+    opp: String,
+    /// Mover's total minus the opponent's [default: from the two cards' points].
+    #[arg(long, allow_hyphen_values = true)]
+    diff: Option<i32>,
+    /// Table directory to read [default: any solved tables of the game in the data directory].
+    #[arg(long, value_name = "DIR")]
+    tables: Option<PathBuf>,
+}
+
+/// A parsed position.
+struct Position {
+    me: Card,
+    opp: Card,
+    mover: StateId,
+    opponent: StateId,
+    diff: i32,
+    layer: usize,
+}
+
+impl PositionArgs {
+    fn parse(&self, cards: &Cards) -> Result<Position> {
+        let game = cards.game();
+        let me = Card::parse(&self.me, game).context("--me")?;
+        let opp = Card::parse(&self.opp, game).context("--opp")?;
+        let id = |card: &Card, flag: &str| {
+            cards.index().id(card.state(game)).with_context(|| format!("{flag}: this card cannot occur in this game"))
+        };
+        let (mover, opponent) = (id(&me, "--me")?, id(&opp, "--opp")?);
+        let (m, o) = (cards.filled(mover), cards.filled(opponent));
+        if o != m && o != m + 1 {
+            Err(SpaceError::TurnOrder { mover: m, opponent: o })?;
+        }
+        let diff = self.diff.unwrap_or(me.points() as i32 - opp.points() as i32);
+        if m < cards.boxes() {
+            let (bm, bo) = (cards.bounds(mover), cards.bounds(opponent));
+            let (lo, hi) = (bm.past_min - bo.past_max, bm.past_max - bo.past_min);
+            if !(lo..=hi).contains(&diff) {
+                bail!("--diff {diff} cannot occur with these cards: their points allow {lo}..={hi}");
+            }
+        }
+        Ok(Position { me, opp, mover, opponent, diff, layer: m + o })
+    }
+}
+
+/// Runs one `yz duel` command.
+pub fn run(command: DuelCommand, data: &Path, as_json: bool) -> Result<()> {
+    match command {
+        DuelCommand::Count { game, scope } => count(game.game()?, &scope, as_json),
+        DuelCommand::Plan { game, scope, ranks, mem_per_rank } => {
+            plan(game.game()?, &scope, ranks, mem_per_rank, as_json)
+        }
+        DuelCommand::Solve { game, scope, out } => solve_tables(game.game()?, &scope, out, data, as_json),
+        DuelCommand::Value { game, position } => {
+            let cards = Cards::new(game.game()?);
+            let p = position.parse(&cards)?;
+            let started = Instant::now();
+            let (value, source) = if p.layer == 2 * cards.boxes() {
+                (
+                    Solved::<f32> { space: &Space::whole_game(&cards), layer: None }
+                        .value(p.mover, p.opponent, p.diff)?,
+                    "the final scores".to_owned(),
+                )
+            } else if let Some(tables) = find_tables(&cards, p.layer, position.tables.as_deref(), data)? {
+                (tables.value(p.mover, p.opponent, p.diff)?, format!("tables in {}", tables.dir().display()))
+            } else {
+                let space = below(&cards, &p)?;
+                let layer = solve::<f32, ()>(&space, p.layer, |_| Ok(())).expect("no error without a writer");
+                let value = Solved { space: &space, layer: Some(&layer) }.value(p.mover, p.opponent, p.diff)?;
+                (value, "a solve of the positions below".to_owned())
+            };
+            let seconds = started.elapsed().as_secs_f64();
+            if as_json {
+                print_json(json!({
+                    "me": p.me.to_string(), "opp": p.opp.to_string(), "diff": p.diff,
+                    "value": value, "source": source, "seconds": seconds,
+                }));
+            } else {
+                println!("mover {:?} vs {:?}, difference {}", p.me.to_string(), p.opp.to_string(), p.diff);
+                println!("winning chance  {value:.6}  (P(win) + P(draw)/2, from {source}, {seconds:.2} s)");
+            }
+            Ok(())
+        }
+        DuelCommand::Advise { game, position, dice, rolls_left } => {
+            let cards = Cards::new(game.game()?);
+            let p = position.parse(&cards)?;
+            let roll = parse_dice(&dice)?;
+            if rolls_left > 2 {
+                bail!("--rolls-left must be 0, 1 or 2 (rerolls still allowed this turn); got {rolls_left}");
+            }
+            if p.layer == 2 * cards.boxes() {
+                bail!("both cards are full: the game is over");
+            }
+            let ranked = if p.layer + 1 == 2 * cards.boxes() {
+                let space = Space::whole_game(&cards);
+                advise(&Solved::<f32> { space: &space, layer: None }, &cards, &p, roll, rolls_left)?
+            } else if let Some(tables) = find_tables(&cards, p.layer + 1, position.tables.as_deref(), data)? {
+                advise(&tables, &cards, &p, roll, rolls_left)?
+            } else {
+                let space = below(&cards, &p)?;
+                let layer = solve::<f32, ()>(&space, p.layer + 1, |_| Ok(())).expect("no error without a writer");
+                advise(&Solved { space: &space, layer: Some(&layer) }, &cards, &p, roll, rolls_left)?
+            };
+            print_advice(&p, roll, rolls_left, &ranked, as_json);
+            Ok(())
+        }
+    }
+}
+
+fn advise(
+    source: &impl PositionSource,
+    cards: &Cards,
+    p: &Position,
+    roll: RollId,
+    rolls_left: u8,
+) -> Result<Vec<yz::turn::choice::Valued>> {
+    Ok(yz::duel::advise::advise(source, cards, p.mover, p.opponent, p.diff, roll, rolls_left)?)
+}
+
+fn print_advice(p: &Position, roll: RollId, rolls_left: u8, ranked: &[yz::turn::choice::Valued], as_json: bool) {
+    let best = ranked.first().map_or(0.0, |r| r.value);
+    if as_json {
+        let options: Vec<_> = ranked
+            .iter()
+            .map(|r| match r.choice {
+                Choice::Keep(k) => json!({"action": "keep", "keep": faces(k), "value": r.value, "gap": best - r.value}),
+                Choice::Score(c) => json!({"action": "score", "category": c.name(), "points": r.points,
+                    "value": r.value, "gap": best - r.value}),
+            })
+            .collect();
+        print_json(json!({
+            "me": p.me.to_string(), "opp": p.opp.to_string(), "diff": p.diff,
+            "dice": roll.to_string(), "rolls_left": rolls_left, "options": options,
+        }));
+        return;
+    }
+    println!(
+        "mover {:?} vs {:?}, difference {}, dice {roll}, rolls left {rolls_left}",
+        p.me.to_string(),
+        p.opp.to_string(),
+        p.diff
+    );
+    println!("  {:<24} {:>10}  {:>9}", "choice", "win chance", "gap");
+    for r in ranked {
+        let what = match r.choice {
+            Choice::Keep(k) => format!("keep {k}"),
+            Choice::Score(c) => format!("score {c} for {}", r.points.unwrap_or(0)),
+        };
+        println!("  {what:<24} {:>10.6}  {:>9.6}", r.value, best - r.value);
+    }
+}
+
+/// The sub-game below a position, if small enough to solve now.
+fn below<'a>(cards: &'a Cards, p: &Position) -> Result<Space<'a>> {
+    let space = Space::below(cards, p.mover, p.opponent)?;
+    let positions: u64 = count_layers(&space).iter().map(|l| l.positions).sum();
+    if positions > ON_THE_FLY_POSITIONS {
+        bail!(
+            "no tables hold this position and the game below it has {} positions, more than the {} solved on the fly; \
+             solve tables first, e.g. `yz duel solve --max-empty {}`",
+            group(positions),
+            group(ON_THE_FLY_POSITIONS),
+            2 * cards.boxes() - p.layer
+        );
+    }
+    tracing::info!(positions, "solving the positions below");
+    Ok(space)
+}
+
+/// Tables of the game holding `layer`: the directory given, else any in the data directory.
+fn find_tables<'a>(cards: &'a Cards, layer: usize, given: Option<&Path>, data: &Path) -> Result<Option<Tables<'a>>> {
+    if let Some(dir) = given {
+        let tables = Tables::open(dir, cards)?;
+        if !tables.holds(layer) {
+            bail!("the tables in {} do not hold layer {layer}", dir.display());
+        }
+        return Ok(Some(tables));
+    }
+    let prefix = table_prefix(cards.game());
+    let Ok(entries) = std::fs::read_dir(data) else { return Ok(None) };
+    let mut dirs: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().starts_with(&prefix))
+        .map(|e| e.path())
+        .collect();
+    dirs.sort();
+    for dir in dirs {
+        if let Ok(tables) = Tables::open(&dir, cards)
+            && tables.holds(layer)
+        {
+            return Ok(Some(tables));
+        }
+    }
+    Ok(None)
+}
+
+fn table_prefix(game: Game) -> String {
+    format!("duel-{}-{:04x}-", game.rules.name(), game.categories.0)
+}
+
+fn count(game: Game, scope: &Scope, as_json: bool) -> Result<()> {
+    let started = Instant::now();
+    let cards = Cards::new(game);
+    let space = scope.space(&cards);
+    let layers = count_layers(&space);
+    let terminal = count_terminal(&cards);
+    let seconds = started.elapsed().as_secs_f64();
+    let positions: u64 = layers.iter().map(|l| l.positions).sum();
+    let pairs: u64 = layers.iter().map(|l| l.pairs).sum();
+    if as_json {
+        print_json(json!({
+            "rules": game.rules.name(),
+            "categories": game.categories.names(),
+            "cards": cards.index().len(),
+            "layers": layers,
+            "positions": positions,
+            "pairs": pairs,
+            "terminal_positions": terminal,
+            "seconds": seconds,
+        }));
+        return Ok(());
+    }
+    println!("rules       {}", game.rules);
+    println!("categories  {}", game.categories.names().join(","));
+    println!("cards       {} per player", cards.index().len());
+    println!();
+    print_layers(&layers);
+    println!();
+    println!("finished games (both cards full, d = 0 only): {}", group(terminal));
+    println!("counted in {seconds:.2} s");
+    Ok(())
+}
+
+fn print_layers(layers: &[LayerCount]) {
+    println!("  {:>5} {:>6} {:>16} {:>22}", "layer", "filled", "pairs", "positions");
+    for l in layers {
+        let filled = format!("{}+{}", l.mover_filled, l.layer - l.mover_filled);
+        println!("  {:>5} {filled:>6} {:>16} {:>22}", l.layer, group(l.pairs), group(l.positions));
+    }
+    let positions: u64 = layers.iter().map(|l| l.positions).sum();
+    let pairs: u64 = layers.iter().map(|l| l.pairs).sum();
+    println!("  {:>5} {:>6} {:>16} {:>22}", "total", "", group(pairs), group(positions));
+}
+
+fn solve_tables(game: Game, scope: &Scope, out: Option<PathBuf>, data: &Path, as_json: bool) -> Result<()> {
+    if scope.max_empty.is_none() && game.categories == CategorySet::ALL {
+        bail!(
+            "the full game from its start has about 12.8 trillion positions; choose a truncated game \
+             (--first N or --categories LIST) or endgames (--max-empty K)"
+        );
+    }
+    let started = Instant::now();
+    let cards = Cards::new(game);
+    let space = scope.space(&cards);
+    let layers = count_layers(&space);
+    let positions: u64 = layers.iter().map(|l| l.positions).sum();
+    let from_start = space.first_layer() == 0;
+    let bytes_per_value = if from_start { std::mem::size_of::<WinDraw<f32>>() } else { 4 };
+    let peak =
+        layers.windows(2).map(|w| w[0].positions + w[1].positions).chain(layers.iter().map(|l| l.positions)).max();
+    let peak_bytes = peak.unwrap_or(0) * bytes_per_value as u64;
+    if let Some(available) = available_memory()
+        && peak_bytes > available / 10 * 9
+    {
+        bail!(
+            "this solve holds two layers of up to {:.1} GiB in memory but only {:.1} GiB are available; \
+             choose a smaller game or fewer open boxes",
+            peak_bytes as f64 / (1u64 << 30) as f64,
+            available as f64 / (1u64 << 30) as f64
+        );
+    }
+    let dir = out.unwrap_or_else(|| data.join(format!("{}{}", table_prefix(game), scope.name())));
+    let mut writer = TableWriter {
+        dir: dir.clone(),
+        game,
+        manifest: Manifest::new(game, space.first_layer(), space.end_layer()),
+        total_layers: layers.len(),
+        written_bytes: 0,
+        layer_started: Instant::now(),
+        quiet: as_json,
+    };
+    writer.manifest.write(&dir).with_context(|| format!("table directory {}", dir.display()))?;
+    let report = if from_start {
+        let start = solve::<WinDraw<f32>, _>(&space, 0, |values| writer.finished(values))?.values[0];
+        json!({"value": start.value(), "p_win": start.win(), "p_draw": start.draw(), "p_lose": start.loss()})
+    } else {
+        solve::<f32, _>(&space, space.first_layer(), |values| writer.finished(values))?;
+        json!({})
+    };
+    let written_bytes = writer.written_bytes;
+    let seconds = started.elapsed().as_secs_f64();
+    if as_json {
+        let mut out = json!({
+            "rules": game.rules.name(),
+            "categories": game.categories.names(),
+            "first_layer": space.first_layer(),
+            "positions": positions,
+            "seconds": seconds,
+            "tables": dir,
+            "table_bytes": written_bytes,
+        });
+        if let (Some(out), Some(report)) = (out.as_object_mut(), report.as_object()) {
+            out.extend(report.clone());
+        }
+        print_json(out);
+        return Ok(());
+    }
+    println!("rules        {}", game.rules);
+    println!("categories   {}", game.categories.names().join(","));
+    if from_start {
+        println!("value        {:.6}  (first player's P(win) + P(draw)/2)", report["value"].as_f64().unwrap_or(0.0));
+        for key in ["p_win", "p_draw", "p_lose"] {
+            println!("{key:<12} {:.6}", report[key].as_f64().unwrap_or(0.0));
+        }
+    } else {
+        println!(
+            "layers       {}..{} (at most {} boxes open)",
+            space.first_layer(),
+            space.end_layer() - 1,
+            2 * cards.boxes() - space.first_layer()
+        );
+    }
+    println!("positions    {}", group(positions));
+    println!("seconds      {seconds:.2}");
+    println!("tables       {} ({:.1} MiB)", dir.display(), written_bytes as f64 / (1u64 << 20) as f64);
+    Ok(())
+}
+
+fn plan(game: Game, scope: &Scope, ranks: u64, mem_per_rank: f64, as_json: bool) -> Result<()> {
+    if ranks == 0 || mem_per_rank.is_nan() || mem_per_rank <= 0.0 {
+        bail!("--ranks must be at least 1 and --mem-per-rank above 0 GiB");
+    }
+    let cards = Cards::new(game);
+    let counts = count_layers(&scope.space(&cards));
+    let plan = yz::duel::plan::plan(&counts, cards.boxes(), ranks);
+    if !as_json {
+        eprintln!("measuring the solve rate on layer 24 of the full game ...");
+    }
+    let rate = yz::duel::plan::calibrate();
+    let core_hours = plan.lane_updates as f64 / rate.lane_updates_per_core_second / 3600.0;
+    let mem_bytes = mem_per_rank * (1u64 << 30) as f64;
+    let fits = plan.peak_bytes_per_rank as f64 <= mem_bytes;
+    let min_ranks = plan.layers.iter().map(|l| l.bytes_per_rank * ranks).max().unwrap_or(0) as f64 / mem_bytes;
+    if as_json {
+        print_json(json!({
+            "rules": game.rules.name(),
+            "categories": game.categories.names(),
+            "plan": plan,
+            "rate": rate,
+            "core_hours": core_hours,
+            "mem_per_rank_gib": mem_per_rank,
+            "fits": fits,
+            "min_ranks": min_ranks.ceil(),
+        }));
+        return Ok(());
+    }
+    let gib = |b: u64| b as f64 / (1u64 << 30) as f64;
+    println!("rules       {}", game.rules);
+    println!("categories  {}", game.categories.names().join(","));
+    println!("ranks       {ranks}, {mem_per_rank} GiB each");
+    println!();
+    println!(
+        "  {:>5} {:>22} {:>12} {:>14} {:>14} {:>12}",
+        "layer", "positions", "GiB", "GiB per rank", "GiB exchanged", "core-hours"
+    );
+    for l in &plan.layers {
+        println!(
+            "  {:>5} {:>22} {:>12.3} {:>14.3} {:>14.3} {:>12.2}",
+            l.layer,
+            group(l.positions),
+            gib(l.bytes),
+            gib(l.bytes_per_rank),
+            gib(l.exchanged_bytes),
+            l.lane_updates as f64 / rate.lane_updates_per_core_second / 3600.0
+        );
+    }
+    println!();
+    println!("positions          {}", group(plan.positions));
+    println!("all layers         {:.1} GiB (4-byte values; Pawlewicz: 92 TB at 8 bytes)", gib(plan.bytes));
+    println!(
+        "peak per rank      {:.2} GiB ({})",
+        gib(plan.peak_bytes_per_rank),
+        if fits { "fits".to_owned() } else { format!("does not fit: needs at least {} ranks", min_ranks.ceil()) }
+    );
+    println!("exchanged          {:.1} GiB in all, before compression", gib(plan.exchanged_bytes));
+    println!(
+        "measured rate      {:.2e} lane-updates/s per core ({:.2e} positions/s per core, {} threads, {} positions in {:.2} s)",
+        rate.lane_updates_per_core_second,
+        rate.positions_per_core_second,
+        rate.threads,
+        group(rate.positions),
+        rate.seconds
+    );
+    println!(
+        "estimated compute  {core_hours:.0} core-hours (Pawlewicz: 120 GHz-years, about 375,000 core-hours at 2.8 GHz)"
+    );
+    Ok(())
+}
+
+/// Writes each finished layer and keeps the manifest true about what exists.
+struct TableWriter {
+    dir: PathBuf,
+    game: Game,
+    manifest: Manifest,
+    total_layers: usize,
+    written_bytes: u64,
+    layer_started: Instant,
+    quiet: bool,
+}
+
+impl TableWriter {
+    fn finished<V: DuelValue>(&mut self, values: &yz::duel::LayerValues<V>) -> Result<()> {
+        let entry = shard::write_layer(&self.dir, self.game, values)?;
+        self.written_bytes += entry.shards.iter().map(|s| s.bytes).sum::<u64>();
+        if !self.quiet {
+            eprintln!(
+                "layer {:>2} ({}/{}): {} positions in {:.2} s",
+                entry.layer,
+                self.manifest.layers.len() + 1,
+                self.total_layers,
+                group(entry.positions),
+                self.layer_started.elapsed().as_secs_f64()
+            );
+        }
+        self.manifest.layers.push(entry);
+        self.manifest.complete = self.manifest.layers.len() == self.total_layers;
+        self.manifest.write(&self.dir)?;
+        self.layer_started = Instant::now();
+        Ok(())
+    }
+}
+
+/// MemAvailable from /proc/meminfo, where there is one.
+fn available_memory() -> Option<u64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
+/// `12671976997282` as `12,671,976,997,282`.
+fn group(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}

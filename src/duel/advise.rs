@@ -1,0 +1,168 @@
+//! A position's winning chance, and every choice of a turn ranked by it.
+//!
+//! Values come from a [`PositionSource`]: written tables ([`Tables`]) or a layer solved
+//! just now ([`Solved`], the sub-game below a position).
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use super::cards::{Cards, decided, window};
+use super::shard::{self, Manifest, ShardError};
+use super::solve::{LayerShape, LayerValues, Space};
+use crate::game::{RollId, ScoreState, StateId, Transition};
+use crate::turn::choice::{self, Valued};
+
+/// Where the values of positions come from.
+pub trait PositionSource {
+    /// The mover's P(win) + ½ P(draw) of (`mover`, `opponent`, `d`) at the start of the
+    /// mover's turn; a finished game is valued by the sign of `d`.
+    fn value(&self, mover: StateId, opponent: StateId, d: i32) -> Result<f64, ShardError>;
+}
+
+/// Values of a finished game or a decided difference, without any table.
+fn settled(cards: &Cards, mover: StateId, opponent: StateId, d: i32) -> Option<f64> {
+    if cards.filled(mover) == cards.boxes() {
+        return Some(match d.signum() {
+            1 => 1.0,
+            0 => 0.5,
+            _ => 0.0,
+        });
+    }
+    decided(cards.bounds(mover), cards.bounds(opponent), d).map(|won| if won { 1.0 } else { 0.0 })
+}
+
+/// Written tables (a directory with a manifest), read shard by shard as needed.
+pub struct Tables<'a> {
+    dir: PathBuf,
+    manifest: Manifest,
+    space: Space<'a>,
+    /// Layer shapes and decompressed shards read so far.
+    shapes: RefCell<HashMap<usize, LayerShape>>,
+    shards: RefCell<HashMap<(usize, usize), Vec<f32>>>,
+}
+
+impl<'a> Tables<'a> {
+    /// Opens the tables in `dir` for the game of `cards`.
+    pub fn open(dir: &Path, cards: &'a Cards) -> Result<Tables<'a>, ShardError> {
+        let manifest = Manifest::open(dir)?;
+        manifest.check_game(cards.game(), dir)?;
+        Ok(Tables {
+            dir: dir.to_owned(),
+            manifest,
+            space: Space::endgame(cards, 2 * cards.boxes()),
+            shapes: RefCell::new(HashMap::new()),
+            shards: RefCell::new(HashMap::new()),
+        })
+    }
+
+    /// The table directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The manifest.
+    pub fn manifest(&self) -> &Manifest {
+        &self.manifest
+    }
+
+    /// Whether the tables hold every position of `layer`.
+    pub fn holds(&self, layer: usize) -> bool {
+        self.manifest.layer(layer).is_some()
+    }
+}
+
+impl PositionSource for Tables<'_> {
+    fn value(&self, mover: StateId, opponent: StateId, d: i32) -> Result<f64, ShardError> {
+        let cards = self.space.cards();
+        if let Some(v) = settled(cards, mover, opponent, d) {
+            return Ok(v);
+        }
+        let layer = cards.filled(mover) + cards.filled(opponent);
+        let entry = self.manifest.layer(layer).ok_or_else(|| ShardError::MissingLayer {
+            dir: self.dir.clone(),
+            layer,
+            first: self.manifest.first_layer,
+            end: self.manifest.end_layer,
+        })?;
+        let mut shapes = self.shapes.borrow_mut();
+        let shape = shapes.entry(layer).or_insert_with(|| self.space.shape(layer));
+        let (Some(m), Some(o)) =
+            (self.space.movers(layer).position(mover), self.space.opponents(layer).position(opponent))
+        else {
+            return Err(ShardError::Mismatch { path: self.dir.clone(), what: "cards not in the tables".to_owned() });
+        };
+        let (lo, hi) = window(cards.bounds(mover), cards.bounds(opponent));
+        if !(lo..=hi).contains(&d) {
+            return Err(ShardError::Mismatch {
+                path: self.dir.clone(),
+                what: format!("difference {d} cannot occur for these cards (possible: {lo}..={hi})"),
+            });
+        }
+        let (i, shard) = entry
+            .shards
+            .iter()
+            .enumerate()
+            .find(|(_, s)| (s.mover_start..s.mover_end).contains(&m))
+            .expect("a complete layer's shards cover every mover");
+        let mut shards = self.shards.borrow_mut();
+        let values = match shards.entry((layer, i)) {
+            std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+            std::collections::hash_map::Entry::Vacant(e) => {
+                e.insert(shard::read_shard(&self.dir, cards.game(), shape, shard)?)
+            }
+        };
+        let first = shape.pair_range(shard.mover_start, 0).start;
+        Ok(values[shape.pair_range(m, o).start - first + (d - lo) as usize] as f64)
+    }
+}
+
+/// A layer solved in memory, with the space it belongs to; no layer at all where only
+/// finished games follow.
+pub struct Solved<'s, 'a, V> {
+    /// The space solved.
+    pub space: &'s Space<'a>,
+    /// The layer (its values).
+    pub layer: Option<&'s LayerValues<V>>,
+}
+
+impl<V: super::DuelValue> PositionSource for Solved<'_, '_, V> {
+    fn value(&self, mover: StateId, opponent: StateId, d: i32) -> Result<f64, ShardError> {
+        if let Some(v) = settled(self.space.cards(), mover, opponent, d) {
+            return Ok(v);
+        }
+        let value = self.layer.and_then(|layer| layer.value(self.space, mover, opponent, d));
+        value.map(|v| v.value()).ok_or_else(|| ShardError::Mismatch {
+            path: PathBuf::from("(solved in memory)"),
+            what: format!("position ({mover:?}, {opponent:?}, {d}) is not in the solved layer"),
+        })
+    }
+}
+
+/// Every choice of the mover's turn in (`mover`, `opponent`, `d`) holding `roll` with
+/// `rolls_left` rerolls, valued by the mover's winning chance, best first. `source` must
+/// hold the positions after the turn.
+pub fn advise(
+    source: &impl PositionSource,
+    cards: &Cards,
+    mover: StateId,
+    opponent: StateId,
+    d: i32,
+    roll: RollId,
+    rolls_left: u8,
+) -> Result<Vec<Valued>, ShardError> {
+    let game = cards.game();
+    let state: ScoreState = cards.index().state(mover);
+    let mut after: HashMap<(StateId, i32), f64> = HashMap::new();
+    for (_, _, mv) in cards.moves(mover) {
+        let e = -(d + mv.points as i32);
+        if let std::collections::hash_map::Entry::Vacant(slot) = after.entry((mv.next, e)) {
+            slot.insert(1.0 - source.value(opponent, mv.next, e)?);
+        }
+    }
+    let finish = |t: Transition| {
+        let next = cards.index().id(t.next).expect("a successor is a card");
+        after[&(next, -(d + t.points as i32))]
+    };
+    Ok(choice::rank(game, state, roll, rolls_left, finish))
+}

@@ -1,0 +1,342 @@
+//! Layer shards and the manifest: the one home of the two-player table format.
+//!
+//! A solved layer is cut into **shards** by contiguous ranges of mover cards (the unit the
+//! cluster solve exchanges: a rank owns movers). A shard is a [`crate::store`] file of kind
+//! [`SHARD_KIND`] whose payload is the zstd-compressed little-endian `f32` values (the
+//! mover's P(win) + ½ P(draw)) of its pairs in layer order, and whose JSON metadata says
+//! which game, layer and movers it holds, how many positions, and the raw length. The
+//! store already gives magic, version, chunk hashes and atomic writes.
+//!
+//! The **manifest** ([`MANIFEST_KIND`], `manifest.yzs` in the table directory) lists the
+//! game, the layers covered and every shard with its checksum. It is rewritten (atomically)
+//! after each finished layer, so an interrupted solve leaves a manifest that is true about
+//! what exists; `complete` turns true with the last layer.
+//!
+//! Shards carry no offset index: the order and size of every pair's window follow from the
+//! cards' bounds ([`super::Space::shape`]), which a reader recomputes and checks against
+//! the shard's position count.
+
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use super::solve::{LayerShape, LayerValues};
+use super::value::DuelValue;
+use crate::game::Game;
+use crate::store::{self, Checksum, StoreError, StoreFile};
+
+/// Store kind of a layer shard.
+pub const SHARD_KIND: &str = "duel-shard";
+/// Store kind of the manifest.
+pub const MANIFEST_KIND: &str = "duel-manifest";
+/// Version of the shard and manifest metadata and payload layout; bump it when either
+/// changes meaning, so old files are refused instead of misread.
+pub const TABLE_VERSION: u32 = 1;
+/// File name of the manifest inside a table directory.
+pub const MANIFEST_FILE: &str = "manifest.yzs";
+/// Most positions per shard (64 MiB of raw values); a shard holds at least one mover.
+pub const SHARD_POSITIONS: u64 = 1 << 24;
+/// zstd level: values far from a window's centre are runs of 0 and 1 that any level finds.
+const ZSTD_LEVEL: i32 = 3;
+
+/// Why two-player tables could not be written or read.
+#[derive(Debug, thiserror::Error)]
+pub enum ShardError {
+    /// The file itself is bad (missing, truncated, corrupt, wrong kind or version).
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// The metadata does not parse or describes something else than expected.
+    #[error("{}: {what}", .path.display())]
+    Mismatch {
+        /// The file.
+        path: PathBuf,
+        /// What differs, with the expected and found values.
+        what: String,
+    },
+    /// The compressed payload does not decompress to the declared values.
+    #[error("{}: payload does not decompress ({reason}); the shard is corrupt, solve the layer again", .path.display())]
+    Decompress {
+        /// The file.
+        path: PathBuf,
+        /// What zstd said, or the length found.
+        reason: String,
+    },
+    /// The manifest has no such layer.
+    #[error("the tables in {} do not hold layer {layer} (they hold {first}..{end})", .dir.display())]
+    MissingLayer {
+        /// The table directory.
+        dir: PathBuf,
+        /// The layer asked for.
+        layer: usize,
+        /// First layer held.
+        first: usize,
+        /// One past the last layer held.
+        end: usize,
+    },
+}
+
+/// Which game a table holds.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GameTag {
+    /// Rules name.
+    pub rules: String,
+    /// Bit mask of the boxes in play (bit i = category i in card order).
+    pub categories: u16,
+}
+
+impl GameTag {
+    /// The tag of `game`.
+    pub fn of(game: Game) -> GameTag {
+        GameTag { rules: game.rules.name().to_owned(), categories: game.categories.0 }
+    }
+}
+
+/// Metadata of one shard file.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ShardHeader {
+    /// [`TABLE_VERSION`] when written.
+    pub table_version: u32,
+    /// The game.
+    pub game: GameTag,
+    /// The layer.
+    pub layer: usize,
+    /// First mover (position in the layer's mover list) held.
+    pub mover_start: usize,
+    /// One past the last mover held.
+    pub mover_end: usize,
+    /// Opponents per mover.
+    pub opponents: usize,
+    /// Values held.
+    pub positions: u64,
+    /// What a value is.
+    pub value: String,
+    /// How the payload is compressed.
+    pub compression: String,
+}
+
+/// A shard as the manifest lists it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ShardEntry {
+    /// File name inside the table directory.
+    pub file: String,
+    /// First mover held.
+    pub mover_start: usize,
+    /// One past the last mover held.
+    pub mover_end: usize,
+    /// Values held.
+    pub positions: u64,
+    /// Store checksum of the file.
+    pub checksum: String,
+    /// File size.
+    pub bytes: u64,
+}
+
+/// A layer as the manifest lists it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LayerEntry {
+    /// The layer.
+    pub layer: usize,
+    /// Positions in the layer.
+    pub positions: u64,
+    /// Its shards, by ascending movers, covering every mover.
+    pub shards: Vec<ShardEntry>,
+}
+
+/// The manifest of a table directory.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Manifest {
+    /// [`TABLE_VERSION`] when written.
+    pub table_version: u32,
+    /// The game.
+    pub game: GameTag,
+    /// First layer the tables will hold when complete.
+    pub first_layer: usize,
+    /// One past the last layer in which someone moves.
+    pub end_layer: usize,
+    /// Whether every layer from `first_layer` on is written.
+    pub complete: bool,
+    /// Layers written so far, last layer first (the solve order).
+    pub layers: Vec<LayerEntry>,
+}
+
+impl Manifest {
+    /// An empty manifest for tables of `game` from `first_layer` to `end_layer`.
+    pub fn new(game: Game, first_layer: usize, end_layer: usize) -> Manifest {
+        Manifest {
+            table_version: TABLE_VERSION,
+            game: GameTag::of(game),
+            first_layer,
+            end_layer,
+            complete: false,
+            layers: Vec::new(),
+        }
+    }
+
+    /// Reads and checks the manifest of the table directory `dir`.
+    pub fn open(dir: &Path) -> Result<Manifest, ShardError> {
+        let path = dir.join(MANIFEST_FILE);
+        let file = StoreFile::open(&path, MANIFEST_KIND)?;
+        let manifest: Manifest = serde_json::from_value(file.metadata().clone()).map_err(|e| ShardError::Mismatch {
+            path: path.clone(),
+            what: format!("manifest metadata does not parse: {e}"),
+        })?;
+        if manifest.table_version != TABLE_VERSION {
+            return Err(ShardError::Mismatch {
+                path,
+                what: format!("table version {} but this yz reads {TABLE_VERSION}", manifest.table_version),
+            });
+        }
+        Ok(manifest)
+    }
+
+    /// Writes the manifest into `dir` atomically.
+    pub fn write(&self, dir: &Path) -> Result<Checksum, ShardError> {
+        let metadata = serde_json::to_value(self).expect("a manifest serialises");
+        Ok(store::write_atomic(&dir.join(MANIFEST_FILE), MANIFEST_KIND, &metadata, &[])?)
+    }
+
+    /// The entry of `layer`, if written.
+    pub fn layer(&self, layer: usize) -> Option<&LayerEntry> {
+        self.layers.iter().find(|l| l.layer == layer)
+    }
+
+    /// Checks that the tables are of `game`.
+    pub fn check_game(&self, game: Game, dir: &Path) -> Result<(), ShardError> {
+        if self.game != GameTag::of(game) {
+            return Err(ShardError::Mismatch {
+                path: dir.join(MANIFEST_FILE),
+                what: format!("tables of {:?}, but {:?} was asked for", self.game, GameTag::of(game)),
+            });
+        }
+        Ok(())
+    }
+}
+
+/// Writes a solved layer as shards into `dir` (compressed in parallel) and returns its
+/// manifest entry.
+pub fn write_layer<V: DuelValue>(dir: &Path, game: Game, layer: &LayerValues<V>) -> Result<LayerEntry, ShardError> {
+    let shape = &layer.shape;
+    let ranges = shard_movers(shape);
+    let shards = ranges
+        .into_par_iter()
+        .enumerate()
+        .map(|(i, (mover_start, mover_end))| {
+            let values = &layer.values[shape.pair_range(mover_start, 0).start..pair_end(shape, mover_end)];
+            let header = ShardHeader {
+                table_version: TABLE_VERSION,
+                game: GameTag::of(game),
+                layer: shape.layer,
+                mover_start,
+                mover_end,
+                opponents: shape.opponents.len(),
+                positions: values.len() as u64,
+                value: "f32 P(win) + P(draw)/2 of the mover".to_owned(),
+                compression: format!("zstd level {ZSTD_LEVEL}"),
+            };
+            let file = format!("layer-{:02}-shard-{i:05}.yzs", shape.layer);
+            let path = dir.join(&file);
+            let values: Vec<f32> = values.iter().map(|v| v.value() as f32).collect();
+            let packed = zstd::bulk::compress(store::as_bytes(&values), ZSTD_LEVEL).map_err(|e| {
+                ShardError::Decompress { path: path.clone(), reason: format!("compression failed: {e}") }
+            })?;
+            let metadata = serde_json::to_value(&header).expect("a shard header serialises");
+            let checksum = store::write_atomic(&path, SHARD_KIND, &metadata, &packed)?;
+            let bytes = std::fs::metadata(&path)
+                .map_err(|source| StoreError::Io { path: path.clone(), action: "stat", source })?
+                .len();
+            Ok(ShardEntry {
+                file,
+                mover_start,
+                mover_end,
+                positions: header.positions,
+                checksum: checksum.to_string(),
+                bytes,
+            })
+        })
+        .collect::<Result<Vec<_>, ShardError>>()?;
+    Ok(LayerEntry { layer: shape.layer, positions: shape.positions(), shards })
+}
+
+/// Reads the values of the movers `entry` holds, checking them against `shape`.
+pub fn read_shard(dir: &Path, game: Game, shape: &LayerShape, entry: &ShardEntry) -> Result<Vec<f32>, ShardError> {
+    let path = dir.join(&entry.file);
+    let file = StoreFile::open(&path, SHARD_KIND)?;
+    let mismatch = |what: String| ShardError::Mismatch { path: path.clone(), what };
+    let header: ShardHeader = serde_json::from_value(file.metadata().clone())
+        .map_err(|e| mismatch(format!("shard metadata does not parse: {e}")))?;
+    let expected_positions = (pair_end(shape, entry.mover_end) - shape.pair_range(entry.mover_start, 0).start) as u64;
+    let expected = ShardHeader {
+        table_version: TABLE_VERSION,
+        game: GameTag::of(game),
+        layer: shape.layer,
+        mover_start: entry.mover_start,
+        mover_end: entry.mover_end,
+        opponents: shape.opponents.len(),
+        positions: expected_positions,
+        value: header.value.clone(),
+        compression: header.compression.clone(),
+    };
+    if header != expected {
+        return Err(mismatch(format!("shard header {header:?} does not match the expected {expected:?}")));
+    }
+    if file.checksum().to_string() != entry.checksum {
+        return Err(mismatch(format!("checksum {} but the manifest lists {}", file.checksum(), entry.checksum)));
+    }
+    let raw_len = expected_positions as usize * 4;
+    let raw = zstd::bulk::decompress(file.payload(), raw_len)
+        .map_err(|e| ShardError::Decompress { path: path.clone(), reason: e.to_string() })?;
+    if raw.len() != raw_len {
+        return Err(ShardError::Decompress { path, reason: format!("{} bytes instead of {raw_len}", raw.len()) });
+    }
+    Ok(raw.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect())
+}
+
+/// Reads a whole layer.
+pub fn read_layer(
+    dir: &Path,
+    game: Game,
+    shape: LayerShape,
+    entry: &LayerEntry,
+) -> Result<LayerValues<f32>, ShardError> {
+    let mut values = Vec::with_capacity(shape.positions() as usize);
+    let mut next_mover = 0;
+    for shard in &entry.shards {
+        if shard.mover_start != next_mover {
+            return Err(ShardError::Mismatch {
+                path: dir.join(&shard.file),
+                what: format!("shard starts at mover {} but mover {next_mover} was expected", shard.mover_start),
+            });
+        }
+        values.extend(read_shard(dir, game, &shape, shard)?);
+        next_mover = shard.mover_end;
+    }
+    if next_mover != shape.movers.len() {
+        return Err(ShardError::Mismatch {
+            path: dir.join(MANIFEST_FILE),
+            what: format!("layer {} shards end at mover {next_mover} of {}", shape.layer, shape.movers.len()),
+        });
+    }
+    Ok(LayerValues { shape, values })
+}
+
+/// Value index one past the last pair of the movers before `mover_end`.
+fn pair_end(shape: &LayerShape, mover_end: usize) -> usize {
+    shape.offsets[mover_end * shape.opponents.len()] as usize
+}
+
+/// Contiguous mover ranges of at most [`SHARD_POSITIONS`] positions (or one mover).
+fn shard_movers(shape: &LayerShape) -> Vec<(usize, usize)> {
+    let mut ranges = Vec::new();
+    let mut start = 0;
+    while start < shape.movers.len() {
+        let first = shape.pair_range(start, 0).start as u64;
+        let mut end = start + 1;
+        while end < shape.movers.len() && pair_end(shape, end + 1) as u64 - first <= SHARD_POSITIONS {
+            end += 1;
+        }
+        ranges.push((start, end));
+        start = end;
+    }
+    ranges
+}

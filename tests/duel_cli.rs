@@ -1,0 +1,149 @@
+//! `yz duel`: solve, tables on disk, value and advice from tables or on the fly, errors.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use yz::duel::count::count_layers;
+use yz::duel::{Cards, Space};
+use yz::game::{CategorySet, Game, Rules};
+
+fn yz(data: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_yz")).arg("--data").arg(data).args(args).output().expect("yz runs")
+}
+
+fn json(out: &Output) -> serde_json::Value {
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).expect("JSON output")
+}
+
+fn fails_with(data: &Path, args: &[&str], needle: &str) {
+    let out = yz(data, args);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+    assert_eq!(stderr.trim_end().lines().count(), 1, "{args:?}: {stderr}");
+    assert!(stderr.contains(needle), "{args:?}: {stderr}");
+}
+
+fn value(data: &Path, extra: &[&str]) -> f64 {
+    let mut args = vec!["--json", "duel", "value", "--first", "4"];
+    args.extend_from_slice(extra);
+    json(&yz(data, &args))["value"].as_f64().unwrap()
+}
+
+#[test]
+fn count_matches_the_library() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = json(&yz(dir.path(), &["--json", "duel", "count", "--first", "4"]));
+    let cards = Cards::new(Game { rules: Rules::Official, categories: CategorySet::first(4) });
+    let positions: u64 = count_layers(&Space::whole_game(&cards)).iter().map(|l| l.positions).sum();
+    assert_eq!(out["positions"].as_u64(), Some(positions));
+}
+
+#[test]
+fn solve_then_value_and_advice_from_tables_and_on_the_fly() {
+    let dir = tempfile::tempdir().unwrap();
+    let solved = json(&yz(dir.path(), &["--json", "duel", "solve", "--first", "4"]));
+    let (v, win, draw, lose) = ["value", "p_win", "p_draw", "p_lose"].map(|k| solved[k].as_f64().unwrap()).into();
+    assert!((win + draw + lose - 1.0).abs() < 1e-5 && (win + draw / 2.0 - v).abs() < 1e-6, "{solved}");
+    assert!(v > 0.45 && v < 0.5, "the second player's information is worth something: {v}");
+    // From the tables just written, then with no tables at all (solved below the position).
+    let from_tables = value(dir.path(), &["--me", "", "--opp", ""]);
+    assert!((from_tables - v).abs() < 1e-6, "{from_tables} vs {v}");
+    let empty = tempfile::tempdir().unwrap();
+    let on_the_fly = value(empty.path(), &["--me", "", "--opp", ""]);
+    assert_eq!(on_the_fly, from_tables);
+    // A later position: the second player to move, one box each way, both sources agree.
+    let args = ["--me", "", "--opp", "fours=12"];
+    assert_eq!(value(dir.path(), &args), value(empty.path(), &args));
+    let advise = |data: &Path, rolls_left: &str| {
+        json(&yz(
+            data,
+            &[
+                "--json",
+                "duel",
+                "advise",
+                "--first",
+                "4",
+                "--me",
+                "",
+                "--opp",
+                "fours=12",
+                "--dice",
+                "4,4,4,1,2",
+                "--rolls-left",
+                rolls_left,
+            ],
+        ))
+    };
+    let keeps = advise(dir.path(), "2");
+    assert_eq!(keeps, advise(empty.path(), "2"));
+    let options = keeps["options"].as_array().unwrap();
+    assert_eq!(options[0]["keep"], serde_json::json!([4, 4, 4]), "{keeps}");
+    assert_eq!(options[0]["gap"].as_f64(), Some(0.0));
+    let boxes = advise(dir.path(), "0");
+    let options = boxes["options"].as_array().unwrap();
+    assert_eq!(options.len(), 4);
+    assert!(options.windows(2).all(|w| w[0]["value"].as_f64() >= w[1]["value"].as_f64()));
+}
+
+#[test]
+fn endgame_tables_answer_late_positions() {
+    let dir = tempfile::tempdir().unwrap();
+    let solved = json(&yz(dir.path(), &["--json", "duel", "solve", "--first", "4", "--max-empty", "3"]));
+    assert_eq!(solved["first_layer"].as_u64(), Some(5));
+    let args = ["--me", "ones=2,twos=4", "--opp", "ones=3,twos=6,threes=9"];
+    let empty = tempfile::tempdir().unwrap();
+    assert_eq!(value(dir.path(), &args), value(empty.path(), &args));
+}
+
+#[test]
+fn corrupt_shards_and_bad_positions_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let tables = dir.path().join("t");
+    json(&yz(dir.path(), &["--json", "duel", "solve", "--first", "3", "--out", tables.to_str().unwrap()]));
+    let t = tables.to_str().unwrap();
+    let start = ["duel", "value", "--first", "3", "--me", "", "--opp", "", "--tables", t];
+    let shard = tables.join("layer-00-shard-00000.yzs");
+    let mut bytes = std::fs::read(&shard).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 0x40;
+    std::fs::write(&shard, &bytes).unwrap();
+    fails_with(dir.path(), &start, "layer-00-shard-00000.yzs");
+    std::fs::write(&shard, &bytes[..100]).unwrap();
+    fails_with(dir.path(), &start, "layer-00-shard-00000.yzs");
+    std::fs::write(tables.join("manifest.yzs"), b"not a manifest").unwrap();
+    fails_with(dir.path(), &start, "manifest.yzs");
+    let d = dir.path();
+    fails_with(
+        d,
+        &["duel", "value", "--first", "3", "--me", "twos=4", "--opp", ""],
+        "as many as the opponent or one fewer",
+    );
+    fails_with(d, &["duel", "value", "--first", "3", "--me", "", "--opp", "", "--diff", "7"], "--diff 7 cannot occur");
+    fails_with(d, &["duel", "value", "--first", "3", "--me", "ones=7", "--opp", ""], "--me");
+    fails_with(d, &["duel", "solve"], "choose a truncated game");
+    fails_with(
+        d,
+        &["duel", "advise", "--first", "3", "--me", "", "--opp", "", "--dice", "1,2,3", "--rolls-left", "0"],
+        "dice",
+    );
+}
+
+/// A table directory of the first format version, made by
+/// `yz duel solve --first 2 --out tests/data/duel-official-0003-start`, still loads and
+/// still holds the values a solve gives now.
+#[test]
+fn format_version_1_fixture_loads() {
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/duel-official-0003-start");
+    let empty = tempfile::tempdir().unwrap();
+    let f = fixture.to_str().unwrap();
+    for (me, opp) in [("", ""), ("", "ones=2"), ("twos=4", "ones=1")] {
+        let stored = json(&yz(
+            empty.path(),
+            &["--json", "duel", "value", "--first", "2", "--me", me, "--opp", opp, "--tables", f],
+        ));
+        let fresh = json(&yz(empty.path(), &["--json", "duel", "value", "--first", "2", "--me", me, "--opp", opp]));
+        assert_eq!(stored["value"], fresh["value"], "{me:?} vs {opp:?}");
+        assert!(stored["source"].as_str().unwrap().starts_with("tables"));
+    }
+}
