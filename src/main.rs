@@ -28,6 +28,9 @@ enum Command {
     /// Single player: maximum expected score.
     #[command(subcommand)]
     Solo(cli::solo::SoloCommand),
+    /// Play for a target score: max P(final total >= S).
+    #[command(subcommand)]
+    Targets(cli::targets::TargetsCommand),
     /// Two players: maximum winning chance.
     #[command(subcommand)]
     Duel(cli::duel::DuelCommand),
@@ -67,6 +70,7 @@ fn run(cli: Cli) -> Result<()> {
     let data = data_dir(cli.data);
     match cli.command {
         Command::Solo(command) => cli::solo::run(command, &data, cli.json),
+        Command::Targets(command) => cli::targets::run(command, &data, cli.json),
         Command::Duel(command) => cli::duel::run(command, &data, cli.json),
     }
 }

@@ -5,5 +5,8 @@ mod cli;
 mod duel_brute_force;
 mod duel_cli;
 mod golden;
+mod payoff;
 mod solo;
+mod targets;
+mod targets_brute_force;
 mod turn_brute_force;

@@ -1,7 +1,9 @@
 //! The `yz` subcommands, one module per family, and what they share.
 
 pub mod duel;
+pub mod plot;
 pub mod solo;
+pub mod targets;
 
 use anyhow::Result;
 use clap::Args;

@@ -1,5 +1,9 @@
 //! Score-distribution tables: per state, the maximum probability of reaching every score.
 
+pub mod advise;
+pub mod payoff;
 pub mod solve;
+pub mod table;
 
 pub use solve::{Curve, TargetCurves, solve};
+pub use table::{TargetTable, TargetTableError, open_or_solve};

@@ -12,8 +12,8 @@ use rayon::prelude::*;
 
 use crate::game::category::{ALL_CATEGORIES, Category};
 use crate::game::rules::{UPPER_BONUS, YAHTZEE_BONUS};
-use crate::game::{Game, RollId, ScoreState, StateId, StateIndex};
-use crate::turn::lanes::{BLOCK, Lane, max_of_plus};
+use crate::game::{Game, NUM_ROLLS, RollId, ScoreState, StateId, StateIndex};
+use crate::turn::lanes::{BLOCK, Lane, lane_max};
 use crate::turn::simd::{self, SimdWork};
 use crate::turn::{RollScorer, TurnBuffer};
 
@@ -134,7 +134,8 @@ pub fn solve<T: Lane>(game: Game) -> TargetCurves<T> {
     TargetCurves { index, curves }
 }
 
-/// One state's turn with lanes over thresholds 1..=H.
+/// One state's turn with lanes over thresholds 1..=H, H the most points the state can
+/// still make (the largest threshold any successor leaves within reach).
 struct StateTurn<'a, T, F> {
     game: Game,
     state: ScoreState,
@@ -148,32 +149,36 @@ impl<'a, T: Lane, F: Fn(ScoreState) -> &'a Curve<T>> SimdWork for StateTurn<'a, 
     #[inline(always)]
     fn run(self) -> Curve<T> {
         let StateTurn { game, state, curve_of, buffer } = self;
-        let horizon = max_future_points(game, state) as usize;
-        let lanes = horizon.div_ceil(BLOCK) * BLOCK;
-        buffer.set_lanes(lanes);
-        // Each successor curve laid out densely from threshold 1 − MAX_POINTS to `lanes`, so
-        // that a shift by p points is a slice starting at MAX_POINTS − p.
         // A successor is known by its box, upper total and Yahtzee flag.
         let successor_key =
             |c: Category, next: ScoreState| c.index() * 128 + next.upper_total as usize * 2 + next.yahtzee_50 as usize;
         let mut slot_of_key = [u16::MAX; 13 * 128];
-        let mut successors: Vec<Vec<T>> = Vec::new();
-        let mut plan: Vec<[(u16, u16); 13]> = vec![[(u16::MAX, 0); 13]; RollId::all().count()];
+        let mut successors: Vec<&Curve<T>> = Vec::new();
+        let mut plan = [[(u16::MAX, 0u16); 13]; NUM_ROLLS];
+        let mut horizon = 0;
         for roll in RollId::all() {
             for c in state.filled.complement().iter() {
                 let Some(t) = state.score(game, c, roll) else { continue };
                 let key = successor_key(c, t.next);
                 if slot_of_key[key] == u16::MAX {
-                    let curve = curve_of(t.next);
-                    let shifted = (0..MAX_POINTS + lanes).map(|i| curve.at(i as i64 + 1 - MAX_POINTS as i64)).collect();
                     slot_of_key[key] = successors.len() as u16;
-                    successors.push(shifted);
+                    successors.push(curve_of(t.next));
                 }
+                let next = successors[slot_of_key[key] as usize];
+                horizon = horizon.max(t.points as usize + next.first as usize - 1 + next.values.len());
                 plan[roll.0 as usize][c.index()] = (slot_of_key[key], t.points as u16);
             }
         }
-        let scorer = CurveScorer { successors: &successors, plan: &plan, lanes };
+        // Beyond the horizon every lane would be 0, the value the curve leaves implicit.
+        let lanes = horizon.div_ceil(BLOCK) * BLOCK;
+        let stride = MAX_POINTS + lanes;
+        let mut rows = vec![T::ZERO; successors.len() * stride];
+        for (row, curve) in rows.chunks_exact_mut(stride).zip(&successors) {
+            pad(curve, row);
+        }
+        let scorer = CurveScorer { rows: &rows, stride, plan: &plan, lanes };
         let mut dense = vec![T::ZERO; lanes];
+        buffer.set_lanes(lanes);
         buffer.solve(&scorer, &mut dense);
         dense.truncate(horizon);
         Curve::from_dense(&dense)
@@ -184,26 +189,66 @@ impl<'a, T: Lane, F: Fn(ScoreState) -> &'a Curve<T>> SimdWork for StateTurn<'a, 
 /// the upper bonus, rounded up.
 const MAX_POINTS: usize = 256;
 
+/// Writes `curve` at thresholds `1 − MAX_POINTS, 2 − MAX_POINTS, …` to `row`: ones, the
+/// stored values, zeros, so that a shift by `p` points is the slice from `MAX_POINTS − p`.
+fn pad<T: Lane>(curve: &Curve<T>, row: &mut [T]) {
+    let ones = (MAX_POINTS + curve.first as usize - 1).min(row.len());
+    row[..ones].fill(T::from_f64(1.0));
+    let values = &curve.values[..curve.values.len().min(row.len() - ones)];
+    row[ones..ones + values.len()].copy_from_slice(values);
+    row[ones + values.len()..].fill(T::ZERO);
+}
+
 struct CurveScorer<'a, T> {
-    successors: &'a [Vec<T>],
-    /// Per roll and box: (successor slot, points), slot `u16::MAX` where the box is closed.
-    plan: &'a [[(u16, u16); 13]],
+    /// The successors' padded curves, `stride` lanes each.
+    rows: &'a [T],
+    stride: usize,
+    /// Per roll and box: (successor row, points), row `u16::MAX` where the box is closed.
+    plan: &'a [[(u16, u16); 13]; NUM_ROLLS],
     lanes: usize,
 }
 
 impl<T: Lane> RollScorer<T> for CurveScorer<'_, T> {
     #[inline(always)]
     fn score(&self, roll: RollId, out: &mut [T]) {
-        let mut terms: [(&[T], T); 13] = [(&[], T::ZERO); 13];
+        let mut sources: [&[T]; 13] = [&[]; 13];
         let mut count = 0;
-        for &(slot, points) in &self.plan[roll.0 as usize] {
-            if slot != u16::MAX {
-                let start = MAX_POINTS - points as usize;
-                terms[count] = (&self.successors[slot as usize][start..start + self.lanes], T::ZERO);
+        for &(row, points) in &self.plan[roll.0 as usize] {
+            if row != u16::MAX {
+                let start = row as usize * self.stride + MAX_POINTS - points as usize;
+                sources[count] = &self.rows[start..start + self.lanes];
                 count += 1;
             }
         }
-        max_of_plus(out, &terms[..count]);
+        max_of_rows(out, &sources[..count]);
+    }
+}
+
+/// Lanes the scoring maximum keeps in registers at once: four AVX2 vectors of `f32`, so
+/// that four independent chains of maxima hide the instruction latency.
+const WIDE: usize = 4 * BLOCK;
+
+/// `dst[i] = max over rows of row[i]`, in row order, `WIDE` lanes at a time.
+///
+/// # Panics
+/// If `rows` is empty or a row is shorter than `dst`.
+#[inline(always)]
+fn max_of_rows<T: Lane>(dst: &mut [T], rows: &[&[T]]) {
+    let mut start = 0;
+    while start + WIDE <= dst.len() {
+        let mut acc = [T::ZERO; WIDE];
+        acc.copy_from_slice(&rows[0][start..start + WIDE]);
+        for row in &rows[1..] {
+            let row = &row[start..start + WIDE];
+            for k in 0..WIDE {
+                acc[k] = lane_max(acc[k], row[k]);
+            }
+        }
+        dst[start..start + WIDE].copy_from_slice(&acc);
+        start += WIDE;
+    }
+    for (i, out) in dst.iter_mut().enumerate().skip(start) {
+        *out = rows[1..].iter().fold(rows[0][i], |best, row| lane_max(best, row[i]));
     }
 }
 
@@ -240,5 +285,18 @@ mod tests {
         assert!(curves.start().mean() >= solo.start_value());
         let as_f32 = solve::<f32>(game);
         assert!((as_f32.start().mean() - curves.start().mean()).abs() < 1e-4);
+    }
+
+    #[test]
+    fn wide_maximum_matches_the_scalar_one_on_odd_lengths() {
+        for len in [0, 5, WIDE - 1, WIDE, 2 * WIDE + 3, 77] {
+            let rows: Vec<Vec<f32>> =
+                (0..5).map(|r| (0..len).map(|i| ((i * 7 + r * 13) % 11) as f32 * 0.1).collect()).collect();
+            let refs: Vec<&[f32]> = rows.iter().map(Vec::as_slice).collect();
+            let mut wide = vec![0.0; len];
+            max_of_rows(&mut wide, &refs);
+            let scalar: Vec<f32> = (0..len).map(|i| rows.iter().map(|r| r[i]).fold(f32::MIN, f32::max)).collect();
+            assert_eq!(wide, scalar, "length {len}");
+        }
     }
 }

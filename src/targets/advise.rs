@@ -1,0 +1,181 @@
+//! Play for a target: every keep or box of a position ranked by the probability of ending
+//! the game with at least a given final total.
+//!
+//! The turn runs on one `f32` lane, the threshold still needed, through the same kernel and
+//! in the same order of operations as the solve, so the numbers are the ones the table was
+//! built from: the best keep of each first roll, weighted by its probability, sums to the
+//! table's value at the start of the turn.
+
+use serde::Serialize;
+
+use super::solve::Curve;
+use super::table::{TargetTable, TargetTableError};
+use crate::game::{Card, Category, Game, KeepId, NUM_ROLLS, RollId, ScoreState};
+use crate::solo::Choice;
+use crate::solo::advise::faces;
+use crate::turn::TurnBuffer;
+use crate::turn::lanes::lane_max;
+
+/// One ranked choice.
+#[derive(Clone, Copy, Debug)]
+pub struct TargetRanked {
+    /// The choice.
+    pub choice: Choice,
+    /// Points the box earns now, bonuses included (for [`Choice::Score`]).
+    pub points: Option<u32>,
+    /// Probability of a final total of at least the target after this choice, playing for
+    /// the target from then on.
+    pub probability: f32,
+    /// How much less likely than the best choice (0 for the best).
+    pub gap: f32,
+}
+
+/// A ranking in JSON form.
+#[derive(Clone, Debug, Serialize)]
+pub struct TargetRankedJson {
+    /// `keep` or `score`.
+    pub action: &'static str,
+    /// Dice kept (for a keep).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub keep: Option<Vec<u8>>,
+    /// Box scored (for a score).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub category: Option<&'static str>,
+    /// Points earned now (for a score).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub points: Option<u32>,
+    /// Probability of reaching the target.
+    pub probability: f32,
+    /// Gap to the best.
+    pub gap: f32,
+}
+
+impl TargetRanked {
+    /// The JSON form of this choice.
+    pub fn to_json(&self) -> TargetRankedJson {
+        let (action, keep, category) = match self.choice {
+            Choice::Keep(keep) => ("keep", Some(faces(keep)), None),
+            Choice::Score(category) => ("score", None, Some(category.name())),
+        };
+        TargetRankedJson { action, keep, category, points: self.points, probability: self.probability, gap: self.gap }
+    }
+}
+
+/// Why a position cannot be advised or valued.
+#[derive(Debug, thiserror::Error)]
+pub enum TargetAdviseError {
+    /// Rerolls left outside 0..=2.
+    #[error("rolls left must be 0, 1 or 2 (rerolls still allowed this turn); got {0}")]
+    RollsLeft(u8),
+    /// Nothing left to play.
+    #[error("every box of the card is filled: the game is over")]
+    GameOver,
+    /// The table is not for this game.
+    #[error("the target table was made for {found}, not {expected}")]
+    WrongGame {
+        /// The game asked about: rules and boxes.
+        expected: String,
+        /// The table's game.
+        found: String,
+    },
+    /// The table could not be read.
+    #[error(transparent)]
+    Table(#[from] TargetTableError),
+}
+
+/// The points the future must still bring for a final total of at least `target` from
+/// `card`: the threshold to look up in a curve.
+pub fn needed(card: &Card, target: i64) -> i64 {
+    target - i64::from(card.points())
+}
+
+/// P(final total ≥ `target`) from the start of a turn with `card`, playing for the target:
+/// the curve of the card's state at `target` minus the points on the card. A finished card
+/// gives 1 or 0.
+pub fn probability(table: &TargetTable, game: Game, card: &Card, target: i64) -> Result<f32, TargetAdviseError> {
+    check_game(table, game)?;
+    Ok(table.probability(card.state(game), needed(card, target))?)
+}
+
+/// Ranks every choice of the position `card`, `roll`, `rolls_left` rerolls still allowed,
+/// by the probability of a final total of at least `target`: every distinct keep when
+/// `rolls_left` is 1 or 2, every open box when it is 0. Best first; ties keep card order
+/// (boxes) or keep order.
+pub fn advise(
+    table: &TargetTable,
+    game: Game,
+    card: &Card,
+    roll: RollId,
+    rolls_left: u8,
+    target: i64,
+) -> Result<Vec<TargetRanked>, TargetAdviseError> {
+    if rolls_left > 2 {
+        return Err(TargetAdviseError::RollsLeft(rolls_left));
+    }
+    check_game(table, game)?;
+    let state = card.state(game);
+    if state.is_terminal() {
+        return Err(TargetAdviseError::GameOver);
+    }
+    let need = needed(card, target);
+    // The probability after scoring `r` in `c`, by box and roll; a turn has a few dozen
+    // distinct successors, each looked up once.
+    let mut reader = table.reader();
+    let mut curves: Vec<(ScoreState, Curve<f32>)> = Vec::new();
+    let mut after_scoring = |c: Category, r: RollId| -> Result<Option<(u32, f32)>, TargetTableError> {
+        let Some(t) = state.score(game, c, r) else { return Ok(None) };
+        let position = match curves.iter().position(|(s, _)| *s == t.next) {
+            Some(position) => position,
+            None => {
+                curves.push((t.next, reader.curve(t.next)?));
+                curves.len() - 1
+            }
+        };
+        Ok(Some((t.points, curves[position].1.at(need - i64::from(t.points)))))
+    };
+    let mut options: Vec<(Choice, Option<u32>, f32)> = Vec::new();
+    if rolls_left == 0 {
+        for c in state.filled.complement().iter() {
+            if let Some((points, p)) = after_scoring(c, roll)? {
+                options.push((Choice::Score(c), Some(points), p));
+            }
+        }
+    } else {
+        let mut best = [0f32; NUM_ROLLS];
+        for r in RollId::all() {
+            let mut found: Option<f32> = None;
+            for c in state.filled.complement().iter() {
+                if let Some((_, p)) = after_scoring(c, r)? {
+                    found = Some(found.map_or(p, |best| lane_max(best, p)));
+                }
+            }
+            best[r.0 as usize] = found.unwrap_or(0.0);
+        }
+        let mut turn = TurnBuffer::<f32>::new(1);
+        turn.score_rolls(&|r: RollId, out: &mut [f32]| out[0] = best[r.0 as usize]);
+        turn.average_keeps();
+        if rolls_left == 2 {
+            turn.choose_keeps();
+            turn.average_keeps();
+        }
+        options.extend(KeepId::all().filter(|k| k.is_within(roll)).map(|k| (Choice::Keep(k), None, turn.keep(k)[0])));
+    }
+    let mut ranked: Vec<TargetRanked> = options
+        .into_iter()
+        .map(|(choice, points, probability)| TargetRanked { choice, points, probability, gap: 0.0 })
+        .collect();
+    ranked.sort_by(|a, b| b.probability.total_cmp(&a.probability));
+    let best = ranked.first().map_or(0.0, |r| r.probability);
+    for r in &mut ranked {
+        r.gap = best - r.probability;
+    }
+    Ok(ranked)
+}
+
+fn check_game(table: &TargetTable, game: Game) -> Result<(), TargetAdviseError> {
+    let describe = |game: Game| format!("{} rules with boxes {}", game.rules, game.categories.names().join(","));
+    if table.game() != game {
+        return Err(TargetAdviseError::WrongGame { expected: describe(game), found: describe(table.game()) });
+    }
+    Ok(())
+}
