@@ -93,7 +93,7 @@ fn the_result_does_not_depend_on_the_thread_count() {
 /// opponent is our optimal strategy, which settles ties between equally good moves by a
 /// fixed rule and so may differ from Glenn's in its distribution, though not in its mean.
 #[test]
-#[ignore = "full game, ~N s; run scripts/long-tests"]
+#[ignore = "full game, ~80 s; run scripts/long-tests"]
 fn the_best_reply_to_the_optimal_player_wins_about_0_503() {
     let game = Game::full(Rules::Official);
     let solution = solve(game);

@@ -270,9 +270,10 @@ fn curves_fall_from_one_and_dominate_optimal_play() {
 }
 
 /// The full game. The mean of the start curve, Σ over s ≥ 1 of max P(score ≥ s), is what
-/// Pawlewicz reports as 264.449 (§3.3); we get 264.4781, and the gap is under investigation.
+/// Pawlewicz reports as 264.449 (§4.1, EvalEMP3); we get 264.478143 in `f64`. The gap is
+/// under investigation, so the test holds our value, not his.
 #[test]
-#[ignore = "full game, ~N s; run scripts/long-tests"]
+#[ignore = "full game, ~210 s; run scripts/long-tests"]
 fn full_game_curves_fall_from_one_and_dominate_optimal_play() {
     let game = Game::full(Rules::Official);
     let started = std::time::Instant::now();
