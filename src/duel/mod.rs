@@ -4,7 +4,7 @@
 //! - [`cards`]: a player's card and the bounds that decide which differences are positions;
 //! - [`count`]: exact position counts by layer, without enumerating pairs;
 //! - [`value`]: the lane types (winning chance, and with the draw probability);
-//! - [`solve`]: the backward sweep;
+//! - [`solve`](mod@solve): the backward sweep;
 //! - [`shard`]: layer shards and the manifest, the table format;
 //! - [`advise`]: a position's value and its choices ranked, from tables or a solve;
 //! - [`plan`]: memory, traffic and core-hours of a solve before running it.
