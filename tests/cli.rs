@@ -3,12 +3,13 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
-fn yz(data: &Path, args: &[&str]) -> Output {
+/// Runs `yz --data DATA ARGS` (shared by the CLI tests of every command family).
+pub fn yz(data: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_yz")).arg("--data").arg(data).args(args).output().expect("yz runs")
 }
 
 /// Runs a command that must fail with status 2 and one line on stderr containing `needle`.
-fn fails_with(data: &Path, args: &[&str], needle: &str) {
+pub fn fails_with(data: &Path, args: &[&str], needle: &str) {
     let out = yz(data, args);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
@@ -16,7 +17,8 @@ fn fails_with(data: &Path, args: &[&str], needle: &str) {
     assert!(stderr.contains(needle), "{args:?}: {stderr}");
 }
 
-fn json(out: &Output) -> serde_json::Value {
+/// The JSON a successful command printed.
+pub fn json(out: &Output) -> serde_json::Value {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     serde_json::from_slice(&out.stdout).expect("JSON output")
 }

@@ -1,28 +1,12 @@
 //! `yz duel`: solve, tables on disk, value and advice from tables or on the fly, errors.
 
 use std::path::Path;
-use std::process::{Command, Output};
+
+use super::cli::{fails_with, json, yz};
 
 use yz::duel::count::count_layers;
 use yz::duel::{Cards, Space};
 use yz::game::{CategorySet, Game, Rules};
-
-fn yz(data: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_yz")).arg("--data").arg(data).args(args).output().expect("yz runs")
-}
-
-fn json(out: &Output) -> serde_json::Value {
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    serde_json::from_slice(&out.stdout).expect("JSON output")
-}
-
-fn fails_with(data: &Path, args: &[&str], needle: &str) {
-    let out = yz(data, args);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
-    assert_eq!(stderr.trim_end().lines().count(), 1, "{args:?}: {stderr}");
-    assert!(stderr.contains(needle), "{args:?}: {stderr}");
-}
 
 fn value(data: &Path, extra: &[&str]) -> f64 {
     let mut args = vec!["--json", "duel", "value", "--first", "4"];

@@ -2,7 +2,8 @@
 //! advisor against the curves, and the `yz targets` commands.
 
 use std::path::Path;
-use std::process::{Command, Output};
+
+use super::cli::{fails_with, json, yz};
 
 use yz::game::{Card, Category, CategorySet, Game, KeepId, RollId, Rules, ScoreState, StateId, parse_dice};
 use yz::solo::Choice;
@@ -211,24 +212,6 @@ fn advice_agrees_with_the_curves() {
     assert!(matches!(advise::advise(&table, game, &full, roll, 0, target), Err(TargetAdviseError::GameOver)));
     assert_eq!(advise::probability(&table, game, &full, 21).unwrap(), 1.0);
     assert_eq!(advise::probability(&table, game, &full, 22).unwrap(), 0.0);
-}
-
-fn yz(data: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_yz")).arg("--data").arg(data).args(args).output().expect("yz runs")
-}
-
-fn json(out: &Output) -> serde_json::Value {
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    serde_json::from_slice(&out.stdout).expect("JSON output")
-}
-
-/// Runs a command that must fail with status 2 and one line on stderr containing `needle`.
-fn fails_with(data: &Path, args: &[&str], needle: &str) {
-    let out = yz(data, args);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
-    assert_eq!(stderr.trim_end().lines().count(), 1, "{args:?}: {stderr}");
-    assert!(stderr.contains(needle), "{args:?}: {stderr}");
 }
 
 /// Runs `yz --json targets ARGS --first 6` (the upper-section game).
