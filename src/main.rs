@@ -45,6 +45,7 @@ fn data_dir(flag: Option<PathBuf>) -> PathBuf {
 }
 
 fn main() -> ExitCode {
+    die_quietly_on_closed_pipe();
     let stderr_is_terminal = std::io::stderr().is_terminal();
     tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
@@ -58,6 +59,16 @@ fn main() -> ExitCode {
             eprintln!("error: {}", one_line(&error));
             ExitCode::from(2)
         }
+    }
+}
+
+/// `yz … | head` closes stdout early: end the process as other command-line tools do,
+/// instead of the Rust default (ignore SIGPIPE, then panic on the failed print).
+fn die_quietly_on_closed_pipe() {
+    #[cfg(unix)]
+    // SAFETY: restores the default action of one signal before any thread is started.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
 }
 

@@ -103,3 +103,25 @@ fn format_version_1_table_still_loads() {
     });
     assert_eq!(value["expected_final"].as_f64(), Some(fresh.start_value()));
 }
+
+#[test]
+fn a_reader_that_stops_early_ends_yz_without_a_panic() {
+    use std::io::{BufRead, BufReader};
+    use std::process::Stdio;
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_yz"))
+        .arg("--data")
+        .arg(dir.path())
+        .args(["duel", "count", "--first", "8"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("yz runs");
+    let mut first_line = String::new();
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut first_line).unwrap();
+    assert!(first_line.starts_with("rules"), "{first_line}");
+    // The reader is gone: the rest of the table goes to a closed pipe.
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}
