@@ -25,6 +25,7 @@
 
 pub mod duel;
 pub mod game;
+pub mod oneturn;
 pub mod solo;
 pub mod store;
 pub mod targets;

@@ -34,6 +34,10 @@ enum Command {
     /// Two players: maximum winning chance.
     #[command(subcommand)]
     Duel(cli::duel::DuelCommand),
+    /// One turn played for one pattern (yahtzee, full-house, straights, n-of-a-kind, or a
+    /// multiplicity pattern such as 011), any faces, dice and rolls: the best chance, every
+    /// state's value after each roll, and the best keeps.
+    Turn(cli::turn::TurnArgs),
 }
 
 fn data_dir(flag: Option<PathBuf>) -> PathBuf {
@@ -83,5 +87,6 @@ fn run(cli: Cli) -> Result<()> {
         Command::Solo(command) => cli::solo::run(command, &data, cli.json),
         Command::Targets(command) => cli::targets::run(command, &data, cli.json),
         Command::Duel(command) => cli::duel::run(command, &data, cli.json),
+        Command::Turn(args) => cli::turn::run(args, cli.json),
     }
 }

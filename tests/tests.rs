@@ -5,6 +5,7 @@ mod cli;
 mod duel_brute_force;
 mod duel_cli;
 mod golden;
+mod oneturn;
 mod payoff;
 mod solo;
 mod targets;

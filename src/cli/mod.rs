@@ -4,6 +4,7 @@ pub mod duel;
 pub mod plot;
 pub mod solo;
 pub mod targets;
+pub mod turn;
 
 use anyhow::Result;
 use clap::Args;
