@@ -7,6 +7,7 @@ mod duel_cli;
 mod golden;
 mod payoff;
 mod solo;
+mod strategy;
 mod targets;
 mod targets_brute_force;
 mod turn_brute_force;
