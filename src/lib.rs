@@ -2,8 +2,9 @@
 //!
 //! One turn dynamic program ([`turn`]), generic over what a state's value is, carries every
 //! solver: [`solo`] solves the single-player game for maximum expected score with lanes
-//! over the upper total. [`game`] models dice, boxes, rules and score states; [`store`] is
-//! the checked file format every table uses.
+//! over the upper total. [`strategy`] names the papers' other strategies, evaluated exactly
+//! by the same forward analysis. [`game`] models dice, boxes, rules and score states;
+//! [`store`] is the checked file format every table uses.
 //!
 //! ```
 //! use yz::game::{Card, CategorySet, Game, Rules, parse_dice};
@@ -28,5 +29,6 @@ pub mod game;
 pub mod oneturn;
 pub mod solo;
 pub mod store;
+pub mod strategy;
 pub mod targets;
 pub mod turn;

@@ -34,6 +34,9 @@ enum Command {
     /// Two players: maximum winning chance.
     #[command(subcommand)]
     Duel(cli::duel::DuelCommand),
+    /// The papers' strategies, from the novice's to the optimal, evaluated exactly.
+    #[command(subcommand)]
+    Strategy(cli::strategy::StrategyCommand),
     /// One turn played for one pattern (yahtzee, full-house, straights, n-of-a-kind, or a
     /// multiplicity pattern such as 011), any faces, dice and rolls: the best chance, every
     /// state's value after each roll, and the best keeps.
@@ -87,6 +90,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::Solo(command) => cli::solo::run(command, &data, cli.json),
         Command::Targets(command) => cli::targets::run(command, &data, cli.json),
         Command::Duel(command) => cli::duel::run(command, &data, cli.json),
+        Command::Strategy(command) => cli::strategy::run(command, cli.json),
         Command::Turn(args) => cli::turn::run(args, cli.json),
     }
 }

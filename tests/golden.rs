@@ -65,3 +65,24 @@ pub const GLENN_BELOW_50: &str = "6.661782e-12";
 /// The optimal chance of a Yahtzee in one turn of three rolls: 2,783,176 / 6^10.
 /// Source: whuber (seed 002).
 pub const YAHTZEE_IN_ONE_TURN: f64 = 2_783_176.0 / 60_466_176.0;
+
+/// Exact average scores of Glenn's other solitaire strategies, two decimals. Source: Glenn
+/// 2007 (seed 000) §III-C, Table VII (the two strategies from his genetic algorithm aside).
+pub mod table_vii {
+    /// "Yahtzee Bonus", the novice (§III-A).
+    pub const NOVICE: f64 = 170.45;
+    /// Rule-based, Tables V and VI.
+    pub const RULES: f64 = 218.18;
+    /// Greedy, anchor values all 0.
+    pub const GREEDY: f64 = 218.54;
+    /// Category means heuristic, Eq. 12.
+    pub const MEANS: f64 = 225.40;
+    /// Eq. 13 iterated from Eq. 12, rounds 0 to 3 (§III-B.1; Table VII lists round 1).
+    pub const MEANS_ITER: [f64; 4] = [225.40, 236.56, 232.27, 235.79];
+    /// Category means heuristic with variances.
+    pub const MEANS_VAR: f64 = 241.94;
+    /// Upper and lower heuristic, Eq. 14.
+    pub const UPPER_LOWER: f64 = 250.41;
+    /// Optimal.
+    pub const OPTIMAL: f64 = 254.59;
+}

@@ -8,6 +8,7 @@ mod golden;
 mod oneturn;
 mod payoff;
 mod solo;
+mod strategy;
 mod targets;
 mod targets_brute_force;
 mod turn_brute_force;

@@ -1,8 +1,10 @@
 //! The `yz` subcommands, one module per family, and what they share.
 
+pub mod analysis;
 pub mod duel;
 pub mod plot;
 pub mod solo;
+pub mod strategy;
 pub mod targets;
 pub mod turn;
 

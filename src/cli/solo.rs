@@ -134,7 +134,11 @@ pub fn run(command: SoloCommand, data: &Path, as_json: bool) -> Result<()> {
             if let Some(path) = &plot {
                 super::plot::score_distribution(path, game, analysis.distribution())?;
             }
-            print_stats(game, &analysis, seconds, as_json);
+            if as_json {
+                print_json(super::analysis::to_json(game, &analysis, seconds));
+            } else {
+                super::analysis::print(game, &analysis, seconds);
+            }
         }
         SoloCommand::Beat { game, opponent } => {
             let game = game.game()?;
@@ -185,68 +189,6 @@ pub fn run(command: SoloCommand, data: &Path, as_json: bool) -> Result<()> {
         }
     }
     Ok(())
-}
-
-/// Percentiles and thresholds of the final score that `solo stats` reports (Glenn's Table IV
-/// gives P(score >= n) at the thresholds).
-const PERCENTILES: [u32; 6] = [1, 5, 25, 75, 95, 99];
-const THRESHOLDS: [u32; 12] = [50, 100, 150, 200, 250, 300, 400, 500, 750, 1000, 1250, 1500];
-
-fn print_stats(game: Game, analysis: &solo::Analysis, seconds: f64, as_json: bool) {
-    let boxes = game.categories.iter().map(|c| (c, analysis.box_mean(c), analysis.box_variance(c)));
-    let score = analysis.distribution();
-    let percentiles = PERCENTILES.map(|q| (q, score.percentile(q as f64)));
-    let thresholds = THRESHOLDS.map(|n| (n, score.at_least(n), score.below(n)));
-    if as_json {
-        print_json(json!({
-            "rules": game.rules.name(),
-            "categories": game.categories.names(),
-            "expected_score": analysis.expected_score(),
-            "seconds": seconds,
-            "boxes": boxes.map(|(c, mean, variance)| json!({"category": c.name(), "mean": mean, "variance": variance}))
-                .collect::<Vec<_>>(),
-            "upper_bonus": {
-                "probability": analysis.upper_bonus_probability(),
-                "mean": analysis.upper_bonus_mean(),
-                "variance": analysis.upper_bonus_variance(),
-            },
-            "yahtzee_bonus_mean": analysis.yahtzee_bonus_mean(),
-            "score": {
-                "mean": score.mean(),
-                "standard_deviation": score.standard_deviation(),
-                "median": score.median(),
-                "percentiles": percentiles.map(|(q, n)| json!({"percent": q, "score": n})),
-                "at_least": thresholds.map(|(n, p, below)| json!({"n": n, "probability": p, "below": below})),
-            },
-        }));
-        return;
-    }
-    println!("rules           {}", game.rules);
-    println!("categories      {}", game.categories.names().join(","));
-    println!("expected score  {:.4}", analysis.expected_score());
-    println!("analysis time   {seconds:.3} s");
-    println!();
-    println!("  {:<14} {:>9} {:>10}", "box", "mean", "variance");
-    for (c, mean, variance) in boxes {
-        println!("  {:<14} {mean:>9.4} {variance:>10.4}", c.name());
-    }
-    let (mean, variance) = (analysis.upper_bonus_mean(), analysis.upper_bonus_variance());
-    println!("  {:<14} {mean:>9.4} {variance:>10.4}", "upper bonus");
-    println!("  {:<14} {:>9.4}", "yahtzee bonus", analysis.yahtzee_bonus_mean());
-    println!("  upper bonus earned with probability {:.6}", analysis.upper_bonus_probability());
-    println!();
-    println!(
-        "final score: mean {:.4}, standard deviation {:.4}, median {}",
-        score.mean(),
-        score.standard_deviation(),
-        score.median()
-    );
-    let percentiles: Vec<String> = percentiles.iter().map(|(q, n)| format!("{q}%: {n}")).collect();
-    println!("percentiles: {}", percentiles.join(", "));
-    println!("  {:>6} {:>14} {:>14}", "n", "P(score >= n)", "P(score < n)");
-    for (n, p, below) in thresholds {
-        println!("  {n:>6} {p:>14.6e} {below:>14.6e}");
-    }
 }
 
 fn open_table(data: &Path, game: Game) -> Result<SoloTable> {

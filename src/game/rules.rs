@@ -50,7 +50,9 @@ impl Rules {
         self != Rules::NoBonus
     }
 
-    fn has_joker(self) -> bool {
+    /// Whether an extra Yahtzee may be played as a Joker (Full House, Small and Large
+    /// Straight in full) once its face's upper box is filled.
+    pub fn has_joker(self) -> bool {
         matches!(self, Rules::Official | Rules::ForcedJoker)
     }
 }

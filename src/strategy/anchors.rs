@@ -1,0 +1,154 @@
+//! Strategies that play each turn for its points plus an estimate of the state it leads to
+//! (Glenn 2007 §III-B): optimal play with the exact values, and with cheap estimates the
+//! greedy strategy and the category means heuristics.
+//!
+//! Glenn's `X̂` estimates the value of an anchor, a score state at the start of a turn. The
+//! turn is then played as the optimal strategy plays it against `X̂`, which is
+//! [`OptimalPolicy::new`] with `X̂` as the [`FutureValue`]. The points of a turn are what
+//! the card gains: the box, the upper bonus when the turn crosses 63, and an Extra Yahtzee
+//! Bonus; an estimate adds only what is still to come.
+
+use super::PerBox;
+use crate::game::rules::{UPPER_BONUS, UPPER_THRESHOLD};
+use crate::game::{ALL_CATEGORIES, Game, ScoreState};
+use crate::solo::{Analysis, FutureValue, OptimalPolicy, Policy, SoloSolution, TurnPlan, analyze, solve};
+
+/// Plays each turn for its points plus `values` of the state after it.
+#[derive(Clone, Debug)]
+pub struct Anchored<V> {
+    game: Game,
+    values: V,
+    by_state_class: bool,
+}
+
+impl<V: FutureValue + Sync> Policy for Anchored<V> {
+    fn plan(&self, state: ScoreState) -> TurnPlan {
+        OptimalPolicy::new(self.game, &self.values).plan(state)
+    }
+
+    fn plays_by_state_class(&self) -> bool {
+        self.by_state_class
+    }
+}
+
+impl<V> Anchored<V> {
+    /// Plays against `values`; `by_state_class` as [`Policy::plays_by_state_class`], true only
+    /// if the estimate is equal for the upper totals [`crate::game::StateIndex`] merges.
+    pub fn new(game: Game, values: V, by_state_class: bool) -> Anchored<V> {
+        Anchored { game, values, by_state_class }
+    }
+}
+
+/// Optimal play from the solved table of `game`.
+pub fn optimal(game: Game) -> Anchored<SoloSolution> {
+    // The solved values of merged upper totals are equal bit for bit.
+    Anchored { game, values: solve(game), by_state_class: true }
+}
+
+/// Anchor values all zero: the most points this turn.
+#[derive(Clone, Copy, Debug)]
+pub struct Zero;
+
+impl FutureValue for Zero {
+    fn future_value(&self, _: ScoreState) -> f64 {
+        0.0
+    }
+}
+
+/// The greedy strategy: the most points this turn, upper bonus and Extra Yahtzee Bonus
+/// included (Glenn's `X̂ = 0`).
+pub fn greedy(game: Game) -> Anchored<Zero> {
+    // A turn's points depend on the upper total only through the bonus being crossed, which
+    // merged totals share.
+    Anchored { game, values: Zero, by_state_class: true }
+}
+
+/// Glenn's category means estimate (Eqs. 12 and 13): a state is worth the means `s(c)` of
+/// its open boxes, plus the upper bonus times an estimate of the chance that the open upper
+/// boxes still earn it.
+///
+/// Glenn adds that "adjustments can be made to estimate the probability of earning any
+/// bonuses", more accurately with the variances too, and gives no formula. Our reading:
+///
+/// - from the means alone, the bonus counts as earned when the open upper boxes' means
+///   add up to at least what it still needs (Eqs. 12 and 13);
+/// - with the variances, their sum is taken as normal with the sum of their means and of
+///   their variances, read at `needed − ½` since it is an integer (the continuity
+///   correction), and 0 when five of every open face would not reach it;
+/// - a bonus already earned, or one no open upper box is left for, adds nothing.
+///
+/// The adjustment matters: on the official game plain Eq. 12 (no bonus term) averages
+/// 234.88, the means-only adjustment 225.58 against Glenn's 225.40, and the iterated
+/// sequence follows Glenn's up and down only with it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CategoryMeans {
+    means: PerBox,
+    variances: Option<PerBox>,
+}
+
+impl CategoryMeans {
+    /// The estimate from the means alone: Eq. 13 with `s = means` (Eq. 12 with Table III's).
+    pub fn new(means: PerBox) -> CategoryMeans {
+        CategoryMeans { means, variances: None }
+    }
+
+    /// The estimate from the means and variances of every box.
+    pub fn with_variances(means: PerBox, variances: PerBox) -> CategoryMeans {
+        CategoryMeans { means, variances: Some(variances) }
+    }
+
+    /// The estimated chance that the open upper boxes of `state` earn the upper bonus.
+    pub fn upper_bonus_chance(&self, state: ScoreState) -> f64 {
+        let open_upper: Vec<_> = state.filled.complement().iter().filter_map(|c| Some((c, c.upper_face()?))).collect();
+        let needed = UPPER_THRESHOLD.saturating_sub(state.upper_total as u32);
+        let most = open_upper.iter().map(|&(_, face)| 5 * face as u32).sum::<u32>();
+        if needed == 0 || most < needed {
+            return 0.0;
+        }
+        let mean: f64 = open_upper.iter().map(|&(c, _)| self.means[c.index()]).sum();
+        let Some(variances) = &self.variances else {
+            return if mean >= needed as f64 { 1.0 } else { 0.0 };
+        };
+        let variance: f64 = open_upper.iter().map(|&(c, _)| variances[c.index()]).sum();
+        let margin = needed as f64 - 0.5 - mean;
+        if variance == 0.0 {
+            return if margin < 0.0 { 1.0 } else { 0.0 };
+        }
+        0.5 * libm::erfc(margin / variance.sqrt() / std::f64::consts::SQRT_2)
+    }
+}
+
+impl FutureValue for CategoryMeans {
+    fn future_value(&self, state: ScoreState) -> f64 {
+        let boxes: f64 = state.filled.complement().iter().map(|c| self.means[c.index()]).sum();
+        boxes + UPPER_BONUS as f64 * self.upper_bonus_chance(state)
+    }
+}
+
+/// The category means heuristic against `estimate`.
+pub fn means(game: Game, estimate: CategoryMeans) -> Anchored<CategoryMeans> {
+    // The bonus estimate depends on the exact upper total, not only on its class.
+    Anchored { game, values: estimate, by_state_class: false }
+}
+
+/// Glenn's iteration of Eq. 13 from the box means `start`: round 0 plays them, each further
+/// round the box means the round before scored. Returns the estimate of round `rounds` and
+/// the exact expected scores of rounds `0..rounds` (Glenn: 225.40, 236.56, 232.27, 235.79).
+pub fn iterate_means(game: Game, start: PerBox, rounds: u32) -> (CategoryMeans, Vec<f64>) {
+    let mut estimate = CategoryMeans::new(start);
+    let mut averages = Vec::new();
+    for round in 0..rounds {
+        let analysis = analyze(game, &means(game, estimate));
+        averages.push(analysis.expected_score());
+        tracing::info!(round, expected = analysis.expected_score(), "means-iter round analysed");
+        estimate = CategoryMeans::new(super::box_means(&analysis));
+    }
+    (estimate, averages)
+}
+
+/// The category means heuristic with variances, from a strategy's statistics (the optimal
+/// strategy's: Glenn's Table III).
+pub fn means_var(game: Game, statistics: &Analysis) -> Anchored<CategoryMeans> {
+    let variances = ALL_CATEGORIES.map(|c| statistics.box_variance(c));
+    means(game, CategoryMeans::with_variances(super::box_means(statistics), variances))
+}
