@@ -129,13 +129,14 @@ impl ScoreDistribution {
 
     /// `P(score ≥ n)`, summed over the scores at least `n` (accurate for tiny tails).
     pub fn at_least(&self, n: u32) -> f64 {
-        self.probabilities.iter().skip(n as usize).sum()
+        // A fold from +0.0: an empty `sum()` of f64 is −0.0, which prints as "-0".
+        self.probabilities.iter().skip(n as usize).fold(0.0, |total, p| total + p)
     }
 
     /// `P(score < n)`, summed over the scores below `n`: `1 − at_least(n)` without the
     /// cancellation when it is tiny.
     pub fn below(&self, n: u32) -> f64 {
-        self.probabilities.iter().take(n as usize).sum()
+        self.probabilities.iter().take(n as usize).fold(0.0, |total, p| total + p)
     }
 
     /// The `q`-th percentile (`q` in `0..=100`): the smallest possible score `n` with
@@ -534,6 +535,8 @@ mod tests {
         assert_eq!(d.percentile(100.0), 3);
         assert_eq!((d.at_least(2), d.below(2)), (0.75, 0.25));
         assert!((d.mean() - 2.25).abs() < 1e-15);
+        // Beyond the highest score the tail is +0, not the −0 an empty float sum gives.
+        assert!(d.at_least(10).is_sign_positive() && d.below(0).is_sign_positive());
     }
 
     #[test]
