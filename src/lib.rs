@@ -3,7 +3,8 @@
 //! One turn dynamic program ([`turn`]), generic over what a state's value is, carries every
 //! solver: [`solo`] solves the single-player game for maximum expected score with lanes
 //! over the upper total. [`game`] models dice, boxes, rules and score states; [`store`] is
-//! the checked file format every table uses.
+//! the checked file format every table uses. [`duel`] solves the two-player game layer by
+//! layer; [`cluster`] spreads that solve over MPI ranks (or runs it in one process).
 //!
 //! ```
 //! use yz::game::{Card, CategorySet, Game, Rules, parse_dice};
@@ -23,6 +24,7 @@
 //! ```
 #![warn(missing_docs)]
 
+pub mod cluster;
 pub mod duel;
 pub mod game;
 pub mod solo;

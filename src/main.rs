@@ -34,6 +34,9 @@ enum Command {
     /// Two players: maximum winning chance.
     #[command(subcommand)]
     Duel(cli::duel::DuelCommand),
+    /// Two-player table files: check shards and manifests.
+    #[command(subcommand)]
+    Shard(cli::shard::ShardCommand),
 }
 
 fn data_dir(flag: Option<PathBuf>) -> PathBuf {
@@ -72,5 +75,6 @@ fn run(cli: Cli) -> Result<()> {
         Command::Solo(command) => cli::solo::run(command, &data, cli.json),
         Command::Targets(command) => cli::targets::run(command, &data, cli.json),
         Command::Duel(command) => cli::duel::run(command, &data, cli.json),
+        Command::Shard(command) => cli::shard::run(command, cli.json),
     }
 }

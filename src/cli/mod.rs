@@ -2,6 +2,7 @@
 
 pub mod duel;
 pub mod plot;
+pub mod shard;
 pub mod solo;
 pub mod targets;
 
