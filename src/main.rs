@@ -41,6 +41,9 @@ enum Command {
     /// multiplicity pattern such as 011), any faces, dice and rolls: the best chance, every
     /// state's value after each roll, and the best keeps.
     Turn(cli::turn::TurnArgs),
+    /// Two-player table files: check shards and manifests.
+    #[command(subcommand)]
+    Shard(cli::shard::ShardCommand),
 }
 
 fn data_dir(flag: Option<PathBuf>) -> PathBuf {
@@ -92,5 +95,6 @@ fn run(cli: Cli) -> Result<()> {
         Command::Duel(command) => cli::duel::run(command, &data, cli.json),
         Command::Strategy(command) => cli::strategy::run(command, cli.json),
         Command::Turn(args) => cli::turn::run(args, cli.json),
+        Command::Shard(command) => cli::shard::run(command, cli.json),
     }
 }

@@ -7,6 +7,7 @@ mod duel_cli;
 mod golden;
 mod oneturn;
 mod payoff;
+mod shard_verify;
 mod solo;
 mod strategy;
 mod targets;

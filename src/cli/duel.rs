@@ -8,9 +8,9 @@ use clap::{Args, Subcommand};
 use serde_json::json;
 
 use super::{GameArgs, print_json};
+use yz::cluster::{LayerReport, Ranks, solve_tables as solve_cluster};
 use yz::duel::advise::{PositionSource, Solved, Tables};
 use yz::duel::count::{LayerCount, count_layers, count_terminal};
-use yz::duel::shard::{self, Manifest};
 use yz::duel::{Cards, DuelValue, Space, SpaceError, WinDraw, solve};
 use yz::game::{Card, CategorySet, Game, RollId, StateId, parse_dice};
 use yz::turn::choice::{Choice, faces};
@@ -37,6 +37,10 @@ pub enum DuelCommand {
         /// Table directory [default: duel-RULES-MASK-SCOPE in the data directory].
         #[arg(long, value_name = "DIR")]
         out: Option<PathBuf>,
+        /// Continue an interrupted solve from the last layer its manifest lists (every
+        /// listed shard is checked first); starts afresh where there is no manifest.
+        #[arg(long)]
+        resume: bool,
     },
     /// The mover's winning chance (P(win) + ½ P(draw)) at the start of a turn.
     Value {
@@ -153,7 +157,9 @@ pub fn run(command: DuelCommand, data: &Path, as_json: bool) -> Result<()> {
         DuelCommand::Plan { game, scope, ranks, mem_per_rank } => {
             plan(game.game()?, &scope, ranks, mem_per_rank, as_json)
         }
-        DuelCommand::Solve { game, scope, out } => solve_tables(game.game()?, &scope, out, data, as_json),
+        DuelCommand::Solve { game, scope, out, resume } => {
+            solve_tables(game.game()?, &scope, out, resume, data, as_json)
+        }
         DuelCommand::Value { game, position } => {
             let cards = Cards::new(game.game()?);
             let p = position.parse(&cards)?;
@@ -345,7 +351,38 @@ fn print_layers(layers: &[LayerCount]) {
     println!("  {:>5} {:>6} {:>16} {:>22}", "total", "", group(pairs), group(positions));
 }
 
-fn solve_tables(game: Game, scope: &Scope, out: Option<PathBuf>, data: &Path, as_json: bool) -> Result<()> {
+/// Runs the solve on the ranks this build has: the MPI world (feature `mpi`), else this
+/// process alone. In an MPI job a rank that fails reports itself and aborts the job.
+fn solve_tables(
+    game: Game,
+    scope: &Scope,
+    out: Option<PathBuf>,
+    resume: bool,
+    data: &Path,
+    as_json: bool,
+) -> Result<()> {
+    #[cfg(feature = "mpi")]
+    {
+        let world = yz::cluster::mpi::World::init()?;
+        let result = solve_on(&world, game, scope, out, resume, data, as_json);
+        world.stop_on_error(result)
+    }
+    #[cfg(not(feature = "mpi"))]
+    {
+        yz::cluster::launch::check(1, false, |name| std::env::var(name).ok())?;
+        solve_on(&yz::cluster::Alone, game, scope, out, resume, data, as_json)
+    }
+}
+
+fn solve_on(
+    ranks: &impl Ranks,
+    game: Game,
+    scope: &Scope,
+    out: Option<PathBuf>,
+    resume: bool,
+    data: &Path,
+    as_json: bool,
+) -> Result<()> {
     if scope.max_empty.is_none() && game.categories == CategorySet::ALL {
         bail!(
             "the full game from its start has about 12.8 trillion positions; choose a truncated game \
@@ -361,7 +398,7 @@ fn solve_tables(game: Game, scope: &Scope, out: Option<PathBuf>, data: &Path, as
     let bytes_per_value = if from_start { std::mem::size_of::<WinDraw<f32>>() } else { 4 };
     let peak =
         layers.windows(2).map(|w| w[0].positions + w[1].positions).chain(layers.iter().map(|l| l.positions)).max();
-    let peak_bytes = peak.unwrap_or(0) * bytes_per_value as u64;
+    let peak_bytes = peak.unwrap_or(0) * bytes_per_value as u64 / ranks.size() as u64;
     if let Some(available) = available_memory()
         && peak_bytes > available / 10 * 9
     {
@@ -373,24 +410,34 @@ fn solve_tables(game: Game, scope: &Scope, out: Option<PathBuf>, data: &Path, as
         );
     }
     let dir = out.unwrap_or_else(|| data.join(format!("{}{}", table_prefix(game), scope.name())));
-    let mut writer = TableWriter {
-        dir: dir.clone(),
-        game,
-        manifest: Manifest::new(game, space.first_layer(), space.end_layer()),
-        total_layers: layers.len(),
-        written_bytes: 0,
-        layer_started: Instant::now(),
-        quiet: as_json,
+    let quiet = as_json || ranks.rank() != 0;
+    let total_layers = layers.len();
+    let mut done = 0;
+    let progress = |report: &LayerReport| {
+        done += 1;
+        if !quiet {
+            eprintln!(
+                "layer {:>2} ({done}/{total_layers}): {} positions in {:.2} s",
+                report.layer,
+                group(report.positions),
+                report.seconds
+            );
+        }
     };
-    writer.manifest.write(&dir).with_context(|| format!("table directory {}", dir.display()))?;
-    let report = if from_start {
-        let start = solve::<WinDraw<f32>, _>(&space, 0, |values| writer.finished(values))?.values[0];
-        json!({"value": start.value(), "p_win": start.win(), "p_draw": start.draw(), "p_lose": start.loss()})
+    let context = || format!("table directory {}", dir.display());
+    let (report, outcome) = if from_start {
+        let outcome = solve_cluster::<WinDraw<f32>>(&space, ranks, &dir, resume, progress).with_context(context)?;
+        let start = outcome.first_value.unwrap_or_default();
+        let known = |x: f64| if x.is_nan() { serde_json::Value::Null } else { json!(x) };
+        let report = json!({"value": start.value(), "p_win": known(start.win()), "p_draw": known(start.draw()), "p_lose": known(start.loss())});
+        (report, outcome.map_first(|v| v.value()))
     } else {
-        solve::<f32, _>(&space, space.first_layer(), |values| writer.finished(values))?;
-        json!({})
+        let outcome = solve_cluster::<f32>(&space, ranks, &dir, resume, progress).with_context(context)?;
+        (json!({}), outcome.map_first(|v| v as f64))
     };
-    let written_bytes = writer.written_bytes;
+    if ranks.rank() != 0 {
+        return Ok(());
+    }
     let seconds = started.elapsed().as_secs_f64();
     if as_json {
         let mut out = json!({
@@ -400,7 +447,10 @@ fn solve_tables(game: Game, scope: &Scope, out: Option<PathBuf>, data: &Path, as
             "positions": positions,
             "seconds": seconds,
             "tables": dir,
-            "table_bytes": written_bytes,
+            "table_bytes": outcome.table_bytes,
+            "ranks": ranks.size(),
+            "resumed_from": outcome.resumed_from,
+            "layers": outcome.layers,
         });
         if let (Some(out), Some(report)) = (out.as_object_mut(), report.as_object()) {
             out.extend(report.clone());
@@ -413,7 +463,10 @@ fn solve_tables(game: Game, scope: &Scope, out: Option<PathBuf>, data: &Path, as
     if from_start {
         println!("value        {:.6}  (first player's P(win) + P(draw)/2)", report["value"].as_f64().unwrap_or(0.0));
         for key in ["p_win", "p_draw", "p_lose"] {
-            println!("{key:<12} {:.6}", report[key].as_f64().unwrap_or(0.0));
+            match report[key].as_f64() {
+                Some(p) => println!("{key:<12} {p:.6}"),
+                None => println!("{key:<12} unknown (resumed from stored layers, which keep values only)"),
+            }
         }
     } else {
         println!(
@@ -425,7 +478,7 @@ fn solve_tables(game: Game, scope: &Scope, out: Option<PathBuf>, data: &Path, as
     }
     println!("positions    {}", group(positions));
     println!("seconds      {seconds:.2}");
-    println!("tables       {} ({:.1} MiB)", dir.display(), written_bytes as f64 / (1u64 << 20) as f64);
+    println!("tables       {} ({:.1} MiB)", dir.display(), outcome.table_bytes as f64 / (1u64 << 20) as f64);
     Ok(())
 }
 
@@ -485,7 +538,12 @@ fn plan(game: Game, scope: &Scope, ranks: u64, mem_per_rank: f64, as_json: bool)
         gib(plan.peak_bytes_per_rank),
         if fits { "fits".to_owned() } else { format!("does not fit: needs at least {} ranks", min_ranks.ceil()) }
     );
-    println!("exchanged          {:.1} GiB in all, before compression", gib(plan.exchanged_bytes));
+    println!(
+        "exchanged          {:.1} GiB in all before compression, about {:.1} GiB sent (zstd ratio {} measured by scripts/bench-mpi)",
+        gib(plan.exchanged_bytes),
+        gib(plan.sent_bytes),
+        yz::duel::plan::EXCHANGE_COMPRESSION
+    );
     println!(
         "measured rate      {:.2e} lane-updates/s per core ({:.2e} positions/s per core, {} threads, {} positions in {:.2} s)",
         rate.lane_updates_per_core_second,
@@ -498,39 +556,6 @@ fn plan(game: Game, scope: &Scope, ranks: u64, mem_per_rank: f64, as_json: bool)
         "estimated compute  {core_hours:.0} core-hours (Pawlewicz: 120 GHz-years, about 375,000 core-hours at 2.8 GHz)"
     );
     Ok(())
-}
-
-/// Writes each finished layer and keeps the manifest true about what exists.
-struct TableWriter {
-    dir: PathBuf,
-    game: Game,
-    manifest: Manifest,
-    total_layers: usize,
-    written_bytes: u64,
-    layer_started: Instant,
-    quiet: bool,
-}
-
-impl TableWriter {
-    fn finished<V: DuelValue>(&mut self, values: &yz::duel::LayerValues<V>) -> Result<()> {
-        let entry = shard::write_layer(&self.dir, self.game, values)?;
-        self.written_bytes += entry.shards.iter().map(|s| s.bytes).sum::<u64>();
-        if !self.quiet {
-            eprintln!(
-                "layer {:>2} ({}/{}): {} positions in {:.2} s",
-                entry.layer,
-                self.manifest.layers.len() + 1,
-                self.total_layers,
-                group(entry.positions),
-                self.layer_started.elapsed().as_secs_f64()
-            );
-        }
-        self.manifest.layers.push(entry);
-        self.manifest.complete = self.manifest.layers.len() == self.total_layers;
-        self.manifest.write(&self.dir)?;
-        self.layer_started = Instant::now();
-        Ok(())
-    }
 }
 
 /// MemAvailable from /proc/meminfo, where there is one.

@@ -3,6 +3,7 @@
 pub mod analysis;
 pub mod duel;
 pub mod plot;
+pub mod shard;
 pub mod solo;
 pub mod strategy;
 pub mod targets;

@@ -1,7 +1,8 @@
 //! Layer shards and the manifest: the one home of the two-player table format.
 //!
-//! A solved layer is cut into **shards** by contiguous ranges of mover cards (the unit the
-//! cluster solve exchanges: a rank owns movers). A shard is a [`crate::store`] file of kind
+//! A solved layer is cut into **shards** by contiguous ranges of mover cards
+//! ([`shard_ranges`], which depend on the layer alone: a rank of the cluster solve writes
+//! whole shards, so the files do not depend on the number of ranks). A shard is a [`crate::store`] file of kind
 //! [`SHARD_KIND`] whose payload is the zstd-compressed little-endian `f32` values (the
 //! mover's P(win) + ½ P(draw)) of its pairs in layer order, and whose JSON metadata says
 //! which game, layer and movers it holds, how many positions, and the raw length. The
@@ -12,10 +13,14 @@
 //! after each finished layer, so an interrupted solve leaves a manifest that is true about
 //! what exists; `complete` turns true with the last layer.
 //!
+//! [`verify_tables`] recomputes every listed shard and compares it with the manifest; it is
+//! what `yz shard verify` and `yz duel solve --resume` run.
+//!
 //! Shards carry no offset index: the order and size of every pair's window follow from the
 //! cards' bounds ([`super::Space::shape`]), which a reader recomputes and checks against
 //! the shard's position count.
 
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
@@ -61,6 +66,14 @@ pub enum ShardError {
         path: PathBuf,
         /// What zstd said, or the length found.
         reason: String,
+    },
+    /// Files of a table directory failed their checks.
+    #[error("the tables in {} do not verify ({} bad files): {}", .dir.display(), .problems.len(), .problems.join("; "))]
+    Unsound {
+        /// The table directory.
+        dir: PathBuf,
+        /// One line per bad file, naming it.
+        problems: Vec<String>,
     },
     /// The manifest has no such layer.
     #[error("the tables in {} do not hold layer {layer} (they hold {first}..{end})", .dir.display())]
@@ -201,6 +214,11 @@ impl Manifest {
         self.layers.iter().find(|l| l.layer == layer)
     }
 
+    /// Every shard listed, with its layer, in the manifest's order.
+    pub fn listed(&self) -> Vec<(usize, &ShardEntry)> {
+        self.layers.iter().flat_map(|l| l.shards.iter().map(move |s| (l.layer, s))).collect()
+    }
+
     /// Checks that the tables are of `game`.
     pub fn check_game(&self, game: Game, dir: &Path) -> Result<(), ShardError> {
         if self.game != GameTag::of(game) {
@@ -217,45 +235,61 @@ impl Manifest {
 /// manifest entry.
 pub fn write_layer<V: DuelValue>(dir: &Path, game: Game, layer: &LayerValues<V>) -> Result<LayerEntry, ShardError> {
     let shape = &layer.shape;
-    let ranges = shard_movers(shape);
-    let shards = ranges
+    let shards = shard_ranges(shape)
         .into_par_iter()
         .enumerate()
-        .map(|(i, (mover_start, mover_end))| {
-            let values = &layer.values[shape.pair_range(mover_start, 0).start..pair_end(shape, mover_end)];
-            let header = ShardHeader {
-                table_version: TABLE_VERSION,
-                game: GameTag::of(game),
-                layer: shape.layer,
-                mover_start,
-                mover_end,
-                opponents: shape.opponents.len(),
-                positions: values.len() as u64,
-                value: "f32 P(win) + P(draw)/2 of the mover".to_owned(),
-                compression: format!("zstd level {ZSTD_LEVEL}"),
-            };
-            let file = format!("layer-{:02}-shard-{i:05}.yzs", shape.layer);
-            let path = dir.join(&file);
-            let values: Vec<f32> = values.iter().map(|v| v.value() as f32).collect();
-            let packed = zstd::bulk::compress(store::as_bytes(&values), ZSTD_LEVEL).map_err(|e| {
-                ShardError::Decompress { path: path.clone(), reason: format!("compression failed: {e}") }
-            })?;
-            let metadata = serde_json::to_value(&header).expect("a shard header serialises");
-            let checksum = store::write_atomic(&path, SHARD_KIND, &metadata, &packed)?;
-            let bytes = std::fs::metadata(&path)
-                .map_err(|source| StoreError::Io { path: path.clone(), action: "stat", source })?
-                .len();
-            Ok(ShardEntry {
-                file,
-                mover_start,
-                mover_end,
-                positions: header.positions,
-                checksum: checksum.to_string(),
-                bytes,
-            })
+        .map(|(i, movers)| {
+            let values = &layer.values[shape.pair_range(movers.start, 0).start..pair_end(shape, movers.end)];
+            write_shard(dir, game, shape, i, movers, values)
         })
         .collect::<Result<Vec<_>, ShardError>>()?;
     Ok(LayerEntry { layer: shape.layer, positions: shape.positions(), shards })
+}
+
+/// Writes shard number `index` of a layer, the movers `movers` with their `values` (every
+/// pair of those movers, in layer order), and returns its manifest entry. The bytes depend
+/// only on the values, so any process that holds them writes the same file.
+pub fn write_shard<V: DuelValue>(
+    dir: &Path,
+    game: Game,
+    shape: &LayerShape,
+    index: usize,
+    movers: Range<usize>,
+    values: &[V],
+) -> Result<ShardEntry, ShardError> {
+    let header = ShardHeader {
+        table_version: TABLE_VERSION,
+        game: GameTag::of(game),
+        layer: shape.layer,
+        mover_start: movers.start,
+        mover_end: movers.end,
+        opponents: shape.opponents.len(),
+        positions: values.len() as u64,
+        value: "f32 P(win) + P(draw)/2 of the mover".to_owned(),
+        compression: format!("zstd level {ZSTD_LEVEL}"),
+    };
+    let file = shard_file(shape.layer, index);
+    let path = dir.join(&file);
+    let values: Vec<f32> = values.iter().map(|v| v.value() as f32).collect();
+    let packed = zstd::bulk::compress(store::as_bytes(&values), ZSTD_LEVEL)
+        .map_err(|e| ShardError::Decompress { path: path.clone(), reason: format!("compression failed: {e}") })?;
+    let metadata = serde_json::to_value(&header).expect("a shard header serialises");
+    let checksum = store::write_atomic(&path, SHARD_KIND, &metadata, &packed)?;
+    let bytes =
+        std::fs::metadata(&path).map_err(|source| StoreError::Io { path: path.clone(), action: "stat", source })?.len();
+    Ok(ShardEntry {
+        file,
+        mover_start: movers.start,
+        mover_end: movers.end,
+        positions: header.positions,
+        checksum: checksum.to_string(),
+        bytes,
+    })
+}
+
+/// File name of shard `index` of `layer`.
+fn shard_file(layer: usize, index: usize) -> String {
+    format!("layer-{layer:02}-shard-{index:05}.yzs")
 }
 
 /// Reads the values of the movers `entry` holds, checking them against `shape`.
@@ -321,12 +355,14 @@ pub fn read_layer(
 }
 
 /// Value index one past the last pair of the movers before `mover_end`.
-fn pair_end(shape: &LayerShape, mover_end: usize) -> usize {
+pub fn pair_end(shape: &LayerShape, mover_end: usize) -> usize {
     shape.offsets[mover_end * shape.opponents.len()] as usize
 }
 
-/// Contiguous mover ranges of at most [`SHARD_POSITIONS`] positions (or one mover).
-fn shard_movers(shape: &LayerShape) -> Vec<(usize, usize)> {
+/// The shards of a layer: contiguous mover ranges of at most [`SHARD_POSITIONS`]
+/// positions (or one mover). They follow from the layer's shape alone, never from how
+/// many processes solve it.
+pub fn shard_ranges(shape: &LayerShape) -> Vec<Range<usize>> {
     let mut ranges = Vec::new();
     let mut start = 0;
     while start < shape.movers.len() {
@@ -335,8 +371,213 @@ fn shard_movers(shape: &LayerShape) -> Vec<(usize, usize)> {
         while end < shape.movers.len() && pair_end(shape, end + 1) as u64 - first <= SHARD_POSITIONS {
             end += 1;
         }
-        ranges.push((start, end));
+        ranges.push(start..end);
         start = end;
     }
     ranges
+}
+
+/// What [`verify_tables`] or [`verify_file`] found about one file.
+#[derive(Clone, Debug, Serialize)]
+pub struct FileCheck {
+    /// The file.
+    pub path: PathBuf,
+    /// Its layer (shards only).
+    pub layer: Option<usize>,
+    /// The checksum recomputed from its bytes, when it could be.
+    pub checksum: Option<String>,
+    /// What is wrong with it; `None` for a sound file.
+    pub problem: Option<String>,
+}
+
+/// What [`verify_tables`] found in a table directory.
+#[derive(Clone, Debug, Serialize)]
+pub struct TableCheck {
+    /// The directory.
+    pub dir: PathBuf,
+    /// The game the manifest names, if it could be read.
+    pub game: Option<GameTag>,
+    /// Layers the manifest lists as written.
+    pub layers: usize,
+    /// Whether the manifest says every layer is written.
+    pub complete: bool,
+    /// The manifest first, then every listed shard by layer and movers.
+    pub files: Vec<FileCheck>,
+    /// Shard files the manifest does not list (from a layer that was being written when a
+    /// solve stopped): never read, and overwritten by `duel solve --resume`.
+    pub unlisted: Vec<String>,
+}
+
+impl TableCheck {
+    /// The files with a problem.
+    pub fn problems(&self) -> impl Iterator<Item = &FileCheck> {
+        self.files.iter().filter(|f| f.problem.is_some())
+    }
+
+    /// The problems as one error, if there are any.
+    pub fn into_result(self) -> Result<TableCheck, ShardError> {
+        let problems: Vec<String> =
+            self.problems().map(|f| format!("{}: {}", f.path.display(), f.problem.as_deref().unwrap_or(""))).collect();
+        if problems.is_empty() { Ok(self) } else { Err(ShardError::Unsound { dir: self.dir, problems }) }
+    }
+}
+
+/// Checks a table directory: the manifest, and every shard it lists recomputed from its
+/// bytes and compared with the manifest (checksum, size, game, layer, movers, positions).
+/// Problems are reported per file, never as an early error.
+pub fn verify_tables(dir: &Path) -> TableCheck {
+    let (manifest, manifest_check) = check_manifest(dir);
+    let mut check = TableCheck {
+        dir: dir.to_owned(),
+        game: None,
+        layers: 0,
+        complete: false,
+        files: vec![manifest_check],
+        unlisted: Vec::new(),
+    };
+    let Some(manifest) = manifest else { return check };
+    let listed = manifest.listed();
+    check.files.extend(
+        listed.par_iter().map(|&(layer, shard)| verify_listed(dir, &manifest.game, layer, shard)).collect::<Vec<_>>(),
+    );
+    if let Ok(entries) = std::fs::read_dir(dir) {
+        let mut unlisted: Vec<String> = entries
+            .filter_map(|e| e.ok())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|name| {
+                name.starts_with("layer-") && name.ends_with(".yzs") && !listed.iter().any(|(_, s)| &s.file == name)
+            })
+            .collect();
+        unlisted.sort();
+        check.unlisted = unlisted;
+    }
+    check.game = Some(manifest.game.clone());
+    check.layers = manifest.layers.len();
+    check.complete = manifest.complete;
+    check
+}
+
+/// Opens the manifest of `dir` and checks that it is consistent in itself: layers written
+/// from the last one down, each covered by contiguous shards adding up to its positions.
+/// Returns the manifest if it could be read, and the check of the manifest file.
+pub fn check_manifest(dir: &Path) -> (Option<Manifest>, FileCheck) {
+    let path = dir.join(MANIFEST_FILE);
+    let manifest = match Manifest::open(dir) {
+        Ok(manifest) => manifest,
+        Err(error) => return (None, FileCheck { path, layer: None, checksum: None, problem: Some(error.to_string()) }),
+    };
+    let mut problem = None;
+    let layers: Vec<usize> = manifest.layers.iter().map(|l| l.layer).collect();
+    let expected: Vec<usize> = (manifest.end_layer.saturating_sub(layers.len())..manifest.end_layer).rev().collect();
+    let solved = manifest.end_layer.saturating_sub(manifest.first_layer);
+    if layers != expected || layers.len() > solved {
+        problem = Some(format!(
+            "lists layers {layers:?}, but a solve of layers {}..{} writes them from the last down",
+            manifest.first_layer, manifest.end_layer
+        ));
+    } else if manifest.complete != (layers.len() == solved) {
+        problem = Some(format!("says complete = {} with {} of {solved} layers", manifest.complete, layers.len()));
+    }
+    for layer in &manifest.layers {
+        let mut next_mover = 0;
+        for shard in &layer.shards {
+            if shard.mover_start != next_mover || shard.mover_end <= shard.mover_start {
+                problem.get_or_insert(format!(
+                    "layer {} lists {} for movers {}..{} after mover {next_mover}",
+                    layer.layer, shard.file, shard.mover_start, shard.mover_end
+                ));
+            }
+            next_mover = shard.mover_end;
+        }
+        if layer.shards.iter().map(|s| s.positions).sum::<u64>() != layer.positions {
+            problem.get_or_insert(format!(
+                "layer {}'s shards do not add up to its {} positions",
+                layer.layer, layer.positions
+            ));
+        }
+    }
+    (Some(manifest), FileCheck { path, layer: None, checksum: None, problem })
+}
+
+/// Checks one file: a shard (against the manifest beside it, when that lists it) or a
+/// manifest (the whole directory, see [`verify_tables`]).
+pub fn verify_file(path: &Path) -> Result<TableCheck, ShardError> {
+    let report = store::verify(path)?;
+    let dir = path.parent().unwrap_or(Path::new(".")).to_owned();
+    if report.kind == MANIFEST_KIND {
+        return Ok(verify_tables(&dir));
+    }
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let manifest = Manifest::open(&dir).ok();
+    let listed = manifest.as_ref().and_then(|m| {
+        m.layers.iter().find_map(|l| l.shards.iter().find(|s| s.file == name).map(|s| (&m.game, l.layer, s)))
+    });
+    let file = match listed {
+        Some((game, layer, entry)) => verify_listed(&dir, game, layer, entry),
+        None => {
+            let (header, problem) = match StoreFile::open(path, SHARD_KIND) {
+                Ok(file) => (serde_json::from_value::<ShardHeader>(file.metadata().clone()).ok(), None),
+                Err(error) => (None, Some(error.to_string())),
+            };
+            FileCheck {
+                path: path.to_owned(),
+                layer: header.map(|h| h.layer),
+                checksum: Some(report.checksum.to_string()),
+                problem,
+            }
+        }
+    };
+    let unlisted = if listed.is_none() { vec![name] } else { Vec::new() };
+    Ok(TableCheck {
+        dir,
+        game: manifest.as_ref().map(|m| m.game.clone()),
+        layers: manifest.as_ref().map_or(0, |m| m.layers.len()),
+        complete: manifest.as_ref().is_some_and(|m| m.complete),
+        files: vec![file],
+        unlisted,
+    })
+}
+
+/// Checks the shard `entry` of `layer` that a manifest of `game` lists: every byte, and
+/// its header, size and checksum against the entry.
+pub fn verify_listed(dir: &Path, game: &GameTag, layer: usize, entry: &ShardEntry) -> FileCheck {
+    let path = dir.join(&entry.file);
+    let mut check = FileCheck { path: path.clone(), layer: Some(layer), checksum: None, problem: None };
+    let file = match StoreFile::open(&path, SHARD_KIND) {
+        Ok(file) => file,
+        Err(error) => {
+            check.problem = Some(match error {
+                StoreError::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound => {
+                    "missing: the manifest lists it but there is no such file".to_owned()
+                }
+                error => error.to_string(),
+            });
+            return check;
+        }
+    };
+    check.checksum = Some(file.checksum().to_string());
+    let bytes = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+    let header = serde_json::from_value::<ShardHeader>(file.metadata().clone());
+    check.problem = match header {
+        Err(e) => Some(format!("shard metadata does not parse: {e}")),
+        Ok(h) if h.table_version != TABLE_VERSION => {
+            Some(format!("table version {} but this yz reads {TABLE_VERSION}", h.table_version))
+        }
+        Ok(h) if &h.game != game => Some(format!("a shard of {:?}, but the manifest is of {game:?}", h.game)),
+        Ok(h)
+            if (h.layer, h.mover_start, h.mover_end, h.positions)
+                != (layer, entry.mover_start, entry.mover_end, entry.positions) =>
+        {
+            Some(format!(
+                "holds layer {} movers {}..{} ({} positions), but the manifest lists layer {layer} movers {}..{} ({} positions)",
+                h.layer, h.mover_start, h.mover_end, h.positions, entry.mover_start, entry.mover_end, entry.positions
+            ))
+        }
+        Ok(_) if file.checksum().to_string() != entry.checksum => {
+            Some(format!("checksum {} but the manifest lists {}", file.checksum(), entry.checksum))
+        }
+        Ok(_) if bytes != entry.bytes => Some(format!("{bytes} bytes but the manifest lists {}", entry.bytes)),
+        Ok(_) => None,
+    };
+    check
 }

@@ -213,30 +213,83 @@ pub fn solve<V: DuelValue, E>(
 /// Solves one layer from the next one (`None` when the next layer is the end of the game).
 pub fn solve_layer<V: DuelValue>(space: &Space, layer: usize, next: Option<&LayerValues<V>>) -> LayerValues<V> {
     let shape = space.shape(layer);
-    let mut values = vec![V::ZERO; shape.positions() as usize];
-    let mut outputs: Vec<&mut [V]> = Vec::with_capacity(shape.pairs());
-    let mut rest = values.as_mut_slice();
-    for pair in shape.offsets.windows(2) {
-        let (out, tail) = rest.split_at_mut((pair[1] - pair[0]) as usize);
-        outputs.push(out);
-        rest = tail;
+    let values = solve_columns(space, &shape, next.map(LayerValues::rows), 0..shape.opponents.len());
+    LayerValues { shape, values }
+}
+
+/// Some consecutive movers' rows of a solved layer: every pair of those movers, in layer
+/// order. A pair of layer `t` whose opponent is `B` reads only the row of mover `B` in
+/// layer `t + 1`, which is what lets a rank of the cluster solve hold a part of a layer.
+#[derive(Clone, Copy, Debug)]
+pub struct LayerRows<'a, V> {
+    /// The layer's shape.
+    pub shape: &'a LayerShape,
+    /// The first mover (position in `shape.movers`) held.
+    pub first_mover: usize,
+    /// The values of the rows held, from the pair (`first_mover`, first opponent) on.
+    pub values: &'a [V],
+}
+
+impl<'a, V> LayerRows<'a, V> {
+    /// The values of the pair at mover position `m`, opponent position `o`.
+    ///
+    /// # Panics
+    /// If mover `m` is not among the rows held.
+    pub fn pair(&self, m: usize, o: usize) -> &'a [V] {
+        let first = self.shape.pair_range(self.first_mover, 0).start;
+        let range = self.shape.pair_range(m, o);
+        assert!(m >= self.first_mover && range.end - first <= self.values.len(), "mover {m} is not held");
+        &self.values[range.start - first..range.end - first]
     }
-    let opponents = shape.opponents.len();
-    outputs.into_par_iter().enumerate().for_each_init(
+}
+
+impl<V> LayerValues<V> {
+    /// Every row of the layer.
+    pub fn rows(&self) -> LayerRows<'_, V> {
+        LayerRows { shape: &self.shape, first_mover: 0, values: &self.values }
+    }
+}
+
+/// Solves the pairs of layer `shape.layer` whose opponent position lies in `opponents`,
+/// from the rows of the next layer of those opponents as movers (`None` when the next
+/// layer is the end of the game). Returns their values by mover, then opponent: with every
+/// opponent, the layer's own order.
+pub fn solve_columns<V: DuelValue>(
+    space: &Space,
+    shape: &LayerShape,
+    next: Option<LayerRows<V>>,
+    opponents: std::ops::Range<usize>,
+) -> Vec<V> {
+    let layer = shape.layer;
+    let width = shape.opponents.len();
+    let pair_len = |m: usize, o: usize| shape.pair_range(m, o).len();
+    let positions: usize =
+        (0..shape.movers.len()).map(|m| opponents.clone().map(|o| pair_len(m, o)).sum::<usize>()).sum();
+    let mut values = vec![V::ZERO; positions];
+    let mut outputs: Vec<(usize, &mut [V])> = Vec::with_capacity(shape.movers.len() * opponents.len());
+    let mut rest = values.as_mut_slice();
+    for m in 0..shape.movers.len() {
+        for o in opponents.clone() {
+            let (out, tail) = rest.split_at_mut(pair_len(m, o));
+            outputs.push((m * width + o, out));
+            rest = tail;
+        }
+    }
+    outputs.into_par_iter().for_each_init(
         || PairScratch::<V>::new(),
         |scratch, (i, out)| {
             if out.is_empty() {
                 return;
             }
-            let (mover, opponent) = (shape.movers[i / opponents], shape.opponents[i % opponents]);
+            let (mover, opponent) = (shape.movers[i / width], shape.opponents[i % width]);
             if scratch.plan_of != Some(mover) {
                 scratch.plan = MoverPlan::new(space.cards(), mover);
                 scratch.plan_of = Some(mover);
             }
-            simd::dispatch(PairTurn { space, layer, next, mover, opponent, scratch, out });
+            simd::dispatch(PairTurn { space, layer, next: next.as_ref(), mover, opponent, scratch, out });
         },
     );
-    LayerValues { shape, values }
+    values
 }
 
 /// How a mover's turn can end, shared by every opponent of the mover.
@@ -303,7 +356,7 @@ impl<V: DuelValue> PairScratch<V> {
 struct PairTurn<'s, 'a, V> {
     space: &'s Space<'a>,
     layer: usize,
-    next: Option<&'s LayerValues<V>>,
+    next: Option<&'s LayerRows<'s, V>>,
     mover: StateId,
     opponent: StateId,
     scratch: &'s mut PairScratch<V>,
@@ -343,7 +396,7 @@ impl<V: DuelValue> SimdWork for PairTurn<'_, '_, V> {
 fn fill_after_turn<V: DuelValue>(
     space: &Space,
     layer: usize,
-    next: Option<&LayerValues<V>>,
+    next: Option<&LayerRows<V>>,
     opponent: StateId,
     card: StateId,
     x_start: i32,
@@ -371,7 +424,7 @@ fn fill_after_turn<V: DuelValue>(
     let stored: &[V] = if lo <= hi {
         let m = space.movers(layer + 1).position(opponent).expect("the opponent moves next");
         let o = space.opponents(layer + 1).position(card).expect("the mover's next card is in the space");
-        &next.values[next.shape.pair_range(m, o)]
+        next.pair(m, o)
     } else {
         &[]
     };

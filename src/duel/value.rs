@@ -29,6 +29,9 @@ pub trait DuelValue: Lane {
     fn flip(self) -> Self;
     /// P(win) + ½ P(draw) of the mover.
     fn value(self) -> f64;
+    /// The lane a stored table value (an `f32` P(win) + ½ P(draw)) stands for; what the
+    /// tables do not keep (the draw probability) is NaN, so a report shows it is unknown.
+    fn from_stored(value: f32) -> Self;
 }
 
 macro_rules! scalar_duel_value {
@@ -43,6 +46,9 @@ macro_rules! scalar_duel_value {
             }
             fn value(self) -> f64 {
                 self as f64
+            }
+            fn from_stored(value: f32) -> $float {
+                value as $float
             }
         }
     )*};
@@ -129,4 +135,12 @@ impl<F: DuelValue> DuelValue for WinDraw<F> {
     fn value(self) -> f64 {
         self.value.value()
     }
+    fn from_stored(value: f32) -> WinDraw<F> {
+        WinDraw { value: F::from_stored(value), draw: F::from_f64(f64::NAN) }
+    }
 }
+
+// SAFETY: `repr(C)` with two fields of the same plain type: no padding, any bits valid.
+unsafe impl<F: bytemuck::Zeroable> bytemuck::Zeroable for WinDraw<F> {}
+// SAFETY: as above; `F: Pod` is `Copy + 'static` with every bit pattern valid.
+unsafe impl<F: bytemuck::Pod> bytemuck::Pod for WinDraw<F> {}

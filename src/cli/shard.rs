@@ -1,0 +1,68 @@
+//! `yz shard`: checking two-player table files.
+
+use std::path::PathBuf;
+
+use anyhow::{Result, bail};
+use clap::Subcommand;
+use serde_json::json;
+
+use super::print_json;
+use yz::duel::shard::{self, TableCheck};
+
+/// Commands on table files.
+#[derive(Subcommand)]
+pub enum ShardCommand {
+    /// Recompute every shard's checksum and compare it, its game, layer and movers with the
+    /// manifest; exits non-zero naming each bad file (flipped bytes, truncation, a missing
+    /// shard, a manifest of another game).
+    Verify {
+        /// A table directory, its manifest.yzs, or one shard file.
+        path: PathBuf,
+    },
+}
+
+/// Runs one `yz shard` command.
+pub fn run(command: ShardCommand, as_json: bool) -> Result<()> {
+    match command {
+        ShardCommand::Verify { path } => {
+            let check = if path.is_dir() { shard::verify_tables(&path) } else { shard::verify_file(&path)? };
+            report(&check, as_json);
+            let bad: Vec<String> = check.problems().map(|f| f.path.display().to_string()).collect();
+            if !bad.is_empty() {
+                bail!("{} bad file(s): {}", bad.len(), bad.join(", "));
+            }
+            Ok(())
+        }
+    }
+}
+
+fn report(check: &TableCheck, as_json: bool) {
+    if as_json {
+        print_json(json!({
+            "dir": check.dir,
+            "game": check.game,
+            "layers": check.layers,
+            "complete": check.complete,
+            "files": check.files,
+            "unlisted": check.unlisted,
+            "ok": check.problems().next().is_none(),
+        }));
+        return;
+    }
+    println!("tables     {}", check.dir.display());
+    if let Some(game) = &check.game {
+        println!("game       {} rules, categories mask {:#06x}", game.rules, game.categories);
+        println!("layers     {} written{}", check.layers, if check.complete { ", complete" } else { ", not complete" });
+    }
+    for file in &check.files {
+        let name =
+            file.path.file_name().map_or_else(|| file.path.display().to_string(), |n| n.to_string_lossy().into());
+        match &file.problem {
+            None => println!("  ok    {name}  {}", file.checksum.as_deref().unwrap_or("")),
+            Some(problem) => println!("  BAD   {name}: {problem}"),
+        }
+    }
+    for name in &check.unlisted {
+        println!("  note  {name}: not in the manifest (a layer being written when a solve stopped); never read");
+    }
+}

@@ -1,0 +1,57 @@
+//! The two-player solve spread over ranks (MPI processes, or one process alone): partition,
+//! exchange, shard writing, resume, and the check that the launcher started what it meant to.
+//!
+//! # Partition
+//!
+//! A pair (A, B) of layer `t` reads only pairs of layer `t + 1` whose mover is B (every
+//! successor of a turn of A hands the move to B), and a layer is stored mover by mover.
+//! So rank `r` computes, in layer `t`, the pairs whose **opponent** lies in a range
+//! `columns[r]` of the layer's opponent cards (balanced by kernel work:
+//! [`partition::compute_bounds`]), reading only the **rows** (movers) of layer `t + 1` for
+//! those cards, which it holds. Every rank computes every mover against its own opponents,
+//! so each pair is computed alone exactly as in the single-process solve and the values do
+//! not depend on the number of ranks.
+//!
+//! # Exchange
+//!
+//! After the layer, its values sit in blocks by opponent range while the layer before needs
+//! them by mover. One all-to-all transposes them: the rows are split into ranges
+//! ([`partition::row_bounds`]: the opponent ranges of layer `t − 1`, since its opponents are
+//! layer `t`'s movers), and each rank sends every other rank the slice of its block for
+//! that rank's rows (one contiguous slice, zstd-compressed), then assembles its rows from
+//! all the slices. Each rank then holds exactly the rows its part of the next layer reads,
+//! plus the rows of the shards it writes.
+//!
+//! # Shards
+//!
+//! Shards are fixed mover ranges of a layer ([`crate::duel::shard::shard_ranges`]), which
+//! do not depend on the number of ranks; a shard is written whole by the rank that holds
+//! most of its rows ([`partition::shard_owners`]), which also receives that shard's other
+//! rows in the same all-to-all. The files are therefore bit-identical for any number of
+//! ranks. Rank 0 adds a layer to the manifest only once every rank reported its shards of
+//! that layer written, so the manifest never lists a file that is not complete.
+//!
+//! # Overlap
+//!
+//! A background writer thread (fed over a crossbeam channel) compresses and writes a
+//! layer's shards while the next layer is computed; the manifest follows one layer behind.
+//! The exchange itself is not overlapped with computing: it is a few percent of a layer's
+//! time or less (`scripts/bench-mpi` prints both), since a layer's turns cost thousands of
+//! lane updates per value and the exchange moves each value once.
+//!
+//! # Failures
+//!
+//! `--resume` continues from the last layer the manifest lists, after every listed shard
+//! was checked (split over the ranks); a layer that was being written when the job stopped
+//! is solved again. A rank that fails reports its rank and the reason, and the MPI job is
+//! aborted (see `cluster::mpi` in builds with the `mpi` feature).
+
+pub mod launch;
+#[cfg(feature = "mpi")]
+pub mod mpi;
+pub mod partition;
+pub mod ranks;
+pub mod solve;
+
+pub use ranks::{Alone, Ranks};
+pub use solve::{ClusterError, LayerReport, Outcome, solve_tables};

@@ -1,0 +1,183 @@
+//! The ranks of an MPI job (rsmpi), for builds with the `mpi` feature.
+//!
+//! Collective operations only, called from the main thread (`MPI_THREAD_FUNNELED`: rayon
+//! and the shard writer never call MPI). Messages are byte buffers; MPI counts them in
+//! `int`, so one rank's part of an all-to-all must stay under 2 GiB: the error says to use
+//! more ranks when it does not.
+//!
+//! Failure never hangs the job: an error on any rank is printed with the rank's number and
+//! the job is aborted (`MPI_Abort`) with status 2, and a panic aborts it too.
+
+use std::time::Duration;
+
+use mpi::datatype::{Partition, PartitionMut};
+use mpi::environment::Universe;
+use mpi::topology::{Communicator, SimpleCommunicator};
+use mpi::traits::*;
+use mpi::{Count, Threading};
+
+use super::launch::{self, LaunchMismatch};
+use super::ranks::Ranks;
+use super::solve::ClusterError;
+
+/// Why the MPI ranks could not be set up.
+#[derive(Debug, thiserror::Error)]
+pub enum WorldError {
+    /// MPI was already initialised, or could not be.
+    #[error("MPI could not be initialised (or was initialised twice)")]
+    Init,
+    /// The launcher started another number of processes than the MPI world holds.
+    #[error("rank {rank} of {size}: {mismatch}")]
+    Launch {
+        /// This rank.
+        rank: usize,
+        /// The world size.
+        size: usize,
+        /// What disagrees.
+        mismatch: LaunchMismatch,
+    },
+}
+
+/// The MPI world: every process of the job, initialised for the life of this value.
+pub struct World {
+    _universe: Universe,
+    world: SimpleCommunicator,
+}
+
+impl World {
+    /// Initialises MPI, checks that the launcher's task count matches the world
+    /// ([`launch::check`]), and makes a panic on this rank abort the whole job.
+    pub fn init() -> Result<World, WorldError> {
+        let (universe, _) = mpi::initialize_with_threading(Threading::Funneled).ok_or(WorldError::Init)?;
+        let world = universe.world();
+        let (rank, size) = (world.rank() as usize, world.size() as usize);
+        launch::check(size, true, |name| std::env::var(name).ok()).map_err(|mismatch| WorldError::Launch {
+            rank,
+            size,
+            mismatch,
+        })?;
+        let report = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            report(info);
+            eprintln!("yz: rank {rank} of {size} panicked; aborting the MPI job");
+            SimpleCommunicator::world().abort(101);
+        }));
+        Ok(World { _universe: universe, world })
+    }
+
+    /// Passes `result` through when it is good or the job has one rank; otherwise prints
+    /// the error with this rank's number and aborts the whole job with status 2 (the other
+    /// ranks may be waiting for this one in a collective operation).
+    pub fn stop_on_error<T>(&self, result: anyhow::Result<T>) -> anyhow::Result<T> {
+        let Err(error) = result else { return result };
+        if self.size() == 1 {
+            return Err(error);
+        }
+        let stopped_by_rank_zero =
+            matches!(error.downcast_ref::<ClusterError>(), Some(ClusterError::StoppedByRankZero));
+        if stopped_by_rank_zero {
+            // Rank 0 aborts with the reason; give its message the time to come out first.
+            std::thread::sleep(Duration::from_secs(2));
+        }
+        let chain: Vec<String> = error.chain().map(ToString::to_string).collect();
+        eprintln!("error: rank {} of {}: {}", self.rank(), self.size(), chain.join(": "));
+        self.world.abort(2)
+    }
+}
+
+fn count(len: usize) -> Result<Count, String> {
+    Count::try_from(len).map_err(|_| format!("a message of {len} bytes is over MPI's 2 GiB limit: use more ranks"))
+}
+
+/// Offsets of consecutive parts of the given sizes.
+fn displacements(counts: &[Count]) -> Result<Vec<Count>, String> {
+    let mut at = 0usize;
+    counts
+        .iter()
+        .map(|&c| {
+            let d = count(at);
+            at += c as usize;
+            d
+        })
+        .collect::<Result<Vec<_>, _>>()
+        .and_then(|d| count(at).map(|_| d))
+}
+
+/// A buffer of `len` bytes that is never empty: an empty `Vec`'s dangling pointer is
+/// `0x1`, which OpenMPI takes for `MPI_IN_PLACE`.
+fn buffer(mut bytes: Vec<u8>, len: usize) -> Vec<u8> {
+    bytes.resize(len.max(1), 0);
+    bytes
+}
+
+fn split(buffer: &[u8], counts: &[Count]) -> Vec<Vec<u8>> {
+    let mut at = 0;
+    counts
+        .iter()
+        .map(|&c| {
+            let part = buffer[at..at + c as usize].to_vec();
+            at += c as usize;
+            part
+        })
+        .collect()
+}
+
+impl Ranks for World {
+    fn rank(&self) -> usize {
+        self.world.rank() as usize
+    }
+
+    fn size(&self) -> usize {
+        self.world.size() as usize
+    }
+
+    fn all_to_all(&self, outgoing: Vec<Vec<u8>>) -> Result<Vec<Vec<u8>>, String> {
+        let send_counts = outgoing.iter().map(|b| count(b.len())).collect::<Result<Vec<_>, _>>()?;
+        let mut receive_counts = vec![0 as Count; self.size()];
+        self.world.all_to_all_into(&send_counts[..], &mut receive_counts[..]);
+        let (send_displs, receive_displs) = (displacements(&send_counts)?, displacements(&receive_counts)?);
+        let send = outgoing.concat();
+        let sent = send.len();
+        let send = buffer(send, sent);
+        let mut received = buffer(Vec::new(), receive_counts.iter().map(|&c| c as usize).sum());
+        {
+            let send = Partition::new(&send[..], &send_counts[..], &send_displs[..]);
+            // (`send` and `received` are at least one byte long, their parts possibly empty.)
+            let mut receive = PartitionMut::new(&mut received[..], &receive_counts[..], &receive_displs[..]);
+            self.world.all_to_all_varcount_into(&send, &mut receive);
+        }
+        Ok(split(&received, &receive_counts))
+    }
+
+    fn gather(&self, bytes: Vec<u8>) -> Result<Vec<Vec<u8>>, String> {
+        let root = self.world.process_at_rank(0);
+        let length = count(bytes.len())?;
+        let bytes = buffer(bytes, length as usize);
+        if self.rank() != 0 {
+            root.gather_into(&length);
+            root.gather_varcount_into(&bytes[..length as usize]);
+            return Ok(Vec::new());
+        }
+        let mut counts = vec![0 as Count; self.size()];
+        root.gather_into_root(&length, &mut counts[..]);
+        let displs = displacements(&counts)?;
+        let mut received = buffer(Vec::new(), counts.iter().map(|&c| c as usize).sum());
+        {
+            let mut receive = PartitionMut::new(&mut received[..], &counts[..], &displs[..]);
+            root.gather_varcount_into_root(&bytes[..length as usize], &mut receive);
+        }
+        Ok(split(&received, &counts))
+    }
+
+    fn broadcast(&self, bytes: Vec<u8>) -> Result<Vec<u8>, String> {
+        let root = self.world.process_at_rank(0);
+        let mut length = bytes.len() as u64;
+        root.broadcast_into(&mut length);
+        if length == 0 {
+            return Ok(Vec::new());
+        }
+        let mut bytes = if self.rank() == 0 { bytes } else { vec![0u8; length as usize] };
+        root.broadcast_into(&mut bytes[..]);
+        Ok(bytes)
+    }
+}

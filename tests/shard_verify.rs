@@ -1,0 +1,89 @@
+//! `yz shard verify` and `yz duel solve --resume` against damaged tables: every bad file is
+//! named, and nothing damaged is read as good.
+
+use super::cli::{fails_with, json, yz};
+
+#[test]
+fn a_flipped_byte_and_a_truncated_shard_are_named_and_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let tables = dir.path().join("t");
+    let t = tables.to_str().unwrap();
+    let solved = json(&yz(dir.path(), &["--json", "duel", "solve", "--first", "4", "--out", t]));
+    let verified = json(&yz(dir.path(), &["--json", "shard", "verify", t]));
+    assert_eq!(verified["ok"], true, "{verified}");
+    assert_eq!(verified["files"].as_array().unwrap().len(), 1 + 8, "the manifest and one shard per layer");
+
+    // One flipped byte in the payload of layer 5's shard, layer 2's shard cut short.
+    let flipped = tables.join("layer-05-shard-00000.yzs");
+    let mut bytes = std::fs::read(&flipped).unwrap();
+    let at = bytes.len() - 40;
+    bytes[at] ^= 0x08;
+    std::fs::write(&flipped, &bytes).unwrap();
+    let truncated = tables.join("layer-02-shard-00000.yzs");
+    let bytes = std::fs::read(&truncated).unwrap();
+    std::fs::write(&truncated, &bytes[..bytes.len() - 5]).unwrap();
+
+    let out = yz(dir.path(), &["--json", "shard", "verify", t]);
+    assert_eq!(out.status.code(), Some(2));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let bad: Vec<&str> = report["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| !f["problem"].is_null())
+        .map(|f| f["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(bad.len(), 2, "{report}");
+    assert!(
+        bad.iter().any(|p| p.ends_with("layer-05-shard-00000.yzs"))
+            && bad.iter().any(|p| p.ends_with("layer-02-shard-00000.yzs"))
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("layer-05-shard-00000.yzs") && stderr.contains("layer-02-shard-00000.yzs"), "{stderr}");
+    // Each file alone too.
+    fails_with(dir.path(), &["shard", "verify", flipped.to_str().unwrap()], "layer-05-shard-00000.yzs");
+    fails_with(dir.path(), &["shard", "verify", truncated.to_str().unwrap()], "truncated");
+
+    // --resume checks every listed shard before it continues, and refuses both.
+    for needle in ["layer-05-shard-00000.yzs", "layer-02-shard-00000.yzs"] {
+        fails_with(dir.path(), &["duel", "solve", "--first", "4", "--out", t, "--resume"], needle);
+    }
+    // A fresh solve over them repairs the tables: the same value, and they verify.
+    let again = json(&yz(dir.path(), &["--json", "duel", "solve", "--first", "4", "--out", t]));
+    assert_eq!(again["value"], solved["value"]);
+    assert_eq!(json(&yz(dir.path(), &["--json", "shard", "verify", t]))["ok"], true);
+}
+
+#[test]
+fn a_missing_shard_and_a_foreign_manifest_are_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let (four, three) = (dir.path().join("four"), dir.path().join("three"));
+    for (n, out) in [("4", &four), ("3", &three)] {
+        json(&yz(dir.path(), &["--json", "duel", "solve", "--first", n, "--out", out.to_str().unwrap()]));
+    }
+    let f = four.to_str().unwrap();
+    std::fs::remove_file(four.join("layer-07-shard-00000.yzs")).unwrap();
+    fails_with(dir.path(), &["shard", "verify", f], "layer-07-shard-00000.yzs");
+    // The manifest of the three-box game over the four-box game's shards.
+    std::fs::copy(three.join("manifest.yzs"), four.join("manifest.yzs")).unwrap();
+    let out = yz(dir.path(), &["--json", "shard", "verify", f]);
+    assert_eq!(out.status.code(), Some(2));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let problems: Vec<String> =
+        report["files"].as_array().unwrap().iter().filter_map(|f| f["problem"].as_str().map(String::from)).collect();
+    assert!(!problems.is_empty() && problems.iter().all(|p| p.contains("the manifest is of")), "{problems:?}");
+    fails_with(dir.path(), &["duel", "solve", "--first", "4", "--out", f, "--resume"], "manifest.yzs");
+}
+
+#[test]
+fn resume_of_finished_tables_reports_the_stored_value() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = dir.path().join("t");
+    let t = t.to_str().unwrap();
+    let solved = json(&yz(dir.path(), &["--json", "duel", "solve", "--first", "3", "--out", t]));
+    let resumed = json(&yz(dir.path(), &["--json", "duel", "solve", "--first", "3", "--out", t, "--resume"]));
+    assert_eq!(resumed["resumed_from"].as_u64(), Some(0));
+    assert_eq!(resumed["layers"].as_array().map(Vec::len), Some(0));
+    assert_eq!(resumed["value"].as_f64().map(|v| v as f32), solved["value"].as_f64().map(|v| v as f32));
+    assert!(resumed["p_draw"].is_null(), "the tables keep no draw probabilities");
+}
