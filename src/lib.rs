@@ -3,7 +3,8 @@
 //! One turn dynamic program ([`turn`]), generic over what a state's value is, carries every
 //! solver: [`solo`] solves the single-player game for maximum expected score with lanes
 //! over the upper total. [`game`] models dice, boxes, rules and score states; [`store`] is
-//! the checked file format every table uses.
+//! the checked file format every table uses. [`strategy`] names the non-optimal players
+//! of the literature, and [`simulate`] plays any strategy, alone or in a match.
 //!
 //! ```
 //! use yz::game::{Card, CategorySet, Game, Rules, parse_dice};
@@ -25,7 +26,9 @@
 
 pub mod duel;
 pub mod game;
+pub mod simulate;
 pub mod solo;
 pub mod store;
+pub mod strategy;
 pub mod targets;
 pub mod turn;

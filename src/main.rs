@@ -34,6 +34,13 @@ enum Command {
     /// Two players: maximum winning chance.
     #[command(subcommand)]
     Duel(cli::duel::DuelCommand),
+    /// Play a strategy many times: mean with its 95% interval, and a histogram.
+    Simulate(cli::simulate::SimulateArgs),
+    /// Strategies against each other, each on its own card: win shares with intervals.
+    Match(cli::simulate::MatchArgs),
+    /// Strategies made by playing: evolve (genetic algorithm), train (action table).
+    #[command(subcommand)]
+    Strategy(cli::strategy_train::StrategyCommand),
 }
 
 fn data_dir(flag: Option<PathBuf>) -> PathBuf {
@@ -72,5 +79,8 @@ fn run(cli: Cli) -> Result<()> {
         Command::Solo(command) => cli::solo::run(command, &data, cli.json),
         Command::Targets(command) => cli::targets::run(command, &data, cli.json),
         Command::Duel(command) => cli::duel::run(command, &data, cli.json),
+        Command::Simulate(args) => cli::simulate::run_simulate(args, &data, cli.json),
+        Command::Match(args) => cli::simulate::run_match(args, &data, cli.json),
+        Command::Strategy(command) => cli::strategy_train::run(command, &data, cli.json),
     }
 }

@@ -6,6 +6,7 @@ mod duel_brute_force;
 mod duel_cli;
 mod golden;
 mod payoff;
+mod simulate;
 mod solo;
 mod targets;
 mod targets_brute_force;

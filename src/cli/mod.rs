@@ -2,7 +2,9 @@
 
 pub mod duel;
 pub mod plot;
+pub mod simulate;
 pub mod solo;
+pub mod strategy_train;
 pub mod targets;
 
 use anyhow::Result;
