@@ -7,6 +7,7 @@ mod duel_cli;
 mod golden;
 mod oneturn;
 mod payoff;
+mod simulate;
 mod solo;
 mod strategy;
 mod targets;

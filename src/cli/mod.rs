@@ -3,6 +3,7 @@
 pub mod analysis;
 pub mod duel;
 pub mod plot;
+pub mod simulate;
 pub mod solo;
 pub mod strategy;
 pub mod targets;
