@@ -3,9 +3,10 @@
 //! One turn dynamic program ([`turn`]), generic over what a state's value is, carries every
 //! solver: [`solo`] solves the single-player game for maximum expected score with lanes
 //! over the upper total. [`strategy`] names the papers' other strategies, evaluated exactly
-//! by the same forward analysis. [`duel`] solves the two-player game layer by layer;
-//! [`cluster`] spreads that solve over MPI ranks (or runs it in one process). [`game`] models
-//! dice, boxes, rules and score states; [`store`] is the checked file format every table uses.
+//! by the same forward analysis, and [`simulate`] plays any of them, alone or in a match.
+//! [`duel`] solves the two-player game layer by layer; [`cluster`] spreads that solve over
+//! MPI ranks (or runs it in one process). [`game`] models dice, boxes, rules and score
+//! states; [`store`] is the checked file format every table uses.
 //!
 //! ```
 //! use yz::game::{Card, CategorySet, Game, Rules, parse_dice};
@@ -29,6 +30,7 @@ pub mod cluster;
 pub mod duel;
 pub mod game;
 pub mod oneturn;
+pub mod simulate;
 pub mod solo;
 pub mod store;
 pub mod strategy;

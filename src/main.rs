@@ -34,9 +34,14 @@ enum Command {
     /// Two players: maximum winning chance.
     #[command(subcommand)]
     Duel(cli::duel::DuelCommand),
-    /// The papers' strategies, from the novice's to the optimal, evaluated exactly.
+    /// The papers' strategies, from the novice's to the optimal: exact evaluation (eval),
+    /// and the strategies made by playing (evolve: genetic algorithm, train: action table).
     #[command(subcommand)]
     Strategy(cli::strategy::StrategyCommand),
+    /// Play a strategy many times: mean with its 95% interval, and a histogram.
+    Simulate(cli::simulate::SimulateArgs),
+    /// Strategies against each other, each on its own card: win shares with intervals.
+    Match(cli::simulate::MatchArgs),
     /// One turn played for one pattern (yahtzee, full-house, straights, n-of-a-kind, or a
     /// multiplicity pattern such as 011), any faces, dice and rolls: the best chance, every
     /// state's value after each roll, and the best keeps.
@@ -93,7 +98,9 @@ fn run(cli: Cli) -> Result<()> {
         Command::Solo(command) => cli::solo::run(command, &data, cli.json),
         Command::Targets(command) => cli::targets::run(command, &data, cli.json),
         Command::Duel(command) => cli::duel::run(command, &data, cli.json),
-        Command::Strategy(command) => cli::strategy::run(command, cli.json),
+        Command::Strategy(command) => cli::strategy::run(command, &data, cli.json),
+        Command::Simulate(args) => cli::simulate::run_simulate(args, &data, cli.json),
+        Command::Match(args) => cli::simulate::run_match(args, &data, cli.json),
         Command::Turn(args) => cli::turn::run(args, cli.json),
         Command::Shard(command) => cli::shard::run(command, cli.json),
     }

@@ -6,23 +6,39 @@
 //! any change of play shows.
 
 use std::collections::HashMap;
+use std::path::Path;
 use std::sync::LazyLock;
 
 use yz::game::{ALL_RULES, Category, CategorySet, Game, KeepId, RollId, Rules, ScoreState};
 use yz::solo::policy::TIE;
 use yz::solo::{Analysis, analyze, solve};
 use yz::strategy::anchors::{self, CategoryMeans};
+use yz::strategy::evolve::{self, EvolveParams};
+use yz::strategy::learned::{self, ActionTable};
 use yz::strategy::upper_lower::UpperLowerValues;
-use yz::strategy::{Strategy, StrategyName, box_means, optimal_statistics};
+use yz::strategy::{STRATEGY_NAMES, Strategy, StrategyError, StrategyName, box_means, optimal_statistics};
 
 use crate::cli::{fails_with, json, yz};
 use crate::golden::table_vii;
 
 const OFFICIAL: Game = Game { rules: Rules::Official, categories: CategorySet::ALL };
 
+/// The data directory these tests build strategies from: each game's optimal table is
+/// solved and written once.
+static DATA: LazyLock<tempfile::TempDir> = LazyLock::new(|| tempfile::tempdir().unwrap());
+
+fn data() -> &'static Path {
+    DATA.path()
+}
+
+/// `name` built for `game` from [`DATA`].
+fn build(name: &StrategyName, game: Game) -> Strategy {
+    Strategy::build(name, game, data()).unwrap()
+}
+
 /// The optimal strategy's statistics in the official game: Glenn's Table III, the input of
 /// the category means heuristics (tests/analysis.rs checks them against Glenn's).
-static TABLE_III: LazyLock<Analysis> = LazyLock::new(|| optimal_statistics(OFFICIAL));
+static TABLE_III: LazyLock<Analysis> = LazyLock::new(|| optimal_statistics(OFFICIAL, data()).unwrap());
 
 /// Asserts that `ours` is Glenn's `published` figure plus `gap`, to ±0.01 (`gap` 0: equal
 /// at Glenn's two decimals).
@@ -39,7 +55,7 @@ fn assert_table_vii(what: &str, ours: f64, published: f64, gap: f64) {
 }
 
 fn full_game(name: StrategyName) -> f64 {
-    Strategy::build(name, OFFICIAL).analyze().expected_score()
+    build(&name, OFFICIAL).analyze().expected_score()
 }
 
 #[test]
@@ -116,7 +132,8 @@ fn set(boxes: &[Category]) -> CategorySet {
     boxes.iter().fold(CategorySet::EMPTY, |s, &c| s.with(c))
 }
 
-const ALL_NAMES: [StrategyName; 8] = [
+/// Every strategy, `evolved` and `learned` reading their files from the data directory.
+const ALL_NAMES: [StrategyName; 11] = [
     StrategyName::Optimal,
     StrategyName::Greedy,
     StrategyName::Means,
@@ -125,7 +142,21 @@ const ALL_NAMES: [StrategyName; 8] = [
     StrategyName::UpperLower,
     StrategyName::Rules,
     StrategyName::Novice,
+    StrategyName::Evolved { file: None },
+    StrategyName::Expert,
+    StrategyName::Learned { file: None },
 ];
+
+/// Writes a briefly evolved and a briefly trained strategy for `game` into [`DATA`], where
+/// `evolved` and `learned` look for them.
+fn evolve_and_train(game: Game) {
+    let params = EvolveParams { generations: 2, population: 8, sample: 10, seed: 1, finalists: 1 };
+    let champion = evolve::evolve(game, params, |_| {}).champion;
+    evolve::write(&data().join(evolve::file_name(game)), game, &champion, serde_json::json!({})).unwrap();
+    let mut table = ActionTable::new(game);
+    table.train(5_000, 1, 0, |_| {});
+    table.write(&data().join(learned::file_name(game)), serde_json::json!({})).unwrap();
+}
 
 /// Every strategy plays every rule variant and truncated game, never better than optimal
 /// play, and the optimal strategy exactly as well; each analysis is a probability
@@ -138,8 +169,9 @@ fn no_strategy_beats_optimal_in_small_games() {
         for categories in boxes {
             let game = Game { rules, categories };
             let optimal = solve(game).start_value();
+            evolve_and_train(game);
             for name in ALL_NAMES {
-                let analysis = Strategy::build(name, game).analyze();
+                let analysis = build(&name, game).analyze();
                 let (mean, total) =
                     (analysis.expected_score(), analysis.distribution().probabilities().iter().sum::<f64>());
                 assert!((total - 1.0).abs() < 1e-12, "{name} {game:?}: probabilities add to {total}");
@@ -162,7 +194,7 @@ fn upper_lower_is_optimal_in_either_half_alone() {
     for rules in ALL_RULES {
         for categories in halves {
             let game = Game { rules, categories };
-            let mean = Strategy::build(StrategyName::UpperLower, game).analyze().expected_score();
+            let mean = build(&StrategyName::UpperLower, game).analyze().expected_score();
             let optimal = solve(game).start_value();
             assert!((mean - optimal).abs() < 1e-9, "{game:?}: {mean} vs {optimal}");
         }
@@ -259,20 +291,30 @@ fn greedy_matches_a_brute_force() {
     ];
     for game in games {
         let brute = GreedyBruteForce { game, totals: HashMap::new() }.total(ScoreState::start(game));
-        let ours = Strategy::build(StrategyName::Greedy, game).analyze().expected_score();
+        let ours = build(&StrategyName::Greedy, game).analyze().expected_score();
         assert!((ours - brute).abs() < 1e-9, "{game:?}: {ours} vs brute force {brute}");
     }
 }
 
 #[test]
 fn strategy_names_parse_and_unknown_names_are_listed() {
-    for name in ALL_NAMES.into_iter().chain([StrategyName::MeansIter { rounds: 1 }]) {
-        assert_eq!(name.to_string().parse::<StrategyName>(), Ok(name));
+    let with_files = [
+        StrategyName::MeansIter { rounds: 1 },
+        StrategyName::Evolved { file: Some("runs/Champion.yzs".into()) },
+        StrategyName::Learned { file: Some("/tmp/table.yzs".into()) },
+    ];
+    for name in ALL_NAMES.into_iter().chain(with_files) {
+        assert_eq!(name.to_string().parse::<StrategyName>().unwrap(), name);
     }
-    assert_eq!("means-iter".parse(), Ok(StrategyName::MeansIter { rounds: 1 }));
-    for bad in ["optimum", "means-iter:0", "means-iter:x", ""] {
-        let err = bad.parse::<StrategyName>().unwrap_err().to_string();
-        assert!(err.contains("expected one of optimal, greedy"), "{err}");
+    assert_eq!("means-iter".parse::<StrategyName>().unwrap(), StrategyName::MeansIter { rounds: 1 });
+    assert_eq!(" Expert ".parse::<StrategyName>().unwrap(), StrategyName::Expert);
+    for bad in ["optimum", "means-iter:0", "means-iter:x", "", "greedy:file", "evolved:", "expert:x"] {
+        let err = bad.parse::<StrategyName>().unwrap_err();
+        assert!(matches!(err, StrategyError::Unknown(_)), "{bad}: {err}");
+        assert!(err.to_string().ends_with(&format!("expected one of {STRATEGY_NAMES}")), "{err}");
+    }
+    for name in ["optimal", "means-iter[:ROUNDS]", "evolved[:FILE]", "expert", "learned[:FILE]"] {
+        assert!(STRATEGY_NAMES.contains(name), "{name}");
     }
 }
 
@@ -283,7 +325,7 @@ fn eval_command_reports_the_analysis() {
     let d = dir.path();
     let game = Game { rules: Rules::NoBonus, categories: CategorySet::first(6) };
     let report = json(&yz(d, &["--json", "strategy", "eval", "greedy", "--rules", "no-bonus", "--first", "6"]));
-    let analysis = Strategy::build(StrategyName::Greedy, game).analyze();
+    let analysis = build(&StrategyName::Greedy, game).analyze();
     assert_eq!(report["strategy"], "greedy");
     assert_eq!(report["rules"], "no-bonus");
     assert!((report["expected_score"].as_f64().unwrap() - analysis.expected_score()).abs() < 1e-12);
@@ -300,6 +342,12 @@ fn eval_command_reports_the_analysis() {
     assert_eq!(rounds[0], means["expected_score"]);
     assert_eq!(rounds[2], iterated["expected_score"]);
 
+    let expert = json(&yz(d, &["--json", "strategy", "eval", "expert", "--rules", "no-bonus", "--first", "6"]));
+    let analysis = build(&StrategyName::Expert, game).analyze();
+    assert_eq!(expert["strategy"], "expert");
+    assert!((expert["expected_score"].as_f64().unwrap() - analysis.expected_score()).abs() < 1e-12);
+
     fails_with(d, &["strategy", "eval", "smart"], "unknown strategy \"smart\"; expected one of optimal");
+    fails_with(d, &["strategy", "eval", "evolved", "--first", "6"], "evolved-official-003f.yzs");
     fails_with(d, &["strategy", "eval", "greedy", "--first", "14"], "--first takes 1 to 13");
 }

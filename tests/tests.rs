@@ -8,6 +8,7 @@ mod golden;
 mod oneturn;
 mod payoff;
 mod shard_verify;
+mod simulate;
 mod solo;
 mod strategy;
 mod targets;

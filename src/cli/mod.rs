@@ -4,6 +4,7 @@ pub mod analysis;
 pub mod duel;
 pub mod plot;
 pub mod shard;
+pub mod simulate;
 pub mod solo;
 pub mod strategy;
 pub mod targets;

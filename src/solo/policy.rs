@@ -175,8 +175,10 @@ pub(super) static BASE_POINTS: LazyLock<Vec<[u8; NUM_ROLLS]>> = LazyLock::new(||
     ALL_CATEGORIES.iter().map(|c| std::array::from_fn(|r| c.base_points(RollId(r as u8)) as u8)).collect()
 });
 
-/// The distinct keeps within each roll.
-pub(super) struct SubKeeps {
+/// The distinct keeps within each roll, all in one list: roll by roll, each roll's keeps in
+/// increasing [`KeepId`] order. A position in that list names a (roll, keep) pair, which
+/// tables over the decisions of a turn can use as an index.
+pub(crate) struct SubKeeps {
     /// `keeps[start[r]..start[r + 1]]`: the keeps within roll `r`, in increasing [`KeepId`] order.
     start: Vec<usize>,
     keeps: Vec<KeepId>,
@@ -186,8 +188,23 @@ pub(super) struct SubKeeps {
 
 impl SubKeeps {
     /// The keeps within `roll`, in increasing [`KeepId`] order.
-    fn of(&self, roll: RollId) -> &[KeepId] {
-        &self.keeps[self.start[roll.0 as usize]..self.start[roll.0 as usize + 1]]
+    pub(crate) fn of(&self, roll: RollId) -> &[KeepId] {
+        &self.keeps[self.positions(roll)]
+    }
+
+    /// The positions of `roll`'s keeps in the list of every roll's.
+    pub(crate) fn positions(&self, roll: RollId) -> std::ops::Range<usize> {
+        self.start[roll.0 as usize]..self.start[roll.0 as usize + 1]
+    }
+
+    /// The keep at `position` in the list of every roll's.
+    pub(crate) fn at(&self, position: usize) -> KeepId {
+        self.keeps[position]
+    }
+
+    /// The (roll, keep) pairs of all rolls: 4,368.
+    pub(crate) fn len(&self) -> usize {
+        self.keeps.len()
     }
 
     /// Whether `keep` can be taken from `roll`: [`KeepId::is_within`] by table.
@@ -198,7 +215,7 @@ impl SubKeeps {
 }
 
 /// The sub-keeps of every roll, built once.
-pub(super) static SUB_KEEPS: LazyLock<SubKeeps> = LazyLock::new(|| {
+pub(crate) static SUB_KEEPS: LazyLock<SubKeeps> = LazyLock::new(|| {
     let mut sub_keeps = SubKeeps { start: vec![0], keeps: Vec::new(), within: Vec::new() };
     for roll in RollId::all() {
         let mut within = [0u64; NUM_KEEPS.div_ceil(64)];

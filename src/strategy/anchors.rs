@@ -1,17 +1,28 @@
 //! Strategies that play each turn for its points plus an estimate of the state it leads to
 //! (Glenn 2007 §III-B): optimal play with the exact values, and with cheap estimates the
-//! greedy strategy and the category means heuristics.
+//! greedy strategy, the category means heuristics and the evolved category values.
 //!
 //! Glenn's `X̂` estimates the value of an anchor, a score state at the start of a turn. The
 //! turn is then played as the optimal strategy plays it against `X̂`, which is
 //! [`OptimalPolicy::new`] with `X̂` as the [`FutureValue`]. The points of a turn are what
 //! the card gains: the box, the upper bonus when the turn crosses 63, and an Extra Yahtzee
 //! Bonus; an estimate adds only what is still to come.
+//!
+//! Two readings of Glenn's category values live here, as two types:
+//! - [`BoxValues`], Eq. 13 as printed: the sum of 13 numbers `s(c)` over the open boxes,
+//!   with no bonus term. The genetic algorithm ([`super::evolve`]) searches these numbers.
+//! - [`CategoryMeans`], Eqs. 12 and 13 with Glenn's bonus adjustment: the same sum of box
+//!   means plus the upper bonus times an estimate of the chance of earning it. The `means`,
+//!   `means-iter` and `means-var` strategies play it.
+//!
+//! The first depends on the upper total only through the points of the move at hand, so it
+//! is [`SolvedValues`] and analysed one state per upper-total class; the second looks at the
+//! exact upper total and is not.
 
 use super::PerBox;
 use crate::game::rules::{UPPER_BONUS, UPPER_THRESHOLD};
 use crate::game::{ALL_CATEGORIES, Game, ScoreState};
-use crate::solo::{Analysis, FutureValue, OptimalPolicy, Policy, SoloSolution, TurnPlan, analyze, solve};
+use crate::solo::{Analysis, FutureValue, OptimalPolicy, Policy, SolvedValues, TurnPlan, analyze};
 
 /// Plays each turn for its points plus `values` of the state after it.
 #[derive(Clone, Debug)]
@@ -31,18 +42,25 @@ impl<V: FutureValue + Sync> Policy for Anchored<V> {
     }
 }
 
-impl<V> Anchored<V> {
-    /// Plays against `values`; `by_state_class` as [`Policy::plays_by_state_class`], true only
-    /// if the estimate is equal for the upper totals [`crate::game::StateIndex`] merges.
-    pub fn new(game: Game, values: V, by_state_class: bool) -> Anchored<V> {
-        Anchored { game, values, by_state_class }
+impl<V: FutureValue> Anchored<V> {
+    /// Plays against `values`, each upper total analysed on its own.
+    pub fn new(game: Game, values: V) -> Anchored<V> {
+        Anchored { game, values, by_state_class: false }
     }
 }
 
-/// Optimal play from the solved table of `game`.
-pub fn optimal(game: Game) -> Anchored<SoloSolution> {
-    // The solved values of merged upper totals are equal bit for bit.
-    Anchored { game, values: solve(game), by_state_class: true }
+impl<V: SolvedValues> Anchored<V> {
+    /// Plays against `values` that are equal for the upper totals
+    /// [`crate::game::StateIndex`] merges; as [`OptimalPolicy::solved`], the analysis then
+    /// visits one state per class ([`Policy::plays_by_state_class`]).
+    pub fn solved(game: Game, values: V) -> Anchored<V> {
+        Anchored { game, values, by_state_class: true }
+    }
+}
+
+/// Optimal play from a solved table of `game` (in memory or on disk).
+pub fn optimal<V: SolvedValues>(game: Game, table: V) -> Anchored<V> {
+    Anchored::solved(game, table)
 }
 
 /// Anchor values all zero: the most points this turn.
@@ -55,12 +73,42 @@ impl FutureValue for Zero {
     }
 }
 
+/// The same (zero) for every upper total. A turn's points depend on the upper total only
+/// through the bonus being crossed, which merged totals share: they need the same smallest
+/// future upper sum for the bonus, so every sum crosses 63 from both or from neither.
+impl SolvedValues for Zero {}
+
 /// The greedy strategy: the most points this turn, upper bonus and Extra Yahtzee Bonus
 /// included (Glenn's `X̂ = 0`).
 pub fn greedy(game: Game) -> Anchored<Zero> {
-    // A turn's points depend on the upper total only through the bonus being crossed, which
-    // merged totals share.
-    Anchored { game, values: Zero, by_state_class: true }
+    Anchored::solved(game, Zero)
+}
+
+/// Glenn's Eq. 13 as printed: a state is worth the sum of the numbers `s(c)` of its open
+/// boxes in play (boxes not in play count as filled), by card index.
+///
+/// As Glenn does for Eq. 13 ("for simplicity we will now ignore the adjustments for
+/// bonuses"), there is no bonus term: the upper total and the Yahtzee flag affect play only
+/// through the points of the move at hand. Adding a constant to every `s(c)` changes no
+/// decision (every move closes exactly one box), so twelve of the thirteen numbers matter.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BoxValues(pub PerBox);
+
+impl FutureValue for BoxValues {
+    fn future_value(&self, state: ScoreState) -> f64 {
+        state.filled.complement().iter().map(|c| self.0[c.index()]).sum()
+    }
+}
+
+/// The sum does not look at the upper total at all, and the points of a move are equal for
+/// merged totals (see [`Zero`]).
+impl SolvedValues for BoxValues {}
+
+impl BoxValues {
+    /// `{ "ones": s, … }` in card order.
+    pub fn to_json(&self) -> serde_json::Value {
+        ALL_CATEGORIES.iter().map(|c| (c.name().to_string(), serde_json::json!(self.0[c.index()]))).collect()
+    }
 }
 
 /// Glenn's category means estimate (Eqs. 12 and 13): a state is worth the means `s(c)` of
@@ -82,19 +130,19 @@ pub fn greedy(game: Game) -> Anchored<Zero> {
 /// sequence follows Glenn's up and down only with it.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct CategoryMeans {
-    means: PerBox,
+    means: BoxValues,
     variances: Option<PerBox>,
 }
 
 impl CategoryMeans {
     /// The estimate from the means alone: Eq. 13 with `s = means` (Eq. 12 with Table III's).
     pub fn new(means: PerBox) -> CategoryMeans {
-        CategoryMeans { means, variances: None }
+        CategoryMeans { means: BoxValues(means), variances: None }
     }
 
     /// The estimate from the means and variances of every box.
     pub fn with_variances(means: PerBox, variances: PerBox) -> CategoryMeans {
-        CategoryMeans { means, variances: Some(variances) }
+        CategoryMeans { means: BoxValues(means), variances: Some(variances) }
     }
 
     /// The estimated chance that the open upper boxes of `state` earn the upper bonus.
@@ -105,7 +153,7 @@ impl CategoryMeans {
         if needed == 0 || most < needed {
             return 0.0;
         }
-        let mean: f64 = open_upper.iter().map(|&(c, _)| self.means[c.index()]).sum();
+        let mean: f64 = open_upper.iter().map(|&(c, _)| self.means.0[c.index()]).sum();
         let Some(variances) = &self.variances else {
             return if mean >= needed as f64 { 1.0 } else { 0.0 };
         };
@@ -120,15 +168,14 @@ impl CategoryMeans {
 
 impl FutureValue for CategoryMeans {
     fn future_value(&self, state: ScoreState) -> f64 {
-        let boxes: f64 = state.filled.complement().iter().map(|c| self.means[c.index()]).sum();
-        boxes + UPPER_BONUS as f64 * self.upper_bonus_chance(state)
+        self.means.future_value(state) + UPPER_BONUS as f64 * self.upper_bonus_chance(state)
     }
 }
 
 /// The category means heuristic against `estimate`.
 pub fn means(game: Game, estimate: CategoryMeans) -> Anchored<CategoryMeans> {
     // The bonus estimate depends on the exact upper total, not only on its class.
-    Anchored { game, values: estimate, by_state_class: false }
+    Anchored::new(game, estimate)
 }
 
 /// Glenn's iteration of Eq. 13 from the box means `start`: round 0 plays them, each further
@@ -151,4 +198,20 @@ pub fn iterate_means(game: Game, start: PerBox, rounds: u32) -> (CategoryMeans, 
 pub fn means_var(game: Game, statistics: &Analysis) -> Anchored<CategoryMeans> {
     let variances = ALL_CATEGORIES.map(|c| statistics.box_variance(c));
     means(game, CategoryMeans::with_variances(super::box_means(statistics), variances))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::{Category, CategorySet, Rules};
+
+    #[test]
+    fn box_values_sum_the_open_boxes_in_play() {
+        let game = Game { rules: Rules::Official, categories: CategorySet::first(3) };
+        let values = BoxValues(std::array::from_fn(|c| c as f64 + 1.0));
+        let start = ScoreState::start(game);
+        assert_eq!(values.future_value(start), 1.0 + 2.0 + 3.0);
+        let later = ScoreState { filled: start.filled.with(Category::Twos), ..start };
+        assert_eq!(values.future_value(later), 1.0 + 3.0);
+    }
 }

@@ -1,5 +1,6 @@
 //! The strategy zoo: the solitaire strategies of the papers, each by name, for exact
-//! evaluation with [`crate::solo::analyze`] (Glenn 2007 §III, Table VII).
+//! evaluation with [`crate::solo::analyze`] (Glenn 2007 §III, Table VII; Brown et al.) and
+//! for play by [`crate::simulate`].
 //!
 //! # The interface
 //! A strategy is a [`Policy`]: asked for a score state, it returns the [`TurnPlan`] of the
@@ -21,20 +22,33 @@
 //! | `upper-lower` | Eq. 14: the upper-only plus the lower-only game's value | [`upper_lower`] |
 //! | `rules` | the keep and scoring rule lists of Tables V and VI | [`rules`] |
 //! | `novice` | the Yahtzee-bonus strategy of §III-A | [`novice`] |
+//! | `evolved[:FILE]` | Eq. 13 with the 13 numbers found by the genetic algorithm of §III-B.1 | [`evolve`] |
+//! | `expert` | Brown et al.'s expert system | [`expert`] |
+//! | `learned[:FILE]` | Brown et al.'s Monte-Carlo action table | [`learned`] |
+//!
+//! What a strategy needs is read from the data directory: the optimal table (`optimal`, and
+//! the optimal box statistics behind `means`, `means-iter` and `means-var`), solved and
+//! written there on first use; the files `yz strategy evolve` and `yz strategy train` wrote
+//! for the game (`evolved`, `learned`), unless a file is named after the colon.
 
 pub mod anchors;
+pub mod evolve;
+pub mod expert;
+pub mod learned;
 pub mod novice;
 pub mod rules;
 pub mod upper_lower;
 
 use std::fmt;
+use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
 use crate::game::{ALL_CATEGORIES, Game, NUM_CATEGORIES, ScoreState};
-use crate::solo::{Analysis, Policy, TurnPlan, analyze, solve};
+use crate::solo::{Analysis, OptimalPolicy, Policy, SoloTable, TableError, TurnPlan, analyze, open_or_solve};
+use crate::store::{StoreError, StoreFile};
 
 /// The strategies by name, as the command line writes them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum StrategyName {
     /// The optimal strategy: the solitaire table.
     Optimal,
@@ -56,37 +70,68 @@ pub enum StrategyName {
     Rules,
     /// The novice's Yahtzee-bonus strategy (Glenn §III-A).
     Novice,
+    /// Glenn's Eq. 13 with the values `yz strategy evolve` found (Glenn §III-B.1).
+    Evolved {
+        /// The values' file; the game's file in the data directory when `None`.
+        file: Option<PathBuf>,
+    },
+    /// Brown et al.'s expert system.
+    Expert,
+    /// Brown et al.'s action table, trained by `yz strategy train`.
+    Learned {
+        /// The table's file; the game's file in the data directory when `None`.
+        file: Option<PathBuf>,
+    },
 }
 
 /// The names [`StrategyName::from_str`] accepts, for help texts and errors.
-pub const STRATEGY_NAMES: &str = "optimal, greedy, means, means-iter[:ROUNDS], means-var, upper-lower, rules, novice";
+pub const STRATEGY_NAMES: &str = "optimal, greedy, means, means-iter[:ROUNDS], means-var, upper-lower, rules, \
+                                  novice, evolved[:FILE], expert, learned[:FILE]";
 
-/// A strategy name that is none of [`STRATEGY_NAMES`].
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown strategy {0:?}; expected one of {STRATEGY_NAMES}")]
-pub struct UnknownStrategy(pub String);
+/// Why a strategy could not be had.
+#[derive(Debug, thiserror::Error)]
+pub enum StrategyError {
+    /// A name that is no strategy.
+    #[error("unknown strategy {0:?}; expected one of {STRATEGY_NAMES}")]
+    Unknown(String),
+    /// The optimal table could not be opened or solved.
+    #[error(transparent)]
+    Table(#[from] TableError),
+    /// A trained strategy's file is missing, corrupt or made for another game.
+    #[error(transparent)]
+    File(#[from] StrategyFileError),
+}
 
 impl FromStr for StrategyName {
-    type Err = UnknownStrategy;
+    type Err = StrategyError;
 
-    fn from_str(text: &str) -> Result<StrategyName, UnknownStrategy> {
-        let unknown = || UnknownStrategy(text.to_string());
-        Ok(match text.trim().to_ascii_lowercase().as_str() {
-            "optimal" => StrategyName::Optimal,
-            "greedy" => StrategyName::Greedy,
-            "means" => StrategyName::Means,
-            "means-iter" => StrategyName::MeansIter { rounds: 1 },
-            "means-var" => StrategyName::MeansVar,
-            "upper-lower" => StrategyName::UpperLower,
-            "rules" => StrategyName::Rules,
-            "novice" => StrategyName::Novice,
-            other => {
-                let rounds = other.strip_prefix("means-iter:").ok_or_else(unknown)?;
-                match rounds.parse::<u32>() {
-                    Ok(rounds) if rounds >= 1 => StrategyName::MeansIter { rounds },
-                    _ => return Err(unknown()),
-                }
-            }
+    /// A name of [`STRATEGY_NAMES`]; the name is case-insensitive, a file name is not.
+    fn from_str(text: &str) -> Result<StrategyName, StrategyError> {
+        let unknown = || StrategyError::Unknown(text.to_string());
+        let text = text.trim();
+        let (base, argument) = match text.split_once(':') {
+            Some((base, argument)) => (base.to_ascii_lowercase(), Some(argument)),
+            None => (text.to_ascii_lowercase(), None),
+        };
+        let file = argument.map(PathBuf::from);
+        Ok(match (base.as_str(), argument) {
+            ("optimal", None) => StrategyName::Optimal,
+            ("greedy", None) => StrategyName::Greedy,
+            ("means", None) => StrategyName::Means,
+            ("means-iter", None) => StrategyName::MeansIter { rounds: 1 },
+            ("means-iter", Some(rounds)) => match rounds.parse::<u32>() {
+                Ok(rounds) if rounds >= 1 => StrategyName::MeansIter { rounds },
+                _ => return Err(unknown()),
+            },
+            ("means-var", None) => StrategyName::MeansVar,
+            ("upper-lower", None) => StrategyName::UpperLower,
+            ("rules", None) => StrategyName::Rules,
+            ("novice", None) => StrategyName::Novice,
+            ("evolved", Some("")) | ("learned", Some("")) => return Err(unknown()),
+            ("evolved", _) => StrategyName::Evolved { file },
+            ("expert", None) => StrategyName::Expert,
+            ("learned", _) => StrategyName::Learned { file },
+            _ => return Err(unknown()),
         })
     }
 }
@@ -103,6 +148,11 @@ impl fmt::Display for StrategyName {
             StrategyName::UpperLower => f.write_str("upper-lower"),
             StrategyName::Rules => f.write_str("rules"),
             StrategyName::Novice => f.write_str("novice"),
+            StrategyName::Evolved { file: None } => f.write_str("evolved"),
+            StrategyName::Evolved { file: Some(file) } => write!(f, "evolved:{}", file.display()),
+            StrategyName::Expert => f.write_str("expert"),
+            StrategyName::Learned { file: None } => f.write_str("learned"),
+            StrategyName::Learned { file: Some(file) } => write!(f, "learned:{}", file.display()),
         }
     }
 }
@@ -116,37 +166,47 @@ pub struct Strategy {
 }
 
 impl Strategy {
-    /// Builds `name` for `game`. What a strategy needs is computed here, in memory: the
-    /// optimal table (`optimal`), the optimal strategy's box statistics, Glenn's Table III
-    /// for the official game (`means`, `means-iter`, `means-var`), the analyses of the
-    /// earlier rounds (`means-iter`), the two sub-games' tables (`upper-lower`). The
-    /// strategies that need the optimal box statistics take a few seconds on the full game.
-    pub fn build(name: StrategyName, game: Game) -> Strategy {
+    /// Builds `name` for `game`, reading what it needs from `data_dir` (see the module
+    /// documentation): the optimal table is opened there, or solved and written on first
+    /// use, so the strategies built on it are fast on repeat. The rest is computed here: the
+    /// analyses of the earlier rounds (`means-iter`), the two sub-games' tables
+    /// (`upper-lower`).
+    pub fn build(name: &StrategyName, game: Game, data_dir: &Path) -> Result<Strategy, StrategyError> {
+        let in_data_dir =
+            |file: &Option<PathBuf>, default: String| file.clone().unwrap_or_else(|| data_dir.join(default));
         let mut earlier_rounds = Vec::new();
         let policy: Box<dyn Policy + Send> = match name {
-            StrategyName::Optimal => Box::new(anchors::optimal(game)),
+            StrategyName::Optimal => Box::new(anchors::optimal(game, open_or_solve(data_dir, game)?)),
             StrategyName::Greedy => Box::new(anchors::greedy(game)),
             StrategyName::Means => {
-                let estimate = anchors::CategoryMeans::new(box_means(&optimal_statistics(game)));
-                Box::new(anchors::means(game, estimate))
+                let statistics = optimal_statistics(game, data_dir)?;
+                Box::new(anchors::means(game, anchors::CategoryMeans::new(box_means(&statistics))))
             }
-            StrategyName::MeansIter { rounds } => {
-                let start = box_means(&optimal_statistics(game));
+            &StrategyName::MeansIter { rounds } => {
+                let start = box_means(&optimal_statistics(game, data_dir)?);
                 let (estimate, averages) = anchors::iterate_means(game, start, rounds);
                 earlier_rounds = averages;
                 Box::new(anchors::means(game, estimate))
             }
-            StrategyName::MeansVar => Box::new(anchors::means_var(game, &optimal_statistics(game))),
+            StrategyName::MeansVar => Box::new(anchors::means_var(game, &optimal_statistics(game, data_dir)?)),
             StrategyName::UpperLower => Box::new(upper_lower::upper_lower(game)),
             StrategyName::Rules => Box::new(rules::RuleLists::new(game)),
             StrategyName::Novice => Box::new(novice::Novice::new(game)),
+            StrategyName::Evolved { file } => {
+                let values = evolve::load(&in_data_dir(file, evolve::file_name(game)), game)?;
+                Box::new(anchors::Anchored::solved(game, values))
+            }
+            StrategyName::Expert => Box::new(expert::ExpertPolicy::new(game)),
+            StrategyName::Learned { file } => {
+                Box::new(learned::LearnedPolicy::load(&in_data_dir(file, learned::file_name(game)), game)?)
+            }
         };
-        Strategy { name, game, policy, earlier_rounds }
+        Ok(Strategy { name: name.clone(), game, policy, earlier_rounds })
     }
 
     /// The strategy's name.
-    pub fn name(&self) -> StrategyName {
-        self.name
+    pub fn name(&self) -> &StrategyName {
+        &self.name
     }
 
     /// The game it was built for.
@@ -166,6 +226,12 @@ impl Strategy {
     }
 }
 
+impl fmt::Debug for Strategy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Strategy").field("name", &self.name).field("game", &self.game).finish_non_exhaustive()
+    }
+}
+
 impl Policy for Strategy {
     fn plan(&self, state: ScoreState) -> TurnPlan {
         self.policy.plan(state)
@@ -177,10 +243,10 @@ impl Policy for Strategy {
 }
 
 /// The optimal strategy's exact box statistics in `game` (Glenn's Table III for the official
-/// full game): the input of the category means heuristics.
-pub fn optimal_statistics(game: Game) -> Analysis {
-    let solution = solve(game);
-    analyze(game, &crate::solo::OptimalPolicy::solved(game, &solution))
+/// full game), from the table in `data_dir`: the input of the category means heuristics.
+pub fn optimal_statistics(game: Game, data_dir: &Path) -> Result<Analysis, TableError> {
+    let table: SoloTable = open_or_solve(data_dir, game)?;
+    Ok(analyze(game, &OptimalPolicy::solved(game, &table)))
 }
 
 /// One number per box, by card index.
@@ -189,4 +255,70 @@ pub type PerBox = [f64; NUM_CATEGORIES];
 /// The mean of every box under the analysed strategy.
 pub fn box_means(analysis: &Analysis) -> PerBox {
     ALL_CATEGORIES.map(|c| analysis.box_mean(c))
+}
+
+/// Why a file written by `yz strategy evolve` or `yz strategy train` cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum StrategyFileError {
+    /// Unreadable, corrupt, truncated, or not a file of this kind.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// A valid file made for another game or by another version of its format.
+    #[error("{} was made for {what} {found}, not {expected}; {remedy}", .path.display())]
+    Mismatch {
+        /// The file.
+        path: PathBuf,
+        /// What differs (rules, categories, version).
+        what: &'static str,
+        /// What this game needs.
+        expected: String,
+        /// What the file holds.
+        found: String,
+        /// How to get a file that fits.
+        remedy: &'static str,
+    },
+    /// The header is fine but the payload does not hold what the metadata promises.
+    #[error("{} is corrupted: {detail}; produce it again", .path.display())]
+    Corrupted {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        detail: String,
+    },
+}
+
+/// Opens a strategy file of `kind` and checks that it was made for `game` by format
+/// `version` of that kind; `remedy` tells the user how to make one that fits.
+pub(crate) fn open_for_game(
+    path: &Path,
+    kind: &str,
+    version: u64,
+    game: Game,
+    remedy: &'static str,
+) -> Result<StoreFile, StrategyFileError> {
+    let file = StoreFile::open(path, kind)?;
+    let expected = game_metadata(game, version);
+    for what in ["version", "rules", "categories"] {
+        if file.metadata().get(what) != expected.get(what) {
+            let found = file.metadata().get(what).map_or("nothing".to_string(), |v| v.to_string());
+            return Err(StrategyFileError::Mismatch {
+                path: path.to_path_buf(),
+                what,
+                expected: expected[what].to_string(),
+                found,
+                remedy,
+            });
+        }
+    }
+    Ok(file)
+}
+
+/// The metadata every strategy file starts with: its format version and the game.
+pub(crate) fn game_metadata(game: Game, version: u64) -> serde_json::Value {
+    serde_json::json!({
+        "version": version,
+        "producer": concat!("yz ", env!("CARGO_PKG_VERSION")),
+        "rules": game.rules.name(),
+        "categories": game.categories.names(),
+    })
 }

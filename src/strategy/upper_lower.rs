@@ -4,13 +4,13 @@
 //! in all.
 //!
 //! The two sub-games are the game's boxes split in two, each solved on its own by
-//! [`crate::solo::solve`] (the others count as filled, as Glenn views them). In a truncated
+//! [`crate::solo::solve()`] (the others count as filled, as Glenn views them). In a truncated
 //! game a half with no box in play is worth 0.
 
 use super::anchors::Anchored;
 use crate::game::rules::UPPER_THRESHOLD;
 use crate::game::{Category, CategorySet, Game, ScoreState};
-use crate::solo::{FutureValue, solve};
+use crate::solo::{FutureValue, SolvedValues, solve};
 
 /// Upper totals 0..=63.
 const UPPER_TOTALS: usize = UPPER_THRESHOLD as usize + 1;
@@ -117,9 +117,11 @@ impl FutureValue for UpperLowerValues {
     }
 }
 
+/// The upper values of merged totals are the upper game's solved values, equal bit for
+/// bit; the lower values do not depend on the upper total.
+impl SolvedValues for UpperLowerValues {}
+
 /// Glenn's upper and lower heuristic for `game`.
 pub fn upper_lower(game: Game) -> Anchored<UpperLowerValues> {
-    // The upper values of merged totals are the upper game's solved values, equal bit for
-    // bit; the lower values do not depend on the upper total.
-    Anchored::new(game, UpperLowerValues::solve(game), true)
+    Anchored::solved(game, UpperLowerValues::solve(game))
 }

@@ -1,0 +1,219 @@
+//! Glenn's category-values heuristic with values found by a genetic algorithm (Glenn 2007,
+//! §III-B.1, the "Category Means Heuristic (from GA)" of Table VII: 243.63).
+//!
+//! **The strategy.** A turn is played to maximise the points it earns (upper bonus and
+//! Extra Yahtzee Bonus included when this move earns them) plus Glenn's Eq. 13 as printed,
+//! the sum of thirteen numbers s(c) over the open boxes, with no bonus term: the reading
+//! [`BoxValues`] implements (the `means` strategies add a bonus estimate to the same sum,
+//! [`super::anchors::CategoryMeans`]).
+//!
+//! **The search.** Glenn used "a simple genetic algorithm" and found that a large
+//! population evaluated on few games (256 individuals, 100 games each) did best. Ours:
+//! - individuals are the 13 numbers; the first generation draws s(c) uniformly between 0
+//!   and the most the box can hold;
+//! - fitness is the mean score of [`EvolveParams::sample`] simulated games. All
+//!   individuals of a generation play the same dice (common random numbers), so their
+//!   ranking is far less noisy than their absolute fitness; each generation has new dice;
+//! - the [`ELITES`] fittest pass unchanged (and are measured again on the next dice); every
+//!   other child has two parents, each the fittest of [`TOURNAMENT`] drawn at random,
+//!   takes each number from either parent (uniform crossover), and each number moves with
+//!   probability [`MUTATION_RATE`] by a normal step whose size shrinks geometrically from
+//!   [`MUTATION_STEP`] points in the first generation to [`FINAL_MUTATION_STEP`] in the
+//!   last, so that the search settles;
+//! - the champion is chosen exactly: the fittest [`EvolveParams::finalists`] of the last
+//!   generation, the fittest of each of the last `finalists` generations, and the centroid
+//!   of the last generation's fitter half (which averages out the mutations' noise) are
+//!   analysed ([`crate::solo::analyze`]) and the best average wins.
+//!
+//! The run is a function of its parameters and seed alone, whatever the thread count.
+
+use std::path::Path;
+
+use rand::RngExt;
+use rayon::prelude::*;
+
+use super::anchors::BoxValues;
+use super::{StrategyFileError, game_metadata, open_for_game};
+use crate::game::{Category, Game, NUM_CATEGORIES, RollId};
+use crate::simulate::{PlanCache, game_rng, play_game};
+use crate::solo::{OptimalPolicy, analyze};
+use crate::store::{self, Checksum};
+
+/// Store kind of evolved-values files.
+pub const KIND: &str = "evolved-anchors";
+/// Version of the payload (13 `f64`, card order) and metadata; bump when either changes.
+pub const VERSION: u64 = 1;
+/// Individuals copied unchanged into the next generation.
+pub const ELITES: usize = 2;
+/// Individuals drawn for each parent; the fittest of them is the parent.
+pub const TOURNAMENT: usize = 3;
+/// Probability that a child's number is mutated.
+pub const MUTATION_RATE: f64 = 0.15;
+/// Standard deviation of a mutation in the first generation, in points.
+pub const MUTATION_STEP: f64 = 3.0;
+/// Standard deviation of a mutation in the last generation, in points.
+pub const FINAL_MUTATION_STEP: f64 = 0.5;
+
+/// How long and how wide the genetic algorithm searches.
+#[derive(Clone, Copy, Debug)]
+pub struct EvolveParams {
+    /// Generations after the first.
+    pub generations: usize,
+    /// Individuals per generation (at least [`ELITES`] + 1).
+    pub population: usize,
+    /// Games each individual plays per generation.
+    pub sample: u64,
+    /// Seed of the dice and of the genetic operators.
+    pub seed: u64,
+    /// How many candidates of the last generation(s) are analysed exactly for the champion.
+    pub finalists: usize,
+}
+
+/// One generation's fitness, as simulated.
+#[derive(Clone, Debug)]
+pub struct GenerationReport {
+    /// 0 for the random first generation.
+    pub generation: usize,
+    /// Best simulated mean of the generation.
+    pub best_fitness: f64,
+    /// Mean simulated mean of the generation.
+    pub mean_fitness: f64,
+    /// The fittest individual.
+    pub best: BoxValues,
+}
+
+/// The outcome of a run.
+#[derive(Clone, Debug)]
+pub struct Evolution {
+    /// The finalist with the best exact average.
+    pub champion: BoxValues,
+    /// Its exact average score.
+    pub champion_mean: f64,
+    /// Every finalist with its exact average, best first.
+    pub finalists: Vec<(BoxValues, f64)>,
+    /// Each generation's simulated fitness.
+    pub history: Vec<GenerationReport>,
+}
+
+/// The most a box can hold by its printed pattern: the range of the first generation.
+fn box_maximum(c: Category) -> f64 {
+    RollId::all().map(|r| c.base_points(r)).max().unwrap_or(0) as f64
+}
+
+/// Mean score of `anchors` over `sample` games on the dice of `generation`.
+fn fitness(game: Game, anchors: &BoxValues, params: &EvolveParams, generation: usize) -> f64 {
+    let policy = OptimalPolicy::solved(game, anchors);
+    let cache = PlanCache::new(&policy);
+    let total: u64 = (0..params.sample)
+        .map(|j| u64::from(play_game(game, &cache, &mut game_rng(params.seed, (generation as u64) << 32 | j))))
+        .sum();
+    total as f64 / params.sample as f64
+}
+
+/// A standard normal draw (Box–Muller).
+fn normal(rng: &mut impl rand::Rng) -> f64 {
+    let u: f64 = 1.0 - rng.random::<f64>();
+    let v: f64 = rng.random();
+    (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos()
+}
+
+/// Runs the genetic algorithm on `game`, calling `report` after each generation.
+///
+/// # Panics
+/// If the population is smaller than [`ELITES`] + 1 or the sample is empty (the CLI checks).
+pub fn evolve(game: Game, params: EvolveParams, mut report: impl FnMut(&GenerationReport)) -> Evolution {
+    assert!(params.population > ELITES && params.sample > 0, "population > {ELITES} and sample > 0");
+    // The genetic operators draw from their own stream family, apart from the dice.
+    let mut rng = game_rng(params.seed ^ 0x9e37_79b9_7f4a_7c15, 0);
+    let mut population: Vec<BoxValues> = (0..params.population)
+        .map(|_| BoxValues(std::array::from_fn(|c| rng.random::<f64>() * box_maximum(Category::from_index(c)))))
+        .collect();
+    let mut history = Vec::new();
+    let mut ranked = Vec::new();
+    for generation in 0..=params.generations {
+        let scores: Vec<f64> = population.par_iter().map(|a| fitness(game, a, &params, generation)).collect();
+        let mut order: Vec<usize> = (0..population.len()).collect();
+        order.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]));
+        let entry = GenerationReport {
+            generation,
+            best_fitness: scores[order[0]],
+            mean_fitness: scores.iter().sum::<f64>() / scores.len() as f64,
+            best: population[order[0]],
+        };
+        report(&entry);
+        history.push(entry);
+        ranked = order.iter().map(|&i| population[i]).collect();
+        if generation == params.generations {
+            break;
+        }
+        let tournament = |rng: &mut rand::rngs::ChaCha8Rng| {
+            (0..TOURNAMENT).map(|_| rng.random_range(0..order.len())).min().map_or(0, |rank| order[rank])
+        };
+        let progress = generation as f64 / params.generations as f64;
+        let step = MUTATION_STEP * (FINAL_MUTATION_STEP / MUTATION_STEP).powf(progress);
+        let mut next: Vec<BoxValues> = ranked[..ELITES].to_vec();
+        while next.len() < params.population {
+            let (a, b) = (population[tournament(&mut rng)], population[tournament(&mut rng)]);
+            next.push(BoxValues(std::array::from_fn(|c| {
+                let gene = if rng.random::<bool>() { a.0[c] } else { b.0[c] };
+                if rng.random::<f64>() < MUTATION_RATE { gene + step * normal(&mut rng) } else { gene }
+            })));
+        }
+        population = next;
+    }
+    let fitter_half = &ranked[..ranked.len().div_ceil(2)];
+    let centroid =
+        BoxValues(std::array::from_fn(|c| fitter_half.iter().map(|a| a.0[c]).sum::<f64>() / fitter_half.len() as f64));
+    let mut candidates: Vec<BoxValues> = ranked.iter().take(params.finalists.max(1)).copied().collect();
+    candidates.push(centroid);
+    for entry in history.iter().rev().take(params.finalists) {
+        if !candidates.contains(&entry.best) {
+            candidates.push(entry.best);
+        }
+    }
+    let mut finalists: Vec<(BoxValues, f64)> = candidates
+        .into_iter()
+        .map(|a| {
+            let mean = analyze(game, &OptimalPolicy::solved(game, &a)).expected_score();
+            (a, mean)
+        })
+        .collect();
+    finalists.sort_by(|a, b| b.1.total_cmp(&a.1));
+    let (champion, champion_mean) = finalists[0];
+    Evolution { champion, champion_mean, finalists, history }
+}
+
+/// The default file name of `game`'s evolved values in a data directory.
+pub fn file_name(game: Game) -> String {
+    format!("evolved-{}-{:04x}.yzs", game.rules.name(), game.categories.0)
+}
+
+const REMEDY: &str = "run `yz strategy evolve` for this game";
+
+/// Writes `anchors`, evolved for `game`, atomically to `path`; `about` (parameters,
+/// exact average) is kept in the metadata.
+pub fn write(
+    path: &Path,
+    game: Game,
+    anchors: &BoxValues,
+    about: serde_json::Value,
+) -> Result<Checksum, StrategyFileError> {
+    let mut metadata = game_metadata(game, VERSION);
+    metadata["anchors"] = anchors.to_json();
+    metadata["run"] = about;
+    Ok(store::write_atomic(path, KIND, &metadata, store::as_bytes(&anchors.0))?)
+}
+
+/// Reads the values `yz strategy evolve` wrote for `game`.
+pub fn load(path: &Path, game: Game) -> Result<BoxValues, StrategyFileError> {
+    let file = open_for_game(path, KIND, VERSION, game, REMEDY)?;
+    let values = file.payload_as::<f64>()?;
+    let corrupted = |detail: String| StrategyFileError::Corrupted { path: path.to_path_buf(), detail };
+    let values: [f64; NUM_CATEGORIES] = values
+        .try_into()
+        .map_err(|_| corrupted(format!("it holds {} values, not one per box ({NUM_CATEGORIES})", values.len())))?;
+    if let Some(bad) = values.iter().find(|v| !v.is_finite()) {
+        return Err(corrupted(format!("value {bad} is not a finite number")));
+    }
+    Ok(BoxValues(values))
+}
