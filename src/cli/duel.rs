@@ -545,12 +545,13 @@ fn plan(game: Game, scope: &Scope, ranks: u64, mem_per_rank: f64, as_json: bool)
         yz::duel::plan::EXCHANGE_COMPRESSION
     );
     println!(
-        "measured rate      {:.2e} lane-updates/s per core ({:.2e} positions/s per core, {} threads, {} positions in {:.2} s)",
+        "measured rate      {:.2e} lane-updates/s per core ({:.2e} positions/s per core, {} threads, {} positions in {:.2} s, {:.2} s of CPU)",
         rate.lane_updates_per_core_second,
         rate.positions_per_core_second,
         rate.threads,
         group(rate.positions),
-        rate.seconds
+        rate.seconds,
+        rate.core_seconds
     );
     println!(
         "estimated compute  {core_hours:.0} core-hours (Pawlewicz: 120 GHz-years, about 375,000 core-hours at 2.8 GHz)"

@@ -123,6 +123,9 @@ pub struct Rate {
     pub positions: u64,
     /// Seconds the measured layer took.
     pub seconds: f64,
+    /// CPU seconds it took, all threads together: what the rate divides by, so that other
+    /// jobs sharing the cores slow the clock but not the rate.
+    pub core_seconds: f64,
 }
 
 /// Measures the rate on real full-game positions: layer 24 of the official game (both
@@ -133,18 +136,42 @@ pub fn calibrate() -> Rate {
     let space = Space::endgame(&cards, 2);
     let last = solve_layer::<f32>(&space, 25, None);
     let started = Instant::now();
+    let cpu_before = process_cpu_seconds();
     let layer = solve_layer::<f32>(&space, 24, Some(&last));
     let seconds = started.elapsed().as_secs_f64();
+    let cpu = process_cpu_seconds().zip(cpu_before).map(|(after, before)| after - before);
     let counts = super::count::count_layers(&space);
     let lanes = counts.iter().find(|c| c.layer == 24).map_or(0, |c| c.lanes);
     let lane_updates = lanes * lane_updates_per_lane(1);
     let threads = rayon::current_num_threads();
-    let core_seconds = seconds * threads as f64;
+    let core_seconds = cpu.filter(|&c| c > 0.0).unwrap_or(seconds * threads as f64);
     Rate {
         lane_updates_per_core_second: lane_updates as f64 / core_seconds,
         positions_per_core_second: layer.shape.positions() as f64 / core_seconds,
         threads,
         positions: layer.shape.positions(),
         seconds,
+        core_seconds,
+    }
+}
+
+/// CPU time this process has used so far (user and system, every thread), where the
+/// platform tells it.
+fn process_cpu_seconds() -> Option<f64> {
+    #[cfg(unix)]
+    {
+        let mut usage = std::mem::MaybeUninit::<libc::rusage>::uninit();
+        // SAFETY: getrusage fills the struct it is given and touches nothing else.
+        if unsafe { libc::getrusage(libc::RUSAGE_SELF, usage.as_mut_ptr()) } != 0 {
+            return None;
+        }
+        // SAFETY: a zero return means the struct was filled.
+        let usage = unsafe { usage.assume_init() };
+        let seconds = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
+        Some(seconds(usage.ru_utime) + seconds(usage.ru_stime))
+    }
+    #[cfg(not(unix))]
+    {
+        None
     }
 }
