@@ -13,7 +13,7 @@ use yz::duel::advise::{PositionSource, Solved, Tables};
 use yz::duel::count::{LayerCount, count_layers, count_terminal};
 use yz::duel::{Cards, DuelValue, Space, SpaceError, WinDraw, solve};
 use yz::game::{Card, CategorySet, Game, RollId, StateId, parse_dice};
-use yz::turn::choice::{Choice, faces};
+use yz::turn::choice::{Choice, ChoiceJson};
 
 /// Most positions `duel value` and `duel advise` solve on the fly below a position.
 const ON_THE_FLY_POSITIONS: u64 = 200_000_000;
@@ -231,10 +231,11 @@ fn print_advice(p: &Position, roll: RollId, rolls_left: u8, ranked: &[yz::turn::
     if as_json {
         let options: Vec<_> = ranked
             .iter()
-            .map(|r| match r.choice {
-                Choice::Keep(k) => json!({"action": "keep", "keep": faces(k), "value": r.value, "gap": best - r.value}),
-                Choice::Score(c) => json!({"action": "score", "category": c.name(), "points": r.points,
-                    "value": r.value, "gap": best - r.value}),
+            .map(|r| {
+                let mut option = json!(ChoiceJson::new(r.choice, r.points));
+                option["value"] = json!(r.value);
+                option["gap"] = json!(best - r.value);
+                option
             })
             .collect();
         print_json(json!({

@@ -4,7 +4,7 @@ use serde::Serialize;
 
 use super::table::FutureValue;
 use crate::game::{Card, Game, RollId, Transition};
-use crate::turn::choice;
+use crate::turn::choice::{self, ChoiceJson};
 pub use crate::turn::choice::{Choice, faces};
 
 /// One ranked choice.
@@ -34,17 +34,9 @@ pub enum AdviseError {
 /// A ranking in JSON form.
 #[derive(Clone, Debug, Serialize)]
 pub struct RankedJson {
-    /// `keep` or `score`.
-    pub action: &'static str,
-    /// Dice kept (for a keep).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub keep: Option<Vec<u8>>,
-    /// Box scored (for a score).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub category: Option<&'static str>,
-    /// Points earned now (for a score).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub points: Option<u32>,
+    /// The choice.
+    #[serde(flatten)]
+    pub choice: ChoiceJson,
     /// Expected final score.
     pub expected_final: f64,
     /// Gap to the best.
@@ -54,23 +46,10 @@ pub struct RankedJson {
 impl Ranked {
     /// The JSON form of this choice.
     pub fn to_json(&self) -> RankedJson {
-        match self.choice {
-            Choice::Keep(keep) => RankedJson {
-                action: "keep",
-                keep: Some(faces(keep)),
-                category: None,
-                points: None,
-                expected_final: self.expected_final,
-                gap: self.gap,
-            },
-            Choice::Score(category) => RankedJson {
-                action: "score",
-                keep: None,
-                category: Some(category.name()),
-                points: self.points,
-                expected_final: self.expected_final,
-                gap: self.gap,
-            },
+        RankedJson {
+            choice: ChoiceJson::new(self.choice, self.points),
+            expected_final: self.expected_final,
+            gap: self.gap,
         }
     }
 }

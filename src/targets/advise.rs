@@ -12,8 +12,8 @@ use super::solve::Curve;
 use super::table::{TargetTable, TargetTableError};
 use crate::game::{Card, Category, Game, KeepId, NUM_ROLLS, RollId, ScoreState};
 use crate::solo::Choice;
-use crate::solo::advise::faces;
 use crate::turn::TurnBuffer;
+use crate::turn::choice::ChoiceJson;
 use crate::turn::lanes::lane_max;
 
 /// One ranked choice.
@@ -33,17 +33,9 @@ pub struct TargetRanked {
 /// A ranking in JSON form.
 #[derive(Clone, Debug, Serialize)]
 pub struct TargetRankedJson {
-    /// `keep` or `score`.
-    pub action: &'static str,
-    /// Dice kept (for a keep).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub keep: Option<Vec<u8>>,
-    /// Box scored (for a score).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub category: Option<&'static str>,
-    /// Points earned now (for a score).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub points: Option<u32>,
+    /// The choice.
+    #[serde(flatten)]
+    pub choice: ChoiceJson,
     /// Probability of reaching the target.
     pub probability: f32,
     /// Gap to the best.
@@ -53,11 +45,11 @@ pub struct TargetRankedJson {
 impl TargetRanked {
     /// The JSON form of this choice.
     pub fn to_json(&self) -> TargetRankedJson {
-        let (action, keep, category) = match self.choice {
-            Choice::Keep(keep) => ("keep", Some(faces(keep)), None),
-            Choice::Score(category) => ("score", None, Some(category.name())),
-        };
-        TargetRankedJson { action, keep, category, points: self.points, probability: self.probability, gap: self.gap }
+        TargetRankedJson {
+            choice: ChoiceJson::new(self.choice, self.points),
+            probability: self.probability,
+            gap: self.gap,
+        }
     }
 }
 

@@ -6,6 +6,8 @@
 
 use std::fmt;
 
+use serde::Serialize;
+
 use super::TurnBuffer;
 use crate::game::{Category, Game, KeepId, RollId, ScoreState, Transition};
 
@@ -34,6 +36,35 @@ impl fmt::Display for Choice {
         match self {
             Choice::Keep(k) => write!(f, "keep {k}"),
             Choice::Score(c) => write!(f, "score {c}"),
+        }
+    }
+}
+
+/// A choice as every advisor's JSON writes it: `action` (`keep` or `score`), the dice kept
+/// or the box, and for a box the points it earns now. Each ranking adds its own value.
+#[derive(Clone, Debug, Serialize)]
+pub struct ChoiceJson {
+    /// `keep` or `score`.
+    pub action: &'static str,
+    /// Dice kept (for a keep).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub keep: Option<Vec<u8>>,
+    /// Box scored (for a score).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub category: Option<&'static str>,
+    /// Points earned now, bonuses included (for a score).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub points: Option<u32>,
+}
+
+impl ChoiceJson {
+    /// The JSON form of `choice`; `points` are kept for a box only.
+    pub fn new(choice: Choice, points: Option<u32>) -> ChoiceJson {
+        match choice {
+            Choice::Keep(keep) => ChoiceJson { action: "keep", keep: Some(faces(keep)), category: None, points: None },
+            Choice::Score(category) => {
+                ChoiceJson { action: "score", keep: None, category: Some(category.name()), points }
+            }
         }
     }
 }
