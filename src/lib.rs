@@ -28,6 +28,7 @@
 
 pub mod cluster;
 pub mod duel;
+pub mod emp;
 pub mod game;
 pub mod oneturn;
 pub mod simulate;

@@ -4,6 +4,7 @@ mod analysis;
 mod cli;
 mod duel_brute_force;
 mod duel_cli;
+mod emp;
 mod golden;
 mod oneturn;
 mod payoff;

@@ -9,10 +9,12 @@ use clap::Args;
 use serde_json::json;
 
 use super::{GameArgs, print_json};
-use yz::simulate::matchplay::play_match;
+use yz::emp::{PlayerName, Searcher};
+use yz::simulate::matchplay::{MatchPlayer, SolitairePlayer, play_match_players};
 use yz::simulate::{ScoreTally, progress_bar, simulate};
 use yz::solo::Policy;
 use yz::strategy::{STRATEGY_NAMES, Strategy, StrategyName};
+use yz::targets;
 
 /// `yz simulate`: one strategy, many games.
 #[derive(Args)]
@@ -39,7 +41,7 @@ pub struct MatchArgs {
     #[arg(
         long,
         value_name = "NAMES",
-        help = format!("Two or more strategies, comma-separated, in turn order (e.g. optimal,greedy), each one of {STRATEGY_NAMES}")
+        help = format!("Two or more players, comma-separated, in turn order (e.g. emp1,optimal): empD or dynsD (Pawlewicz's EMP(D), DynS(D), searching D turns deep on the target table), E (= optimal), or one of {STRATEGY_NAMES}")
     )]
     players: String,
     /// Games to play.
@@ -120,12 +122,37 @@ pub fn run_match(args: MatchArgs, data: &Path, as_json: bool) -> Result<()> {
     if names.len() < 2 {
         bail!("--players needs at least two strategies, comma-separated (e.g. optimal,greedy); got {:?}", args.players);
     }
-    let strategies =
-        names.iter().map(|name| Ok(Strategy::build(&name.parse()?, game, data)?)).collect::<Result<Vec<_>>>()?;
-    let players: Vec<&dyn Policy> = strategies.iter().map(|s| s as &dyn Policy).collect();
+    let parsed = names.iter().map(|name| name.parse::<PlayerName>()).collect::<Result<Vec<_>, _>>()?;
+    let searching = parsed.iter().any(|name| matches!(name, PlayerName::Search { .. }));
+    let table = if searching { Some(targets::open_or_solve(data, game)?) } else { None };
+    let strategies = parsed
+        .iter()
+        .map(|name| match name {
+            PlayerName::Solitaire(name) => Ok(Some(Strategy::build(name, game, data)?)),
+            PlayerName::Search { .. } => Ok(None),
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let solitaire: Vec<Option<SolitairePlayer>> =
+        strategies.iter().map(|s| s.as_ref().map(|s| SolitairePlayer::new(s as &dyn Policy))).collect();
+    let searchers: Vec<Option<Searcher>> = parsed
+        .iter()
+        .map(|name| match (name, &table) {
+            (&PlayerName::Search { evaluation, depth }, Some(table)) => Some(Searcher::new(table, evaluation, depth)),
+            _ => None,
+        })
+        .collect();
+    let players: Vec<&dyn MatchPlayer> = solitaire
+        .iter()
+        .zip(&searchers)
+        .map(|pair| match pair {
+            (Some(s), _) => s as &dyn MatchPlayer,
+            (None, Some(s)) => s as &dyn MatchPlayer,
+            (None, None) => unreachable!("every name is a strategy or a searcher"),
+        })
+        .collect();
     let started = Instant::now();
     let progress = progress_bar(args.games, std::io::stderr().is_terminal());
-    let tally = play_match(game, &players, args.games, args.seed, &progress);
+    let tally = play_match_players(game, &players, args.games, args.seed, &progress)?;
     let seconds = started.elapsed().as_secs_f64();
     if as_json {
         let rows: Vec<_> = names
@@ -134,10 +161,13 @@ pub fn run_match(args: MatchArgs, data: &Path, as_json: bool) -> Result<()> {
             .map(|(p, name)| {
                 let (share, half) = (tally.win_share(p), tally.win_half_width_95(p));
                 let scores = &tally.scores[p];
+                let (rank, rank_half) = (tally.expected_rank(p), tally.rank_half_width_95(p));
                 json!({
                     "strategy": name,
                     "win_share": share,
                     "win_ci95": [share - half, share + half],
+                    "expected_rank": rank,
+                    "rank_ci95": [rank - rank_half, rank + rank_half],
                     "mean_score": scores.mean(),
                     "mean_ci95": [scores.mean() - scores.half_width_95(), scores.mean() + scores.half_width_95()],
                     "standard_deviation": scores.standard_deviation(),
@@ -152,24 +182,27 @@ pub fn run_match(args: MatchArgs, data: &Path, as_json: bool) -> Result<()> {
             "players": rows,
             "tie_rate": tally.tie_rate(),
             "seconds": seconds,
+            "seconds_per_game": seconds / tally.games as f64,
         }));
         return Ok(());
     }
     println!("rules       {}", game.rules);
     println!("categories  {}", game.categories.names().join(","));
     println!("games       {} (seed {}), ties for the top shared", tally.games, args.seed);
-    println!("  {:<20} {:>18} {:>20}", "player", "win share", "mean score");
+    println!("  {:<20} {:>18} {:>18} {:>20}", "player", "win share", "expected rank", "mean score");
     for (p, name) in names.iter().enumerate() {
         let scores = &tally.scores[p];
         println!(
-            "  {name:<20} {:>8.4} ± {:<7.4} {:>10.3} ± {:<7.3}",
+            "  {name:<20} {:>8.4} ± {:<7.4} {:>8.4} ± {:<7.4} {:>10.3} ± {:<7.3}",
             tally.win_share(p),
             tally.win_half_width_95(p),
+            tally.expected_rank(p),
+            tally.rank_half_width_95(p),
             scores.mean(),
             scores.half_width_95()
         );
     }
     println!("ties        {:.4} of games", tally.tie_rate());
-    println!("time        {seconds:.2} s");
+    println!("time        {seconds:.2} s ({:.4} s per game)", seconds / tally.games as f64);
     Ok(())
 }

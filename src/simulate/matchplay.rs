@@ -1,11 +1,16 @@
-//! Multi-player games between solitaire strategies: each player on its own card, turns
-//! alternating, the highest total winning and a tie for the top shared equally.
+//! Multi-player games: each player on its own card, turns alternating, the highest total
+//! winning and a tie for the top shared equally.
 //!
-//! The strategies here are solitaire strategies (they never look at the other cards), so a
-//! match measures how often one strategy's score beats another's. Each player of game `i`
-//! draws its dice from its own stream, `i · players + p` ([`super::game_rng`]): a player's
-//! dice do not depend on what the others did, and, as in [`super::simulate`], the result of
-//! a seed is the same on any number of threads (all totals are integer counts).
+//! A player is a [`MatchPlayer`]: it plans each of its turns seeing every card
+//! ([`Position`]). Solitaire strategies ([`Policy`], which never look at the other cards)
+//! take part through [`SolitairePlayer`]; the opponent-aware searchers of [`crate::emp`]
+//! implement the trait directly. Each player of game `i` draws its dice from its own
+//! stream, `i · players + p` ([`super::game_rng`]): a player's dice do not depend on what
+//! the others did, and, as in [`super::simulate`], the result of a seed is the same on any
+//! number of threads (all totals are integer counts, and a player's plan depends only on
+//! the position).
+
+use std::sync::Arc;
 
 use indicatif::ProgressBar;
 use rayon::prelude::*;
@@ -13,7 +18,79 @@ use serde::Serialize;
 
 use super::{PlanCache, ScoreTally, Z_95, game_rng, play_turn};
 use crate::game::{Game, ScoreState};
-use crate::solo::Policy;
+use crate::solo::{Policy, TurnPlan};
+use crate::targets::TargetTableError;
+
+/// One player's card in a match: its score state and the points written on it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Seat {
+    /// What of the card matters for the future.
+    pub state: ScoreState,
+    /// Points on the card so far, bonuses included.
+    pub points: u32,
+}
+
+/// A match between turns: every player's card and whose turn it is.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Position {
+    /// The cards, in turn order.
+    pub seats: Vec<Seat>,
+    /// The player about to roll.
+    pub mover: usize,
+}
+
+impl Position {
+    /// The start of a game of `game` between `players` players, the first to move.
+    pub fn start(game: Game, players: usize) -> Position {
+        Position { seats: vec![Seat { state: ScoreState::start(game), points: 0 }; players], mover: 0 }
+    }
+
+    /// The position after the mover's turn ended with `points` more and state `next`: the
+    /// next player (in turn order) to move.
+    pub fn after(&self, next: ScoreState, points: u32) -> Position {
+        let mut seats = self.seats.clone();
+        let seat = &mut seats[self.mover];
+        *seat = Seat { state: next, points: seat.points + points };
+        Position { seats, mover: (self.mover + 1) % self.seats.len() }
+    }
+
+    /// The same cards with the turn passed on unplayed (for a mover whose card is full).
+    pub fn passed(&self) -> Position {
+        Position { seats: self.seats.clone(), mover: (self.mover + 1) % self.seats.len() }
+    }
+
+    /// Whether every card is full.
+    pub fn is_over(&self) -> bool {
+        self.seats.iter().all(|s| s.state.is_terminal())
+    }
+}
+
+/// A match player: plans its turn seeing every card.
+pub trait MatchPlayer: Sync {
+    /// The plan of the mover's turn in `position` (the mover's card is not full). Every
+    /// keep must be within its roll and every box allowed. Fails only where a table the
+    /// player reads is unreadable.
+    fn plan(&self, position: &Position) -> Result<Arc<TurnPlan>, TargetTableError>;
+}
+
+/// A solitaire strategy as a match player: it looks at its own card only, and its plans are
+/// kept per score state ([`PlanCache`]).
+pub struct SolitairePlayer<'a> {
+    plans: PlanCache<'a, dyn Policy + 'a>,
+}
+
+impl<'a> SolitairePlayer<'a> {
+    /// `policy` as a match player.
+    pub fn new(policy: &'a (dyn Policy + 'a)) -> SolitairePlayer<'a> {
+        SolitairePlayer { plans: PlanCache::new(policy) }
+    }
+}
+
+impl MatchPlayer for SolitairePlayer<'_> {
+    fn plan(&self, position: &Position) -> Result<Arc<TurnPlan>, TargetTableError> {
+        Ok(self.plans.plan(position.seats[position.mover].state))
+    }
+}
 
 /// What a match of many games gave each player.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -25,11 +102,22 @@ pub struct MatchTally {
     /// `top[p][k - 1]`: games in which player `p` had the top score together with `k − 1`
     /// others (`k = 1` is an outright win).
     pub top: Vec<Vec<u64>>,
+    /// Sum over games of twice player `p`'s rank (1 the best, players tied sharing the
+    /// mean of their places, so twice the rank is an integer).
+    pub double_rank_sum: Vec<u64>,
+    /// Sum over games of the square of twice player `p`'s rank.
+    pub double_rank_squares: Vec<u64>,
 }
 
 impl MatchTally {
     fn new(players: usize) -> MatchTally {
-        MatchTally { games: 0, scores: vec![ScoreTally::default(); players], top: vec![vec![0; players]; players] }
+        MatchTally {
+            games: 0,
+            scores: vec![ScoreTally::default(); players],
+            top: vec![vec![0; players]; players],
+            double_rank_sum: vec![0; players],
+            double_rank_squares: vec![0; players],
+        }
     }
 
     fn add(&mut self, scores: &[u32]) {
@@ -41,6 +129,12 @@ impl MatchTally {
             if score == best {
                 self.top[p][sharing - 1] += 1;
             }
+            // Rank 1 + (players above) + ½ (others level), doubled.
+            let above = scores.iter().filter(|&&s| s > score).count() as u64;
+            let level = scores.iter().filter(|&&s| s == score).count() as u64 - 1;
+            let double_rank = 2 + 2 * above + level;
+            self.double_rank_sum[p] += double_rank;
+            self.double_rank_squares[p] += double_rank * double_rank;
         }
     }
 
@@ -51,6 +145,10 @@ impl MatchTally {
             for (a, b) in mine.iter_mut().zip(theirs) {
                 *a += b;
             }
+        }
+        for p in 0..self.double_rank_sum.len() {
+            self.double_rank_sum[p] += other.double_rank_sum[p];
+            self.double_rank_squares[p] += other.double_rank_squares[p];
         }
         self
     }
@@ -72,6 +170,22 @@ impl MatchTally {
         Z_95 * (variance / n).sqrt()
     }
 
+    /// Player `p`'s mean rank (1 the best; players with equal scores share the mean of
+    /// their places).
+    pub fn expected_rank(&self, p: usize) -> f64 {
+        self.double_rank_sum[p] as f64 / 2.0 / self.games as f64
+    }
+
+    /// Half-width of the 95% confidence interval of [`Self::expected_rank`] (normal
+    /// approximation with the sample variance of the per-game rank).
+    pub fn rank_half_width_95(&self, p: usize) -> f64 {
+        let n = self.games as f64;
+        let mean = self.expected_rank(p);
+        let mean_square = self.double_rank_squares[p] as f64 / 4.0 / n;
+        let variance = (mean_square - mean * mean).max(0.0) * n / (n - 1.0).max(1.0);
+        Z_95 * (variance / n).sqrt()
+    }
+
     /// Fraction of games in which some players tied for the top.
     pub fn tie_rate(&self) -> f64 {
         let tied: f64 = self
@@ -83,32 +197,43 @@ impl MatchTally {
     }
 }
 
-/// Plays games `0..games` of seed `seed` between `players` (at least one), each on its own
-/// card of `game`, turns alternating in the order given.
+/// Plays games `0..games` of seed `seed` between solitaire strategies (at least one), each
+/// on its own card of `game`, turns alternating in the order given.
 pub fn play_match(game: Game, players: &[&dyn Policy], games: u64, seed: u64, progress: &ProgressBar) -> MatchTally {
-    let caches: Vec<PlanCache<dyn Policy>> = players.iter().map(|&p| PlanCache::new(p)).collect();
+    let solitaire: Vec<SolitairePlayer> = players.iter().map(|&p| SolitairePlayer::new(p)).collect();
+    let players: Vec<&dyn MatchPlayer> = solitaire.iter().map(|p| p as &dyn MatchPlayer).collect();
+    play_match_players(game, &players, games, seed, progress).expect("solitaire players read no table")
+}
+
+/// Plays games `0..games` of seed `seed` between `players` (at least one), each on its own
+/// card of `game`, turns alternating in the order given, games in parallel.
+pub fn play_match_players(
+    game: Game,
+    players: &[&dyn MatchPlayer],
+    games: u64,
+    seed: u64,
+    progress: &ProgressBar,
+) -> Result<MatchTally, TargetTableError> {
     let n = players.len() as u64;
     let tally = (0..games)
         .into_par_iter()
-        .fold(
+        .try_fold(
             || MatchTally::new(players.len()),
             |mut tally, i| {
                 let mut rngs: Vec<_> = (0..n).map(|p| game_rng(seed, i * n + p)).collect();
-                let mut states = vec![ScoreState::start(game); players.len()];
-                let mut scores = vec![0u32; players.len()];
-                while !states[0].is_terminal() {
-                    for (p, cache) in caches.iter().enumerate() {
-                        let t = play_turn(game, states[p], &cache.plan(states[p]), &mut rngs[p]);
-                        scores[p] += t.points;
-                        states[p] = t.next;
-                    }
+                let mut position = Position::start(game, players.len());
+                while !position.is_over() {
+                    let p = position.mover;
+                    let state = position.seats[p].state;
+                    let t = play_turn(game, state, &*players[p].plan(&position)?, &mut rngs[p]);
+                    position = position.after(t.next, t.points);
                 }
-                tally.add(&scores);
+                tally.add(&position.seats.iter().map(|s| s.points).collect::<Vec<_>>());
                 progress.inc(1);
-                tally
+                Ok(tally)
             },
         )
-        .reduce(|| MatchTally::new(players.len()), MatchTally::merge);
+        .try_reduce(|| MatchTally::new(players.len()), |a, b| Ok(a.merge(b)));
     progress.finish_and_clear();
     tally
 }
@@ -126,5 +251,7 @@ mod tests {
         assert_eq!(t.win_share(1), 0.25);
         assert_eq!(t.win_share(2), 0.0);
         assert_eq!(t.tie_rate(), 0.5);
+        // Ranks 1.5, 1.5, 3 then 1, 2, 3.
+        assert_eq!((t.expected_rank(0), t.expected_rank(1), t.expected_rank(2)), (1.25, 1.75, 3.0));
     }
 }

@@ -472,7 +472,7 @@ fn play_state<P: Policy + ?Sized>(
 ///
 /// # Panics
 /// If a keep the plan reaches is not within its roll.
-fn final_rolls(plan: &TurnPlan, state: ScoreState) -> [f64; NUM_ROLLS] {
+pub(crate) fn final_rolls(plan: &TurnPlan, state: ScoreState) -> [f64; NUM_ROLLS] {
     let mut mass = [0.0; NUM_KEEPS];
     let mut after_first = [0.0; NUM_KEEPS];
     for roll in RollId::all() {

@@ -10,7 +10,9 @@ use std::sync::LazyLock;
 
 use super::solve::SoloSolution;
 use super::table::{FutureValue, SoloTable};
-use crate::game::{ALL_CATEGORIES, Category, Game, KeepId, NUM_CATEGORIES, NUM_KEEPS, NUM_ROLLS, RollId, ScoreState};
+use crate::game::{
+    ALL_CATEGORIES, Category, Game, KeepId, NUM_CATEGORIES, NUM_KEEPS, NUM_ROLLS, RollId, ScoreState, Transition,
+};
 use crate::turn::TurnBuffer;
 
 /// What a strategy does in every situation of one turn from one score state.
@@ -96,11 +98,7 @@ impl SolvedValues for SoloTable {}
 impl<V: FutureValue + Sync> Policy for OptimalPolicy<'_, V> {
     fn plan(&self, state: ScoreState) -> TurnPlan {
         let (best_value, box_for_roll) = self.best_boxes(state);
-        let mut turn = TurnBuffer::<f64>::new(1);
-        turn.score_rolls(&|roll: RollId, out: &mut [f64]| out[0] = best_value[roll.0 as usize]);
-        let keep_after_second = best_keeps(&mut turn);
-        let keep_after_first = best_keeps(&mut turn);
-        TurnPlan { keep_after_first, keep_after_second, box_for_roll }
+        plan_keeps(best_value, box_for_roll)
     }
 
     fn plays_by_state_class(&self) -> bool {
@@ -146,6 +144,38 @@ impl<V: FutureValue> OptimalPolicy<'_, V> {
         }
         (best_value, box_for_roll)
     }
+}
+
+/// Plays the turn from `state` to maximise `finish`, the value of ending it with a
+/// transition: for any rule of valuing the end of a turn, as [`OptimalPolicy`] does for
+/// points plus a future value, with the same tie rules ([`TIE`], first box in card order,
+/// smallest keep).
+///
+/// # Panics
+/// If `state` is terminal.
+pub fn plan_by(game: Game, state: ScoreState, finish: impl Fn(Transition) -> f64) -> TurnPlan {
+    assert!(!state.is_terminal(), "no turn to plan from the finished card {state:?}");
+    let open: Vec<Category> = state.filled.complement().iter().collect();
+    let mut best_value = [f64::NEG_INFINITY; NUM_ROLLS];
+    let mut box_for_roll = [Category::Ones; NUM_ROLLS];
+    for roll in RollId::all() {
+        let values: Vec<(Category, f64)> =
+            open.iter().filter_map(|&c| state.score(game, c, roll).map(|t| (c, finish(t)))).collect();
+        let best = values.iter().map(|v| v.1).fold(f64::NEG_INFINITY, f64::max);
+        let first = values.iter().find(|v| v.1 >= best - TIE).expect("some box takes any roll");
+        (best_value[roll.0 as usize], box_for_roll[roll.0 as usize]) = (best, first.0);
+    }
+    plan_keeps(best_value, box_for_roll)
+}
+
+/// The plan that scores each final roll in `box_for_roll`, worth `best_value`, and keeps
+/// the dice that maximise its expected value.
+fn plan_keeps(best_value: [f64; NUM_ROLLS], box_for_roll: [Category; NUM_ROLLS]) -> TurnPlan {
+    let mut turn = TurnBuffer::<f64>::new(1);
+    turn.score_rolls(&|roll: RollId, out: &mut [f64]| out[0] = best_value[roll.0 as usize]);
+    let keep_after_second = best_keeps(&mut turn);
+    let keep_after_first = best_keeps(&mut turn);
+    TurnPlan { keep_after_first, keep_after_second, box_for_roll }
 }
 
 /// Runs an average phase (rerolling) and a choose phase on `turn`, and returns for each

@@ -1,0 +1,12 @@
+//! Near-optimal multi-player play from the target curves (Pawlewicz §4.1 to §4.3).
+//!
+//! - [`eval`]: EvalEMP (expected match points) and EvalDynS (Eq. 1) of a position, from
+//!   every player's target curve read as the distribution of its final score;
+//! - [`search`]: the players EMP(d) and DynS(d), which plan a turn by searching d turns
+//!   deep and applying the evaluation at the leaves.
+
+pub mod eval;
+pub mod search;
+
+pub use eval::{Evaluation, FinalScore, dynamic_score, expected_match_points};
+pub use search::{PlayerName, Searcher};
