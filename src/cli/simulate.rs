@@ -193,7 +193,7 @@ pub fn run_match(args: MatchArgs, data: &Path, as_json: bool) -> Result<()> {
     for (p, name) in names.iter().enumerate() {
         let scores = &tally.scores[p];
         println!(
-            "  {name:<20} {:>8.4} ± {:<7.4} {:>8.4} ± {:<7.4} {:>10.3} ± {:<7.3}",
+            "  {name:<20} {:>8.4} ± {:<7.4} {:>8.4} ± {:<7.4} {:>10.3} ± {:.3}",
             tally.win_share(p),
             tally.win_half_width_95(p),
             tally.expected_rank(p),
