@@ -9,7 +9,7 @@
 //!    This alone leaves 536,448 states.
 //! 2. **Totals no future can tell apart.** What a total means for the rest of the game is
 //!    the smallest sum the open upper boxes could still add that earns the bonus. With only
-//!    Sixes open, totals 40 and 45 both need two sixes; they are one state. This leaves
+//!    Sixes open, totals 51 and 56 both need two sixes (12 points); they are one state. This leaves
 //!    314,880 states, exactly Glenn's bound (§II-A).
 //! 3. **No bonus ahead.** A total of 63 (bonus already paid) and a total that can no longer
 //!    reach 63 have the same future: no upper bonus. Merging them leaves **310,656** states,
