@@ -40,6 +40,20 @@ impl TurnPlan {
             box_for_roll: std::array::from_fn(|r| score_box(RollId(r as u8))),
         }
     }
+
+    /// The plan of a strategy whose keep does not depend on the rerolls left: `keep(roll)`
+    /// after both rolls (asked once per roll), `score_box(roll)` for the final one.
+    pub fn same_keeps(
+        mut keep: impl FnMut(RollId) -> KeepId,
+        mut score_box: impl FnMut(RollId) -> Category,
+    ) -> TurnPlan {
+        let keeps: [KeepId; NUM_ROLLS] = std::array::from_fn(|r| keep(RollId(r as u8)));
+        TurnPlan {
+            keep_after_first: keeps,
+            keep_after_second: keeps,
+            box_for_roll: std::array::from_fn(|r| score_box(RollId(r as u8))),
+        }
+    }
 }
 
 /// A deterministic solitaire strategy: the same plan every time it meets a score state.

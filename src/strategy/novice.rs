@@ -17,7 +17,7 @@
 
 use super::rules::one_face;
 use crate::game::dice::NUM_FACES;
-use crate::game::{Category, Game, KeepId, NUM_ROLLS, RollId, ScoreState};
+use crate::game::{Category, Game, KeepId, RollId, ScoreState};
 use crate::solo::{Policy, TurnPlan};
 
 use Category::*;
@@ -78,12 +78,7 @@ impl Novice {
 
 impl Policy for Novice {
     fn plan(&self, state: ScoreState) -> TurnPlan {
-        let keeps: [KeepId; NUM_ROLLS] = std::array::from_fn(|r| Novice::keep(RollId(r as u8)));
-        TurnPlan {
-            keep_after_first: keeps,
-            keep_after_second: keeps,
-            box_for_roll: std::array::from_fn(|r| self.score_box(state, RollId(r as u8))),
-        }
+        TurnPlan::same_keeps(Novice::keep, |roll| self.score_box(state, roll))
     }
 
     fn plays_by_state_class(&self) -> bool {

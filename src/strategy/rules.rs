@@ -23,7 +23,7 @@ use std::sync::LazyLock;
 
 use crate::game::dice::{FaceCounts, NUM_FACES};
 use crate::game::rules::UPPER_THRESHOLD;
-use crate::game::{ALL_CATEGORIES, Category, Game, KeepId, NUM_ROLLS, RollId, ScoreState};
+use crate::game::{ALL_CATEGORIES, Category, Game, KeepId, RollId, ScoreState};
 use crate::solo::{Policy, TurnPlan};
 
 use Category::*;
@@ -158,12 +158,7 @@ impl RuleLists {
 impl Policy for RuleLists {
     fn plan(&self, state: ScoreState) -> TurnPlan {
         // The keep rules do not depend on the rerolls left.
-        let keeps: [KeepId; NUM_ROLLS] = std::array::from_fn(|r| self.keep(state, RollId(r as u8)));
-        TurnPlan {
-            keep_after_first: keeps,
-            keep_after_second: keeps,
-            box_for_roll: std::array::from_fn(|r| self.score_box(state, RollId(r as u8))),
-        }
+        TurnPlan::same_keeps(|roll| self.keep(state, roll), |roll| self.score_box(state, roll))
     }
 
     fn plays_by_state_class(&self) -> bool {
