@@ -121,19 +121,20 @@ impl<'a> MultisetTurn<'a> {
 /// f64 lanes against f64 recursion: the same terms summed in different orders.
 const TOLERANCE: f64 = 1e-12;
 
-/// The recursion, memoized by position.
-struct Brute {
+/// The recursion, memoized by position (also checks the exact values of the move errors).
+pub struct Brute {
     game: Game,
     memo: RefCell<HashMap<(ScoreState, ScoreState, i32), f64>>,
 }
 
 impl Brute {
-    fn new(game: Game) -> Brute {
+    /// The recursion for `game`, nothing memoized yet.
+    pub fn new(game: Game) -> Brute {
         Brute { game, memo: RefCell::new(HashMap::new()) }
     }
 
     /// The mover's P(win) + ½ P(draw) under optimal play by both.
-    fn value(&self, mover: ScoreState, opponent: ScoreState, d: i32) -> f64 {
+    pub fn value(&self, mover: ScoreState, opponent: ScoreState, d: i32) -> f64 {
         if mover.is_terminal() {
             assert!(opponent.is_terminal(), "the mover is never ahead in boxes");
             return match d.signum() {

@@ -6,6 +6,7 @@ mod duel_brute_force;
 mod duel_cli;
 mod emp;
 mod golden;
+mod move_errors;
 mod oneturn;
 mod payoff;
 mod shard_verify;

@@ -10,11 +10,12 @@ use serde_json::json;
 
 use super::{GameArgs, print_json};
 use yz::emp::{PlayerName, Searcher};
+use yz::game::Game;
 use yz::simulate::matchplay::{MatchPlayer, SolitairePlayer, play_match_players};
 use yz::simulate::{ScoreTally, progress_bar, simulate};
 use yz::solo::Policy;
 use yz::strategy::{STRATEGY_NAMES, Strategy, StrategyName};
-use yz::targets;
+use yz::targets::{self, TargetTable};
 
 /// `yz simulate`: one strategy, many games.
 #[derive(Args)]
@@ -114,6 +115,52 @@ pub fn run_simulate(args: SimulateArgs, data: &Path, as_json: bool) -> Result<()
     Ok(())
 }
 
+/// Players named on the command line and what they read: the strategies built, and the
+/// target table where a searcher needs it (or `with_table` asks for it).
+pub struct Lineup {
+    names: Vec<PlayerName>,
+    strategies: Vec<Option<Strategy>>,
+    table: Option<TargetTable>,
+}
+
+impl Lineup {
+    /// Builds the players `names` of `game` from the tables in `data` (solving any missing).
+    pub fn load(names: &[PlayerName], game: Game, data: &Path, with_table: bool) -> Result<Lineup> {
+        let searching = names.iter().any(|name| matches!(name, PlayerName::Search { .. }));
+        let table = if searching || with_table { Some(targets::open_or_solve(data, game)?) } else { None };
+        let strategies = names
+            .iter()
+            .map(|name| match name {
+                PlayerName::Solitaire(name) => Ok(Some(Strategy::build(name, game, data)?)),
+                PlayerName::Search { .. } => Ok(None),
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Lineup { names: names.to_vec(), strategies, table })
+    }
+
+    /// The target table, if loaded.
+    pub fn table(&self) -> Option<&TargetTable> {
+        self.table.as_ref()
+    }
+
+    /// The players, in the order named.
+    pub fn players(&self) -> Vec<Box<dyn MatchPlayer + '_>> {
+        self.names
+            .iter()
+            .zip(&self.strategies)
+            .map(|(name, strategy)| -> Box<dyn MatchPlayer + '_> {
+                match (name, strategy, &self.table) {
+                    (_, Some(strategy), _) => Box::new(SolitairePlayer::new(strategy as &dyn Policy)),
+                    (&PlayerName::Search { evaluation, depth }, None, Some(table)) => {
+                        Box::new(Searcher::new(table, evaluation, depth))
+                    }
+                    _ => unreachable!("every name is a strategy or a searcher, and searchers have a table"),
+                }
+            })
+            .collect()
+    }
+}
+
 /// Runs `yz match`.
 pub fn run_match(args: MatchArgs, data: &Path, as_json: bool) -> Result<()> {
     let game = args.game.game()?;
@@ -123,33 +170,9 @@ pub fn run_match(args: MatchArgs, data: &Path, as_json: bool) -> Result<()> {
         bail!("--players needs at least two strategies, comma-separated (e.g. optimal,greedy); got {:?}", args.players);
     }
     let parsed = names.iter().map(|name| name.parse::<PlayerName>()).collect::<Result<Vec<_>, _>>()?;
-    let searching = parsed.iter().any(|name| matches!(name, PlayerName::Search { .. }));
-    let table = if searching { Some(targets::open_or_solve(data, game)?) } else { None };
-    let strategies = parsed
-        .iter()
-        .map(|name| match name {
-            PlayerName::Solitaire(name) => Ok(Some(Strategy::build(name, game, data)?)),
-            PlayerName::Search { .. } => Ok(None),
-        })
-        .collect::<Result<Vec<_>>>()?;
-    let solitaire: Vec<Option<SolitairePlayer>> =
-        strategies.iter().map(|s| s.as_ref().map(|s| SolitairePlayer::new(s as &dyn Policy))).collect();
-    let searchers: Vec<Option<Searcher>> = parsed
-        .iter()
-        .map(|name| match (name, &table) {
-            (&PlayerName::Search { evaluation, depth }, Some(table)) => Some(Searcher::new(table, evaluation, depth)),
-            _ => None,
-        })
-        .collect();
-    let players: Vec<&dyn MatchPlayer> = solitaire
-        .iter()
-        .zip(&searchers)
-        .map(|pair| match pair {
-            (Some(s), _) => s as &dyn MatchPlayer,
-            (None, Some(s)) => s as &dyn MatchPlayer,
-            (None, None) => unreachable!("every name is a strategy or a searcher"),
-        })
-        .collect();
+    let lineup = Lineup::load(&parsed, game, data, false)?;
+    let boxed = lineup.players();
+    let players: Vec<&dyn MatchPlayer> = boxed.iter().map(|p| p.as_ref()).collect();
     let started = Instant::now();
     let progress = progress_bar(args.games, std::io::stderr().is_terminal());
     let tally = play_match_players(game, &players, args.games, args.seed, &progress)?;

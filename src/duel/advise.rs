@@ -139,6 +139,45 @@ impl<V: super::DuelValue> PositionSource for Solved<'_, '_, V> {
     }
 }
 
+/// The mover's winning chance after each way its turn can end, read once from a source:
+/// what every choice of the turn is worth follows from it by the turn kernel.
+pub struct TurnEndings<'c> {
+    cards: &'c Cards,
+    d: i32,
+    /// By (next card of the mover, difference seen by the opponent, who moves next).
+    after: HashMap<(StateId, i32), f64>,
+}
+
+impl<'c> TurnEndings<'c> {
+    /// The endings of the mover's turn in (`mover`, `opponent`, `d`); `source` must hold the
+    /// positions after the turn.
+    pub fn new(
+        source: &impl PositionSource,
+        cards: &'c Cards,
+        mover: StateId,
+        opponent: StateId,
+        d: i32,
+    ) -> Result<TurnEndings<'c>, ShardError> {
+        let mut after: HashMap<(StateId, i32), f64> = HashMap::new();
+        for (_, _, mv) in cards.moves(mover) {
+            let e = -(d + mv.points as i32);
+            if let std::collections::hash_map::Entry::Vacant(slot) = after.entry((mv.next, e)) {
+                slot.insert(1.0 - source.value(opponent, mv.next, e)?);
+            }
+        }
+        Ok(TurnEndings { cards, d, after })
+    }
+
+    /// The mover's winning chance after ending the turn with `t`.
+    ///
+    /// # Panics
+    /// If `t` is not a way the mover's turn can end.
+    pub fn value(&self, t: Transition) -> f64 {
+        let next = self.cards.index().id(t.next).expect("a successor is a card");
+        self.after[&(next, -(self.d + t.points as i32))]
+    }
+}
+
 /// Every choice of the mover's turn in (`mover`, `opponent`, `d`) holding `roll` with
 /// `rolls_left` rerolls, valued by the mover's winning chance, best first. `source` must
 /// hold the positions after the turn.
@@ -151,18 +190,7 @@ pub fn advise(
     roll: RollId,
     rolls_left: u8,
 ) -> Result<Vec<Valued>, ShardError> {
-    let game = cards.game();
+    let endings = TurnEndings::new(source, cards, mover, opponent, d)?;
     let state: ScoreState = cards.index().state(mover);
-    let mut after: HashMap<(StateId, i32), f64> = HashMap::new();
-    for (_, _, mv) in cards.moves(mover) {
-        let e = -(d + mv.points as i32);
-        if let std::collections::hash_map::Entry::Vacant(slot) = after.entry((mv.next, e)) {
-            slot.insert(1.0 - source.value(opponent, mv.next, e)?);
-        }
-    }
-    let finish = |t: Transition| {
-        let next = cards.index().id(t.next).expect("a successor is a card");
-        after[&(next, -(d + t.points as i32))]
-    };
-    Ok(choice::rank(game, state, roll, rolls_left, finish))
+    Ok(choice::rank(cards.game(), state, roll, rolls_left, |t| endings.value(t)))
 }

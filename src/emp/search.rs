@@ -109,7 +109,7 @@ impl<K: std::hash::Hash + Eq + Clone, V: Clone> SharedMap<K, V> {
 /// EMP(d) or DynS(d) on the target table of a game: a [`MatchPlayer`] that sees every card.
 ///
 /// Caches, shared by all the games of a match: every curve read from the table (decoded
-/// once per state), and the plans of the positions every game can meet (no box filled yet
+/// once per state), and the searches of the positions every game can meet (no box filled yet
 /// beyond the first turn of the first player), which are the most expensive ones.
 pub struct Searcher<'t> {
     game: Game,
@@ -117,11 +117,14 @@ pub struct Searcher<'t> {
     depth: u32,
     table: &'t TargetTable,
     curves: SharedMap<ScoreState, Arc<Curve<f32>>>,
-    opening_plans: SharedMap<Position, Arc<TurnPlan>>,
+    opening_values: SharedMap<Position, Arc<EndingValues>>,
 }
 
 /// A distinct way a turn can end: the next state and the points earned.
-type Ending = (ScoreState, u32);
+pub type Ending = (ScoreState, u32);
+
+/// The mover's value of each way its turn can end, as a search finds it.
+pub type EndingValues = HashMap<Ending, f64>;
 
 impl<'t> Searcher<'t> {
     /// The player maximising `evaluation` with a search `depth` turns deep, on `table`'s game.
@@ -132,7 +135,7 @@ impl<'t> Searcher<'t> {
             depth,
             table,
             curves: SharedMap::new(),
-            opening_plans: SharedMap::new(),
+            opening_values: SharedMap::new(),
         }
     }
 
@@ -234,17 +237,26 @@ impl<'t> Searcher<'t> {
         crate::game::RollId::all().map(|r| self.scored_roll(state, plan, r)).collect()
     }
 
-    /// The plan of the mover's turn in `position`, searched fresh.
-    fn search(&self, position: &Position) -> Result<TurnPlan, TargetTableError> {
+    /// The mover's value of each way its turn in `position` can end, searched fresh.
+    fn search(&self, position: &Position) -> Result<EndingValues, TargetTableError> {
         let root = position.mover;
         let state = position.seats[root].state;
         let remaining = (self.depth * position.seats.len() as u32).saturating_sub(1);
-        let values = self
-            .endings(state)
+        self.endings(state)
             .into_iter()
-            .map(|(next, points)| Ok(((next, points), self.value(&position.after(next, points), root, remaining)?)))
-            .collect::<Result<HashMap<_, _>, TargetTableError>>()?;
-        Ok(self.best_plan(state, &values, root))
+            .map(|(next, points)| {
+                Ok(((next, points), self.value(&position.after(next, points), root, remaining)?[root]))
+            })
+            .collect()
+    }
+
+    /// The mover's value of each way its turn in `position` can end: what the search
+    /// maximises, and what weighs the moves of a typical player ([`super::move_errors`]).
+    pub fn ending_values(&self, position: &Position) -> Result<Arc<EndingValues>, TargetTableError> {
+        if self.is_opening(position) {
+            return self.opening_values.get_or_try(position, || self.search(position).map(Arc::new));
+        }
+        self.search(position).map(Arc::new)
     }
 
     /// Whether `position` is one that many games meet: nothing scored yet but, perhaps, the
@@ -258,9 +270,8 @@ impl<'t> Searcher<'t> {
 
 impl MatchPlayer for Searcher<'_> {
     fn plan(&self, position: &Position) -> Result<Arc<TurnPlan>, TargetTableError> {
-        if self.is_opening(position) {
-            return self.opening_plans.get_or_try(position, || self.search(position).map(Arc::new));
-        }
-        self.search(position).map(Arc::new)
+        let values = self.ending_values(position)?;
+        let state = position.seats[position.mover].state;
+        Ok(Arc::new(plan_by(self.game, state, |t: Transition| values[&(t.next, t.points)])))
     }
 }
