@@ -112,14 +112,14 @@ fn the_exact_strategy_errs_nowhere_and_others_do() {
         let tested = vec![Tested::Exact, Tested::Player(&e), Tested::Player(&emp1)];
         let measure = MoveErrors::new(&cards, &typical, tested, 1..=8).unwrap();
         let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
-        pool.install(|| measure.measure(300, 5, &progress_bar(0, false)).unwrap())
+        pool.install(|| measure.measure(5, 0, 300, &progress_bar(0, false)).unwrap())
     };
     let report = run(1);
     assert_eq!(report, run(2));
     let [exact, e, emp1] = &report.strategies[..] else { panic!("three strategies") };
     for depth in &exact.depths {
         // Every game meets every depth once, with one to three decisions in the turn.
-        assert!((300..=900).contains(&depth.moves), "{depth:?}");
+        assert!((300..=900).contains(&depth.sums.moves), "{depth:?}");
         assert!(depth.per_move.mean.abs() < 1e-12, "{depth:?}");
     }
     assert!(exact.per_game.mean.abs() < 1e-12);
@@ -130,32 +130,63 @@ fn the_exact_strategy_errs_nowhere_and_others_do() {
 }
 
 #[test]
-fn move_errors_command() {
+fn move_errors_command_and_merge() {
     let dir = tempfile::tempdir().unwrap();
-    let args = [
-        "--json",
-        "duel",
-        "move-errors",
-        "--first",
-        "3",
-        "--strategy",
-        "exact,E,emp1",
-        "--empty",
-        "2..5",
-        "--games",
-        "40",
-    ];
-    let out = crate::cli::json(&crate::cli::yz(dir.path(), &args));
-    let strategies = out["strategies"].as_array().unwrap();
+    let run = |games: &str, first: &str| {
+        let args = [
+            "--json",
+            "duel",
+            "move-errors",
+            "--first",
+            "3",
+            "--strategy",
+            "exact,E,emp1",
+            "--empty",
+            "2..5",
+            "--games",
+            games,
+            "--first-game",
+            first,
+        ];
+        crate::cli::json(&crate::cli::yz(dir.path(), &args))
+    };
+    let whole = run("40", "0");
+    let strategies = whole["strategies"].as_array().unwrap();
     let names: Vec<&str> = strategies.iter().map(|s| s["strategy"].as_str().unwrap()).collect();
     assert_eq!(names, ["exact", "E", "emp1"]);
     for s in strategies {
-        let depths = s["errors"]["depths"].as_array().unwrap();
+        let depths = s["depths"].as_array().unwrap();
         assert_eq!(depths.iter().map(|d| d["empty"].as_u64().unwrap()).collect::<Vec<_>>(), [2, 3, 4, 5]);
     }
-    assert!(strategies[0]["errors"]["per_game"]["mean"].as_f64().unwrap().abs() < 1e-12);
-    let again = crate::cli::json(&crate::cli::yz(dir.path(), &args));
-    assert_eq!(again["strategies"], out["strategies"]);
+    assert!(strategies[0]["per_game"]["mean"].as_f64().unwrap().abs() < 1e-12);
+    assert!(strategies[1]["per_game"]["mean"].as_f64().unwrap() > 0.0, "E errs somewhere in 40 games");
+    assert_eq!(run("40", "0")["strategies"], whole["strategies"], "a seed plays the same games");
+
+    // Two runs over disjoint games merge into the whole run (up to the order of sums).
+    let (head, tail) = (run("25", "0"), run("15", "25"));
+    let file = |name: &str, value: &serde_json::Value| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, value.to_string()).unwrap();
+        path.to_str().unwrap().to_owned()
+    };
+    let (a, b) = (file("a.json", &head), file("b.json", &tail));
+    let merged = crate::cli::json(&crate::cli::yz(dir.path(), &["--json", "duel", "move-errors", "--merge", &a, &b]));
+    assert_eq!(merged["games"], 40);
+    for (m, w) in merged["strategies"].as_array().unwrap().iter().zip(strategies) {
+        let close =
+            |x: &serde_json::Value, y: &serde_json::Value| (x.as_f64().unwrap() - y.as_f64().unwrap()).abs() < 1e-12;
+        assert!(close(&m["per_game"]["mean"], &w["per_game"]["mean"]));
+        assert!(close(&m["per_game"]["half_width_95"], &w["per_game"]["half_width_95"]));
+        for (dm, dw) in m["depths"].as_array().unwrap().iter().zip(w["depths"].as_array().unwrap()) {
+            assert_eq!(dm["sums"]["moves"], dw["sums"]["moves"]);
+            assert!(close(&dm["per_move"]["mean"], &dw["per_move"]["mean"]));
+        }
+    }
+    let fails = |args: &[&str], needle: &str| crate::cli::fails_with(dir.path(), args, needle);
+    fails(&["duel", "move-errors", "--merge", &a, &a], "games 0..25 are in two reports");
+    let garbage = file("garbage.json", &serde_json::json!({"format": "yz-move-errors/1"}));
+    fails(&["duel", "move-errors", "--merge", &a, &garbage], "is not a JSON report");
+
     let fails = |extra: &[&str], needle: &str| {
         let mut args = vec!["duel", "move-errors", "--first", "3", "--games", "2"];
         args.extend_from_slice(extra);

@@ -1,7 +1,5 @@
 //! `yz duel`: two players, maximum winning chance.
 
-use std::io::IsTerminal;
-use std::ops::RangeInclusive;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -9,17 +7,12 @@ use anyhow::{Context, Result, bail};
 use clap::{Args, Subcommand};
 use serde_json::json;
 
-use super::simulate::Lineup;
 use super::{GameArgs, print_json};
 use yz::cluster::{LayerReport, Ranks, solve_tables as solve_cluster};
 use yz::duel::advise::{PositionSource, Solved, Tables};
 use yz::duel::count::{LayerCount, count_layers, count_terminal};
 use yz::duel::{Cards, DuelValue, Space, SpaceError, WinDraw, solve};
-use yz::emp::move_errors::{DepthErrors, Estimate, MoveErrors, TYPICAL_SHARPNESS, Tested};
-use yz::emp::{Evaluation, PlayerName, Searcher};
 use yz::game::{Card, CategorySet, Game, RollId, StateId, parse_dice};
-use yz::simulate::progress_bar;
-use yz::strategy::STRATEGY_NAMES;
 use yz::turn::choice::{Choice, ChoiceJson};
 
 /// Most positions `duel value` and `duel advise` solve on the fly below a position.
@@ -71,7 +64,7 @@ pub enum DuelCommand {
     },
     /// Exact move errors (Pawlewicz §4.2): the winning chance strategies give away at each
     /// decision of typical games (EMP(1) with noise), by open boxes at the turn.
-    MoveErrors(MoveErrorsArgs),
+    MoveErrors(super::move_errors::MoveErrorsArgs),
     /// Size a solve: per-layer positions, bytes per layer and rank, traffic, core-hours.
     Plan {
         #[command(flatten)]
@@ -85,29 +78,6 @@ pub enum DuelCommand {
         #[arg(long, default_value_t = 64.0)]
         mem_per_rank: f64,
     },
-}
-
-/// `yz duel move-errors`.
-#[derive(Args)]
-pub struct MoveErrorsArgs {
-    #[command(flatten)]
-    game: GameArgs,
-    /// Strategies to score, comma-separated.
-    #[arg(
-        long,
-        value_name = "NAMES",
-        help = format!("Strategies to score, comma-separated (e.g. emp1,E,dyns1): empD or dynsD (EMP(D), DynS(D)), E (= optimal), exact (the exact strategy: error zero, a check), or one of {STRATEGY_NAMES}")
-    )]
-    strategy: String,
-    /// Open boxes on both cards together at the turns measured: D, or a range such as 1..6.
-    #[arg(long, value_name = "D|A..B")]
-    empty: String,
-    /// Typical games to play (each measures one turn at every depth of the range).
-    #[arg(long, default_value_t = 512)]
-    games: u64,
-    /// Seed of the dice and of the typical player's draws.
-    #[arg(long, default_value_t = 1)]
-    seed: u64,
 }
 
 /// Which positions of the game.
@@ -187,7 +157,7 @@ impl PositionArgs {
 pub fn run(command: DuelCommand, data: &Path, as_json: bool) -> Result<()> {
     match command {
         DuelCommand::Count { game, scope } => count(game.game()?, &scope, as_json),
-        DuelCommand::MoveErrors(args) => move_errors(args, data, as_json),
+        DuelCommand::MoveErrors(args) => super::move_errors::run(args, data, as_json),
         DuelCommand::Plan { game, scope, ranks, mem_per_rank } => {
             plan(game.game()?, &scope, ranks, mem_per_rank, as_json)
         }
@@ -292,106 +262,6 @@ fn print_advice(p: &Position, roll: RollId, rolls_left: u8, ranked: &[yz::turn::
         };
         println!("  {what:<24} {:>10.6}  {:>9.6}", r.value, best - r.value);
     }
-}
-
-/// `D` or `A..B` (also `A..=B`) as a range of depths.
-fn parse_depths(text: &str) -> Result<RangeInclusive<usize>> {
-    let number = |part: &str| {
-        part.trim().parse::<usize>().with_context(|| format!("--empty {text:?}: expected D or A..B with whole numbers"))
-    };
-    Ok(match text.split_once("..") {
-        Some((first, last)) => number(first)?..=number(last.trim_start_matches('='))?,
-        None => {
-            let d = number(text)?;
-            d..=d
-        }
-    })
-}
-
-/// Runs `yz duel move-errors`.
-fn move_errors(args: MoveErrorsArgs, data: &Path, as_json: bool) -> Result<()> {
-    let game = args.game.game()?;
-    let depths = parse_depths(&args.empty)?;
-    if args.games == 0 {
-        bail!("--games must be at least 1");
-    }
-    let names: Vec<&str> = args.strategy.split(',').map(str::trim).filter(|n| !n.is_empty()).collect();
-    if names.is_empty() {
-        bail!("--strategy needs at least one name (e.g. emp1,E)");
-    }
-    let players = names
-        .iter()
-        .filter(|name| !name.eq_ignore_ascii_case("exact"))
-        .map(|name| name.parse::<PlayerName>())
-        .collect::<Result<Vec<_>, _>>()?;
-    let lineup = Lineup::load(&players, game, data, true)?;
-    let table = lineup.table().expect("the typical player's table was asked for");
-    let typical = Searcher::new(table, Evaluation::ExpectedMatchPoints, 1);
-    let boxed = lineup.players();
-    let mut lined_up = boxed.iter();
-    let tested: Vec<Tested> = names
-        .iter()
-        .map(|name| {
-            if name.eq_ignore_ascii_case("exact") {
-                Tested::Exact
-            } else {
-                Tested::Player(lined_up.next().expect("one player per name but exact").as_ref())
-            }
-        })
-        .collect();
-    let cards = Cards::new(game);
-    let measure = MoveErrors::new(&cards, &typical, tested, depths.clone())?;
-    let started = Instant::now();
-    let progress = progress_bar(args.games, std::io::stderr().is_terminal());
-    let report = measure.measure(args.games, args.seed, &progress)?;
-    let seconds = started.elapsed().as_secs_f64();
-    if as_json {
-        let strategies: Vec<_> = names
-            .iter()
-            .zip(&report.strategies)
-            .map(|(name, errors)| json!({ "strategy": name, "errors": errors }))
-            .collect();
-        print_json(json!({
-            "rules": game.rules.name(), "categories": game.categories.names(),
-            "games": report.games, "seed": args.seed, "typical": "emp1",
-            "typical_sharpness": TYPICAL_SHARPNESS, "strategies": strategies, "seconds": seconds,
-        }));
-        return Ok(());
-    }
-    println!("rules       {}", game.rules);
-    println!("categories  {}", game.categories.names().join(","));
-    println!(
-        "games       {} (seed {}): typical play, EMP(1) drawing moves with weight exp({TYPICAL_SHARPNESS} · (v − best))",
-        report.games, args.seed
-    );
-    println!("time        {seconds:.1} s");
-    let table = |title: &str, cell: &dyn Fn(&DepthErrors) -> String| {
-        println!("{title}");
-        print!("  {:>3}", "D");
-        for name in &names {
-            print!("  {name:>24}");
-        }
-        println!();
-        for (i, d) in depths.clone().enumerate() {
-            print!("  {d:>3}");
-            for errors in &report.strategies {
-                print!("  {:>24}", cell(&errors.depths[i]));
-            }
-            println!();
-        }
-    };
-    let shown = |e: Estimate| match e.mean {
-        0.0 => "0".to_owned(),
-        mean => format!("{mean:.3e} ± {:.1e}", e.half_width_95),
-    };
-    table("error per move (winning chance given away; 95% intervals)", &|d| shown(d.per_move));
-    table("error per turn", &|d| shown(d.per_turn));
-    table("moves scored", &|d| d.moves.to_string());
-    println!("error per game (summed over the turns at D = {}..{}, both players')", depths.start(), depths.end());
-    for (name, errors) in names.iter().zip(&report.strategies) {
-        println!("  {name:<8} {}", shown(errors.per_game));
-    }
-    Ok(())
 }
 
 /// The sub-game below a position, if small enough to solve now.

@@ -2,6 +2,7 @@
 
 pub mod analysis;
 pub mod duel;
+pub mod move_errors;
 pub mod plot;
 pub mod shard;
 pub mod simulate;
