@@ -106,11 +106,14 @@ fn a_strategy_against_itself_wins_half_and_optimal_beats_greedy() {
 #[test]
 fn evolved_champion_is_written_read_and_exactly_evaluated() {
     let game = Game { rules: Rules::Official, categories: CategorySet::parse_list("ones,twos,3k,chance").unwrap() };
-    let params = EvolveParams { generations: 3, population: 12, sample: 20, seed: 4, finalists: 2 };
+    let params = EvolveParams { generations: 3, population: 12, sample: 20, seed: 4, finalists: 2, polish: 2 };
     let mut generations = 0;
     let evolution = evolve::evolve(game, params, |_| generations += 1);
     assert_eq!(generations, 4);
     assert!(evolution.finalists.windows(2).all(|w| w[0].1 >= w[1].1));
+    // The polish analyses 2 × 4 neighbours per round and never makes the champion worse.
+    assert!(evolution.polish_analyses >= 16 && evolution.polish_analyses % 8 == 0);
+    assert!(evolution.champion_mean >= evolution.finalists[0].1);
     let again = evolve::evolve(game, params, |_| {});
     assert_eq!(again.champion, evolution.champion, "a run is a function of its seed");
 

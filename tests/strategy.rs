@@ -150,7 +150,7 @@ const ALL_NAMES: [StrategyName; 11] = [
 /// Writes a briefly evolved and a briefly trained strategy for `game` into [`DATA`], where
 /// `evolved` and `learned` look for them.
 fn evolve_and_train(game: Game) {
-    let params = EvolveParams { generations: 2, population: 8, sample: 10, seed: 1, finalists: 1 };
+    let params = EvolveParams { generations: 2, population: 8, sample: 10, seed: 1, finalists: 1, polish: 0 };
     let champion = evolve::evolve(game, params, |_| {}).champion;
     evolve::write(&data().join(evolve::file_name(game)), game, &champion, serde_json::json!({})).unwrap();
     let mut table = ActionTable::new(game);

@@ -51,6 +51,10 @@ pub enum StrategyCommand {
         /// generation and the best of each of the last generations.
         #[arg(long, default_value_t = 4)]
         finalists: usize,
+        /// Step sizes of the exact polish of the champion (coordinate search from 1 point,
+        /// halving; 26 exact analyses per improvement); 0 for none.
+        #[arg(long, default_value_t = 6)]
+        polish: usize,
         /// Where to write the champion [default: the data directory, read by `evolved`].
         #[arg(long, value_name = "FILE")]
         out: Option<PathBuf>,
@@ -104,12 +108,12 @@ pub fn run(command: StrategyCommand, data: &Path, as_json: bool) -> Result<()> {
                 super::analysis::print(game, &analysis, seconds);
             }
         }
-        StrategyCommand::Evolve { game, generations, population, sample, seed, finalists, out } => {
+        StrategyCommand::Evolve { game, generations, population, sample, seed, finalists, polish, out } => {
             let game = game.game()?;
             if population <= evolve::ELITES || sample == 0 {
                 bail!("--population must be more than {} and --sample at least 1", evolve::ELITES);
             }
-            let params = EvolveParams { generations, population, sample, seed, finalists };
+            let params = EvolveParams { generations, population, sample, seed, finalists, polish };
             let started = Instant::now();
             let evolution = evolve::evolve(game, params, |g| {
                 if show_progress {
@@ -123,7 +127,7 @@ pub fn run(command: StrategyCommand, data: &Path, as_json: bool) -> Result<()> {
             let path = out.unwrap_or_else(|| data.join(evolve::file_name(game)));
             let about = json!({
                 "generations": generations, "population": population, "sample": sample, "seed": seed,
-                "finalists": finalists, "exact_mean": evolution.champion_mean, "seconds": seconds,
+                "finalists": finalists, "polish": polish, "exact_mean": evolution.champion_mean, "seconds": seconds,
             });
             let checksum = evolve::write(&path, game, &evolution.champion, about)?;
             if as_json {
@@ -143,6 +147,8 @@ pub fn run(command: StrategyCommand, data: &Path, as_json: bool) -> Result<()> {
                     "champion": evolution.champion.to_json(),
                     "exact_mean": evolution.champion_mean,
                     "finalists": finalists,
+                    "genetic_mean": evolution.finalists[0].1,
+                    "polish_analyses": evolution.polish_analyses,
                     "history": history,
                     "seconds": seconds,
                     "file": path,
@@ -152,7 +158,10 @@ pub fn run(command: StrategyCommand, data: &Path, as_json: bool) -> Result<()> {
                 println!("rules       {}", game.rules);
                 println!("categories  {}", game.categories.names().join(","));
                 println!("search      {generations} generations of {population}, {sample} games each (seed {seed})");
-                println!("champion    exact average {:.4}", evolution.champion_mean);
+                println!(
+                    "champion    exact average {:.4} ({:.4} from the genetic algorithm, then {} exact analyses of the polish)",
+                    evolution.champion_mean, evolution.finalists[0].1, evolution.polish_analyses
+                );
                 for c in game.categories.iter() {
                     println!("  s({:<7}) {:>9.4}", c.name(), evolution.champion.0[c.index()]);
                 }

@@ -23,7 +23,12 @@
 //! - the champion is chosen exactly: the fittest [`EvolveParams::finalists`] of the last
 //!   generation, the fittest of each of the last `finalists` generations, and the centroid
 //!   of the last generation's fitter half (which averages out the mutations' noise) are
-//!   analysed ([`crate::solo::analyze`]) and the best average wins.
+//!   analysed ([`crate::solo::analyze`]) and the best average wins;
+//! - then, unless [`EvolveParams::polish`] is 0, the champion is polished by an exact
+//!   coordinate search (a memetic step the noisy fitness cannot take): each of the 13
+//!   numbers is moved up and down by a step, every candidate analysed exactly, the best
+//!   improvement kept until none is left; then the step halves, from [`POLISH_STEP`]
+//!   points, `polish` times in all. Simulation finds the region, exact analysis its top.
 //!
 //! The run is a function of its parameters and seed alone, whatever the thread count.
 
@@ -54,6 +59,11 @@ pub const MUTATION_STEP: f64 = 3.0;
 /// Standard deviation of a mutation in the last generation, in points.
 pub const FINAL_MUTATION_STEP: f64 = 0.5;
 
+/// First step of the exact polish, in points.
+pub const POLISH_STEP: f64 = 1.0;
+/// Most improvements the polish takes at one step size (each costs 26 exact analyses).
+const POLISH_ROUNDS_PER_STEP: usize = 16;
+
 /// How long and how wide the genetic algorithm searches.
 #[derive(Clone, Copy, Debug)]
 pub struct EvolveParams {
@@ -67,6 +77,9 @@ pub struct EvolveParams {
     pub seed: u64,
     /// How many candidates of the last generation(s) are analysed exactly for the champion.
     pub finalists: usize,
+    /// Step sizes of the exact polish of the champion (from [`POLISH_STEP`], halving); 0
+    /// keeps the genetic algorithm's champion as it is.
+    pub polish: usize,
 }
 
 /// One generation's fitness, as simulated.
@@ -89,8 +102,10 @@ pub struct Evolution {
     pub champion: BoxValues,
     /// Its exact average score.
     pub champion_mean: f64,
-    /// Every finalist with its exact average, best first.
+    /// Every finalist with its exact average, best first (before the polish).
     pub finalists: Vec<(BoxValues, f64)>,
+    /// Exact analyses the polish ran.
+    pub polish_analyses: usize,
     /// Each generation's simulated fitness.
     pub history: Vec<GenerationReport>,
 }
@@ -174,13 +189,50 @@ pub fn evolve(game: Game, params: EvolveParams, mut report: impl FnMut(&Generati
     let mut finalists: Vec<(BoxValues, f64)> = candidates
         .into_iter()
         .map(|a| {
-            let mean = analyze(game, &OptimalPolicy::solved(game, &a)).expected_score();
+            let mean = exact_mean(game, &a);
             (a, mean)
         })
         .collect();
     finalists.sort_by(|a, b| b.1.total_cmp(&a.1));
-    let (champion, champion_mean) = finalists[0];
-    Evolution { champion, champion_mean, finalists, history }
+    let (champion, champion_mean, polish_analyses) = polish(game, finalists[0], params.polish);
+    Evolution { champion, champion_mean, finalists, polish_analyses, history }
+}
+
+/// The exact average of playing by `anchors`.
+fn exact_mean(game: Game, anchors: &BoxValues) -> f64 {
+    analyze(game, &OptimalPolicy::solved(game, anchors)).expected_score()
+}
+
+/// Exact coordinate search from `start` (values, exact mean) over `steps` halving step
+/// sizes; returns the best values, their mean and the analyses run.
+fn polish(game: Game, start: (BoxValues, f64), steps: usize) -> (BoxValues, f64, usize) {
+    let (mut best, mut best_mean) = start;
+    let mut analyses = 0;
+    for halving in 0..steps {
+        let step = POLISH_STEP / f64::from(1u32 << halving.min(30));
+        for _ in 0..POLISH_ROUNDS_PER_STEP {
+            let candidates: Vec<BoxValues> = (0..NUM_CATEGORIES)
+                .filter(|&c| game.categories.contains(Category::from_index(c)))
+                .flat_map(|c| {
+                    [step, -step].map(|delta| {
+                        let mut moved = best;
+                        moved.0[c] += delta;
+                        moved
+                    })
+                })
+                .collect();
+            let means: Vec<f64> = candidates.par_iter().map(|a| exact_mean(game, a)).collect();
+            analyses += candidates.len();
+            // The first of equal means, so that the search does not depend on the threads.
+            let Some((i, &mean)) = means.iter().enumerate().rev().max_by(|a, b| a.1.total_cmp(b.1)) else { break };
+            if mean <= best_mean {
+                break;
+            }
+            (best, best_mean) = (candidates[i], mean);
+            tracing::info!(step, mean, "polish: improved");
+        }
+    }
+    (best, best_mean, analyses)
 }
 
 /// The default file name of `game`'s evolved values in a data directory.
