@@ -191,6 +191,16 @@ fn start(space: &Space, ranks: &impl Ranks, dir: &Path, resume: bool) -> Result<
     // Rank 0 decides: a manifest to continue, a fresh start, or an error it reports.
     let mut decision: Result<Manifest, ClusterError> = Ok(fresh.clone());
     if me == 0 {
+        // Writers killed mid-write (a cancelled or requeued job) leave their temporary files.
+        if dir.is_dir() {
+            match crate::store::remove_stale_temp_files(dir) {
+                Ok(removed) if !removed.is_empty() => {
+                    tracing::info!(dir = %dir.display(), ?removed, "removed temporary files of an interrupted run")
+                }
+                Ok(_) => {}
+                Err(e) => tracing::warn!(dir = %dir.display(), error = %e, "cannot clear old temporary files"),
+            }
+        }
         let exists = dir.join(shard::MANIFEST_FILE).exists();
         decision = if resume && exists {
             match check_manifest(dir) {
@@ -536,6 +546,8 @@ mod tests {
         manifest.first_layer = 0;
         manifest.complete = false;
         manifest.write(&cut).unwrap();
+        // What a writer killed before its rename leaves behind; the resumed solve clears it.
+        std::fs::write(cut.join(".manifest.yzs.tmp.4242.7"), b"half a manifest").unwrap();
         let outcomes: Vec<Outcome<f32>> = std::thread::scope(|s| {
             let handles: Vec<_> = threads::group(3)
                 .into_iter()

@@ -54,7 +54,7 @@ mod write;
 
 pub use error::StoreError;
 pub use read::{StoreFile, VerifyReport, verify};
-pub use write::{StoreWriter, write_atomic};
+pub use write::{StoreWriter, remove_stale_temp_files, write_atomic};
 
 use std::fmt;
 
@@ -426,6 +426,23 @@ mod tests {
         let parent = path.parent().unwrap();
         assert!(temp_files(parent).is_empty());
         assert_eq!(fs::read_dir(parent).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn stale_temp_files_are_removed_and_nothing_else() {
+        let dir = TempDir::new().unwrap();
+        let path = dir.path().join("kept.yzs");
+        write_atomic(&path, KIND, &metadata(), &[1; 10]).unwrap();
+        let mut writer = StoreWriter::create(&dir.path().join("killed.yzs"), KIND, &metadata(), 10).unwrap();
+        writer.write_payload(&[1; 4]).unwrap();
+        std::mem::forget(writer); // as a killed process: no drop, no clean-up
+        fs::write(dir.path().join("notes.tmp.txt"), b"not ours").unwrap();
+        assert_eq!(temp_files(dir.path()).len(), 2);
+        let removed = remove_stale_temp_files(dir.path()).unwrap();
+        assert_eq!(removed.len(), 1);
+        assert!(removed[0].starts_with(".killed.yzs.tmp."), "{removed:?}");
+        assert_eq!(temp_files(dir.path()), vec![dir.path().join("notes.tmp.txt")]);
+        assert_eq!(StoreFile::open(&path, KIND).unwrap().payload(), &[1; 10]);
     }
 
     #[test]

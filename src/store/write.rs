@@ -53,6 +53,34 @@ pub struct StoreWriter {
 /// Makes temporary names unique among the writers of one process.
 static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
 
+/// The temporary name of `name` for this process's writer number `n`: hidden, and never a
+/// name a reader looks for.
+fn temp_name(name: &std::ffi::OsStr, n: u64) -> String {
+    format!(".{}.tmp.{}.{n}", name.to_string_lossy(), std::process::id())
+}
+
+/// Whether `name` is the temporary name of some writer (of any process).
+fn is_temp_name(name: &str) -> bool {
+    name.starts_with('.') && name.contains(".tmp.")
+}
+
+/// Removes the temporary files that writers killed before their rename left in `dir`, and
+/// returns their names. Only for a directory no other writer is using at the time (a solve
+/// starting or resuming in its table directory): a live writer's file would go too.
+pub fn remove_stale_temp_files(dir: &Path) -> std::io::Result<Vec<String>> {
+    let mut removed = Vec::new();
+    for entry in fs::read_dir(dir)? {
+        let entry = entry?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if is_temp_name(&name) && entry.file_type()?.is_file() {
+            fs::remove_file(entry.path())?;
+            removed.push(name);
+        }
+    }
+    removed.sort();
+    Ok(removed)
+}
+
 impl StoreWriter {
     /// Starts writing a store file of `kind` whose payload will be exactly `payload_len`
     /// bytes, creating missing parent directories of `path`.
@@ -95,12 +123,7 @@ impl StoreWriter {
 
         let dir = parent_dir(path);
         fs::create_dir_all(dir).map_err(io_error(dir, "create directory"))?;
-        let tmp_path = dir.join(format!(
-            ".{}.tmp.{}.{}",
-            name.to_string_lossy(),
-            std::process::id(),
-            TEMP_COUNTER.fetch_add(1, Ordering::Relaxed)
-        ));
+        let tmp_path = dir.join(temp_name(name, TEMP_COUNTER.fetch_add(1, Ordering::Relaxed)));
         let file = OpenOptions::new()
             .write(true)
             .create(true)
