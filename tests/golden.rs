@@ -85,4 +85,6 @@ pub mod table_vii {
     pub const UPPER_LOWER: f64 = 250.41;
     /// Optimal.
     pub const OPTIMAL: f64 = 254.59;
+    /// Category means heuristic (from GA): Glenn's best evolved values of Eq. 13.
+    pub const EVOLVED: f64 = 243.63;
 }
