@@ -154,7 +154,7 @@ impl Brute {
 }
 
 /// Every layer of the game solved with f64 lanes, first layer first.
-fn solve_all(cards: &Cards) -> Vec<LayerValues<f64>> {
+pub fn solve_all(cards: &Cards) -> Vec<LayerValues<f64>> {
     let space = Space::whole_game(cards);
     let mut layers = Vec::new();
     solve::<f64, ()>(&space, 0, |layer| {

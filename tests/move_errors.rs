@@ -2,7 +2,7 @@
 //! and a whole-game solve, the exact strategy's error, and the command.
 
 use yz::duel::advise::Solved;
-use yz::duel::{Cards, LayerValues, Space, solve};
+use yz::duel::{Cards, Space};
 use yz::emp::move_errors::{MoveErrors, Tested, exact_endings};
 use yz::emp::{Evaluation, Searcher};
 use yz::game::{Category, CategorySet, Game, Rules, ScoreState};
@@ -12,7 +12,7 @@ use yz::solo::Policy;
 use yz::strategy::{Strategy, StrategyName};
 use yz::targets::open_or_solve;
 
-use crate::duel_brute_force::Brute;
+use crate::duel_brute_force::{Brute, solve_all};
 
 /// The positions at the start of every turn of a few games between two optimal solitaire
 /// players (any play reaches a variety of positions; these are only places to check).
@@ -72,13 +72,7 @@ fn exact_values_agree_with_a_whole_game_solve() {
     let game = Game { rules: Rules::Official, categories: CategorySet::first(4) };
     let cards = Cards::new(game);
     let space = Space::whole_game(&cards);
-    let mut layers: Vec<LayerValues<f64>> = Vec::new();
-    solve::<f64, ()>(&space, 0, |layer| {
-        layers.push(layer.clone());
-        Ok(())
-    })
-    .unwrap();
-    layers.reverse();
+    let layers = solve_all(&cards);
     let id = |s: ScoreState| cards.index().id(s).unwrap();
     let mut checked = 0;
     for position in positions(game, 4) {

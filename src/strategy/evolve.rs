@@ -209,7 +209,7 @@ fn polish(game: Game, start: (BoxValues, f64), steps: usize) -> (BoxValues, f64,
     let (mut best, mut best_mean) = start;
     let mut analyses = 0;
     for halving in 0..steps {
-        let step = POLISH_STEP / f64::from(1u32 << halving.min(30));
+        let step = POLISH_STEP * 0.5f64.powi(halving as i32);
         for _ in 0..POLISH_ROUNDS_PER_STEP {
             let candidates: Vec<BoxValues> = (0..NUM_CATEGORIES)
                 .filter(|&c| game.categories.contains(Category::from_index(c)))
