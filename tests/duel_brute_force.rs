@@ -183,7 +183,7 @@ fn check_game(categories: CategorySet) {
         for (m, &mover) in shape.movers.iter().enumerate() {
             for (o, &opponent) in shape.opponents.iter().enumerate() {
                 let (a, b) = (cards.index().state(mover), cards.index().state(opponent));
-                let range = shape.pair_range(m, o);
+                let range = layer.tile.pair_range(m, o);
                 if range.is_empty() {
                     continue;
                 }

@@ -8,11 +8,13 @@ use clap::{Args, Subcommand};
 use serde_json::json;
 
 use super::{GameArgs, print_json};
-use yz::cluster::{LayerReport, Ranks, solve_tables as solve_cluster};
+use yz::cluster::launch::{mem_available, memory_per_rank};
+use yz::cluster::{LayerReport, Ranks, SolveOptions, solve_tables as solve_cluster};
 use yz::duel::advise::{PositionSource, Solved, Tables};
 use yz::duel::count::{LayerCount, count_layers, count_terminal};
+use yz::duel::plan::{PlanSpec, check_fits};
 use yz::duel::{Cards, DuelValue, Space, SpaceError, WinDraw, solve};
-use yz::game::{Card, CategorySet, Game, RollId, StateId, parse_dice};
+use yz::game::{Card, Game, RollId, StateId, parse_dice};
 use yz::turn::choice::{Choice, ChoiceJson};
 
 /// Most positions `duel value` and `duel advise` solve on the fly below a position.
@@ -41,6 +43,8 @@ pub enum DuelCommand {
         /// listed shard is checked first); starts afresh where there is no manifest.
         #[arg(long)]
         resume: bool,
+        #[command(flatten)]
+        layers: LayerArgs,
     },
     /// The mover's winning chance (P(win) + ½ P(draw)) at the start of a turn.
     Value {
@@ -77,7 +81,36 @@ pub enum DuelCommand {
         /// Memory each rank may use, in GiB.
         #[arg(long, default_value_t = 64.0)]
         mem_per_rank: f64,
+        #[command(flatten)]
+        layers: LayerArgs,
     },
+}
+
+/// Which layers a solve runs and writes.
+#[derive(Args)]
+pub struct LayerArgs {
+    /// Solve from the last layer down to layer K only, then stop cleanly (`--resume`
+    /// continues later): a job can solve the last layers of a large game.
+    #[arg(long, value_name = "K")]
+    stop_after_layer: Option<usize>,
+    /// Which solved layers to write as shards: all, none, or K.. (layer K and those after
+    /// it). Layers not written need no disk, but a resume can only continue from a
+    /// written one.
+    #[arg(long, value_name = "LAYERS", default_value = "all")]
+    write: String,
+}
+
+impl LayerArgs {
+    /// The options of a solve of `space`.
+    fn options(&self, space: &Space, resume: bool) -> Result<SolveOptions> {
+        let (first, end) = (space.first_layer(), space.end_layer());
+        let stop_after = self.stop_after_layer.unwrap_or(first);
+        if !(first..end).contains(&stop_after) {
+            bail!("--stop-after-layer {stop_after}: this solve covers layers {first}..={}", end - 1);
+        }
+        let write_from = SolveOptions::parse_write(&self.write).map_err(anyhow::Error::msg)?;
+        Ok(SolveOptions { resume, stop_after, write_from })
+    }
 }
 
 /// Which positions of the game.
@@ -158,11 +191,11 @@ pub fn run(command: DuelCommand, data: &Path, as_json: bool) -> Result<()> {
     match command {
         DuelCommand::Count { game, scope } => count(game.game()?, &scope, as_json),
         DuelCommand::MoveErrors(args) => super::move_errors::run(args, data, as_json),
-        DuelCommand::Plan { game, scope, ranks, mem_per_rank } => {
-            plan(game.game()?, &scope, ranks, mem_per_rank, as_json)
+        DuelCommand::Plan { game, scope, ranks, mem_per_rank, layers } => {
+            plan(game.game()?, &scope, &layers, ranks, mem_per_rank, as_json)
         }
-        DuelCommand::Solve { game, scope, out, resume } => {
-            solve_tables(game.game()?, &scope, out, resume, data, as_json)
+        DuelCommand::Solve { game, scope, out, resume, layers } => {
+            solve_tables(game.game()?, &scope, &layers, out, resume, data, as_json)
         }
         DuelCommand::Value { game, position } => {
             let cards = Cards::new(game.game()?);
@@ -361,6 +394,7 @@ fn print_layers(layers: &[LayerCount]) {
 fn solve_tables(
     game: Game,
     scope: &Scope,
+    layers: &LayerArgs,
     out: Option<PathBuf>,
     resume: bool,
     data: &Path,
@@ -369,50 +403,48 @@ fn solve_tables(
     #[cfg(feature = "mpi")]
     {
         let world = yz::cluster::mpi::World::init()?;
-        let result = solve_on(&world, game, scope, out, resume, data, as_json);
+        let result = solve_on(&world, game, scope, layers, out, resume, data, as_json);
         world.stop_on_error(result)
     }
     #[cfg(not(feature = "mpi"))]
     {
         yz::cluster::launch::check(1, false, |name| std::env::var(name).ok())?;
-        solve_on(&yz::cluster::Alone, game, scope, out, resume, data, as_json)
+        solve_on(&yz::cluster::Alone, game, scope, layers, out, resume, data, as_json)
     }
 }
 
+/// The layers a solve of `space` with `options` runs, counted.
+fn solved_layers(space: &Space, options: &SolveOptions) -> Vec<LayerCount> {
+    count_layers(space).into_iter().filter(|c| c.layer >= options.stop_after).collect()
+}
+
+/// Bytes of a value while solving: the draw probability rides along when the solve runs to
+/// the start of the game.
+fn value_bytes(options: &SolveOptions) -> u64 {
+    if options.stop_after == 0 { std::mem::size_of::<WinDraw<f32>>() as u64 } else { 4 }
+}
+
+#[allow(clippy::too_many_arguments)]
 fn solve_on(
     ranks: &impl Ranks,
     game: Game,
     scope: &Scope,
+    layer_args: &LayerArgs,
     out: Option<PathBuf>,
     resume: bool,
     data: &Path,
     as_json: bool,
 ) -> Result<()> {
-    if scope.max_empty.is_none() && game.categories == CategorySet::ALL {
-        bail!(
-            "the full game from its start has about 12.8 trillion positions; choose a truncated game \
-             (--first N or --categories LIST) or endgames (--max-empty K)"
-        );
-    }
     let started = Instant::now();
     let cards = Cards::new(game);
     let space = scope.space(&cards);
-    let layers = count_layers(&space);
+    let options = layer_args.options(&space, resume)?;
+    let layers = solved_layers(&space, &options);
     let positions: u64 = layers.iter().map(|l| l.positions).sum();
-    let from_start = space.first_layer() == 0;
-    let bytes_per_value = if from_start { std::mem::size_of::<WinDraw<f32>>() } else { 4 };
-    let peak =
-        layers.windows(2).map(|w| w[0].positions + w[1].positions).chain(layers.iter().map(|l| l.positions)).max();
-    let peak_bytes = peak.unwrap_or(0) * bytes_per_value as u64 / ranks.size() as u64;
-    if let Some(available) = available_memory()
-        && peak_bytes > available / 10 * 9
-    {
-        bail!(
-            "this solve holds two layers of up to {:.1} GiB in memory but only {:.1} GiB are available; \
-             choose a smaller game or fewer open boxes",
-            peak_bytes as f64 / (1u64 << 30) as f64,
-            available as f64 / (1u64 << 30) as f64
-        );
+    let spec =
+        PlanSpec { ranks: ranks.size() as u64, value_bytes: value_bytes(&options), write_from: options.write_from };
+    if let Some(available) = memory_per_rank(|name| std::env::var(name).ok(), mem_available()) {
+        check_fits(&layers, cards.boxes(), spec, available)?;
     }
     let dir = out.unwrap_or_else(|| data.join(format!("{}{}", table_prefix(game), scope.name())));
     let quiet = as_json || ranks.rank() != 0;
@@ -422,22 +454,24 @@ fn solve_on(
         done += 1;
         if !quiet {
             eprintln!(
-                "layer {:>2} ({done}/{total_layers}): {} positions in {:.2} s",
+                "layer {:>2} ({done}/{total_layers}): {} positions in {:.2} s{}",
                 report.layer,
                 group(report.positions),
-                report.seconds
+                report.seconds,
+                if report.written { "" } else { " (not written)" }
             );
         }
     };
     let context = || format!("table directory {}", dir.display());
-    let (report, outcome) = if from_start {
-        let outcome = solve_cluster::<WinDraw<f32>>(&space, ranks, &dir, resume, progress).with_context(context)?;
+    let to_start = options.stop_after == 0;
+    let (report, outcome) = if to_start {
+        let outcome = solve_cluster::<WinDraw<f32>>(&space, ranks, &dir, options, progress).with_context(context)?;
         let start = outcome.first_value.unwrap_or_default();
         let known = |x: f64| if x.is_nan() { serde_json::Value::Null } else { json!(x) };
         let report = json!({"value": start.value(), "p_win": known(start.win()), "p_draw": known(start.draw()), "p_lose": known(start.loss())});
         (report, outcome.map_first(|v| v.value()))
     } else {
-        let outcome = solve_cluster::<f32>(&space, ranks, &dir, resume, progress).with_context(context)?;
+        let outcome = solve_cluster::<f32>(&space, ranks, &dir, options, progress).with_context(context)?;
         (json!({}), outcome.map_first(|v| v as f64))
     };
     if ranks.rank() != 0 {
@@ -449,6 +483,7 @@ fn solve_on(
             "rules": game.rules.name(),
             "categories": game.categories.names(),
             "first_layer": space.first_layer(),
+            "stop_after_layer": options.stop_after,
             "positions": positions,
             "seconds": seconds,
             "tables": dir,
@@ -465,7 +500,7 @@ fn solve_on(
     }
     println!("rules        {}", game.rules);
     println!("categories   {}", game.categories.names().join(","));
-    if from_start {
+    if to_start {
         println!("value        {:.6}  (first player's P(win) + P(draw)/2)", report["value"].as_f64().unwrap_or(0.0));
         for key in ["p_win", "p_draw", "p_lose"] {
             match report[key].as_f64() {
@@ -476,32 +511,39 @@ fn solve_on(
     } else {
         println!(
             "layers       {}..{} (at most {} boxes open)",
-            space.first_layer(),
+            options.stop_after,
             space.end_layer() - 1,
-            2 * cards.boxes() - space.first_layer()
+            2 * cards.boxes() - options.stop_after
         );
     }
+    println!("ranks        {}", ranks.size());
     println!("positions    {}", group(positions));
     println!("seconds      {seconds:.2}");
     println!("tables       {} ({:.1} MiB)", dir.display(), outcome.table_bytes as f64 / (1u64 << 20) as f64);
     Ok(())
 }
 
-fn plan(game: Game, scope: &Scope, ranks: u64, mem_per_rank: f64, as_json: bool) -> Result<()> {
-    if ranks == 0 || mem_per_rank.is_nan() || mem_per_rank <= 0.0 {
-        bail!("--ranks must be at least 1 and --mem-per-rank above 0 GiB");
+fn plan(game: Game, scope: &Scope, layer_args: &LayerArgs, ranks: u64, mem_per_rank: f64, as_json: bool) -> Result<()> {
+    if ranks == 0 || ranks > yz::duel::plan::MAX_RANKS {
+        bail!("--ranks must be 1 to {}; got {ranks}", yz::duel::plan::MAX_RANKS);
+    }
+    if !mem_per_rank.is_finite() || mem_per_rank <= 0.0 || mem_per_rank > 1e6 {
+        bail!("--mem-per-rank is in GiB, above 0 and at most 1,000,000; got {mem_per_rank}");
     }
     let cards = Cards::new(game);
-    let counts = count_layers(&scope.space(&cards));
-    let plan = yz::duel::plan::plan(&counts, cards.boxes(), ranks);
+    let space = scope.space(&cards);
+    let options = layer_args.options(&space, false)?;
+    let counts = solved_layers(&space, &options);
+    let spec = PlanSpec { ranks, value_bytes: value_bytes(&options), write_from: options.write_from };
+    let plan = yz::duel::plan::plan(&counts, cards.boxes(), spec);
     if !as_json {
         eprintln!("measuring the solve rate on layer 24 of the full game ...");
     }
     let rate = yz::duel::plan::calibrate();
     let core_hours = plan.lane_updates as f64 / rate.lane_updates_per_core_second / 3600.0;
-    let mem_bytes = mem_per_rank * (1u64 << 30) as f64;
-    let fits = plan.peak_bytes_per_rank as f64 <= mem_bytes;
-    let min_ranks = plan.layers.iter().map(|l| l.bytes_per_rank * ranks).max().unwrap_or(0) as f64 / mem_bytes;
+    let mem_bytes = (mem_per_rank * (1u64 << 30) as f64) as u64;
+    let fits = plan.peak_bytes_per_rank <= mem_bytes;
+    let min_ranks = yz::duel::plan::min_ranks(&counts, cards.boxes(), spec, mem_bytes, yz::duel::plan::MAX_RANKS);
     if as_json {
         print_json(json!({
             "rules": game.rules.name(),
@@ -511,7 +553,7 @@ fn plan(game: Game, scope: &Scope, ranks: u64, mem_per_rank: f64, as_json: bool)
             "core_hours": core_hours,
             "mem_per_rank_gib": mem_per_rank,
             "fits": fits,
-            "min_ranks": min_ranks.ceil(),
+            "min_ranks": min_ranks,
         }));
         return Ok(());
     }
@@ -541,7 +583,14 @@ fn plan(game: Game, scope: &Scope, ranks: u64, mem_per_rank: f64, as_json: bool)
     println!(
         "peak per rank      {:.2} GiB ({})",
         gib(plan.peak_bytes_per_rank),
-        if fits { "fits".to_owned() } else { format!("does not fit: needs at least {} ranks", min_ranks.ceil()) }
+        if fits {
+            "fits".to_owned()
+        } else {
+            match min_ranks {
+                Some(n) => format!("does not fit: needs at least {n} ranks"),
+                None => "does not fit at any number of ranks".to_owned(),
+            }
+        }
     );
     println!(
         "exchanged          {:.1} GiB in all before compression, about {:.1} GiB sent (zstd ratio {} measured by scripts/bench-mpi)",
@@ -562,14 +611,6 @@ fn plan(game: Game, scope: &Scope, ranks: u64, mem_per_rank: f64, as_json: bool)
         "estimated compute  {core_hours:.0} core-hours (Pawlewicz: 120 GHz-years, about 375,000 core-hours at 2.8 GHz)"
     );
     Ok(())
-}
-
-/// MemAvailable from /proc/meminfo, where there is one.
-fn available_memory() -> Option<u64> {
-    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
-    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kib * 1024)
 }
 
 /// `12671976997282` as `12,671,976,997,282`.

@@ -54,4 +54,4 @@ pub mod ranks;
 pub mod solve;
 
 pub use ranks::{Alone, Ranks};
-pub use solve::{ClusterError, LayerReport, Outcome, solve_tables};
+pub use solve::{ClusterError, LayerReport, Outcome, SolveOptions, solve_tables};

@@ -3,8 +3,12 @@
 
 use std::ops::Range;
 
-use crate::duel::LayerShape;
+use rayon::prelude::*;
+
+use crate::duel::cards::window;
+use crate::duel::layout::{per_card_sums, window_len};
 use crate::duel::shard::shard_ranges;
+use crate::duel::{LayerShape, Space, Tile};
 use crate::turn::lanes::BLOCK;
 
 /// Kernel lanes a pair of `len` positions costs beyond its lanes, in lanes: filling the
@@ -32,35 +36,105 @@ pub fn split(weights: &[u64], parts: usize) -> Vec<usize> {
 
 /// How layer `shape.layer` is computed: rank `r` solves the pairs whose opponent position
 /// lies in `bounds[r]..bounds[r + 1]`, balanced by kernel work (lanes rounded up to whole
-/// blocks, plus a per-pair overhead).
-pub fn compute_bounds(shape: &LayerShape, ranks: usize) -> Vec<usize> {
-    let width = shape.opponents.len();
-    let mut weights = vec![0u64; width];
-    for m in 0..shape.movers.len() {
-        for (o, weight) in weights.iter_mut().enumerate() {
-            let len = shape.pair_range(m, o).len() as u64;
-            if len > 0 {
-                *weight += len.div_ceil(BLOCK as u64) * BLOCK as u64 + PAIR_OVERHEAD_LANES;
-            }
-        }
-    }
-    split(&weights, ranks)
+/// blocks, plus a per-pair overhead), summed per opponent over bound classes.
+pub fn compute_bounds(space: &Space, shape: &LayerShape, ranks: usize) -> Vec<usize> {
+    let work = |opponent, mover| {
+        let len = window_len(window(mover, opponent));
+        if len == 0 { 0 } else { len.div_ceil(BLOCK as u64) * BLOCK as u64 + PAIR_OVERHEAD_LANES }
+    };
+    split(&per_card_sums(space.cards(), &shape.opponents, &shape.movers, work), ranks)
 }
 
 /// The rows (movers) of a finished layer that rank `r` keeps as `bounds[r]..bounds[r + 1]`:
 /// the opponents it computes in the layer before (`before`, that layer's shape), or, for
 /// the last layer solved, a split by positions.
-pub fn row_bounds(shape: &LayerShape, before: Option<&LayerShape>, ranks: usize) -> Vec<usize> {
+pub fn row_bounds(space: &Space, shape: &LayerShape, before: Option<&LayerShape>, ranks: usize) -> Vec<usize> {
     match before {
         Some(before) => {
             debug_assert_eq!(before.opponents, shape.movers);
-            compute_bounds(before, ranks)
+            compute_bounds(space, before, ranks)
         }
         None => {
-            let weights: Vec<u64> =
-                (0..shape.movers.len()).map(|m| row_positions(shape, m..m + 1).len() as u64).collect();
+            let weights: Vec<u64> = (0..shape.movers.len())
+                .map(|m| {
+                    let rows = shape.rows(m..m + 1);
+                    rows.end - rows.start
+                })
+                .collect();
             split(&weights, ranks)
         }
+    }
+}
+
+/// Who computes, keeps and writes what of one layer: a few numbers per rank and per shard.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RankShares {
+    /// Rank `r` computes every mover against the opponents `columns[r]..columns[r + 1]`.
+    pub columns: Vec<usize>,
+    /// Rank `r` keeps the rows (movers) `rows[r]..rows[r + 1]` for the layer before.
+    pub rows: Vec<usize>,
+    /// The rank that writes each shard (none when the layer is not written).
+    pub owners: Vec<usize>,
+    /// The rows each rank receives after the layer: those it keeps and those of the
+    /// shards it writes.
+    pub received: Vec<Range<usize>>,
+}
+
+impl RankShares {
+    /// The shares of layer `shape.layer` over `ranks` ranks; `before` is the shape of the
+    /// layer solved next (none after the last layer solved); `writes`: whether the layer's
+    /// shards are written (else no rank receives rows only to write them).
+    pub fn new(
+        space: &Space,
+        shape: &LayerShape,
+        before: Option<&LayerShape>,
+        ranks: usize,
+        writes: bool,
+    ) -> RankShares {
+        let columns = compute_bounds(space, shape, ranks);
+        let rows = row_bounds(space, shape, before, ranks);
+        let owners = if writes { shard_owners(shape, &rows) } else { Vec::new() };
+        let received = (0..ranks).map(|r| received_rows(shape, &rows, &owners, r)).collect();
+        RankShares { columns, rows, owners, received }
+    }
+
+    /// The opponents rank `rank` computes.
+    pub fn computed(&self, rank: usize) -> Range<usize> {
+        self.columns[rank]..self.columns[rank + 1]
+    }
+
+    /// The rows rank `rank` keeps.
+    pub fn kept(&self, rank: usize) -> Range<usize> {
+        self.rows[rank]..self.rows[rank + 1]
+    }
+
+    /// The pairs rank `rank` computes: every mover against its opponents.
+    pub fn computed_tile(&self, space: &Space, shape: &LayerShape, rank: usize) -> Tile {
+        Tile::new(space, shape, 0..shape.movers.len(), self.computed(rank))
+    }
+
+    /// The pairs of the rows rank `rank` keeps, with every opponent.
+    pub fn kept_tile(&self, space: &Space, shape: &LayerShape, rank: usize) -> Tile {
+        Tile::new(space, shape, self.kept(rank), 0..shape.opponents.len())
+    }
+
+    /// For each row rank `rank` receives, the positions of its pairs with each rank's
+    /// opponents: `segments[i · ranks + r]` for the `i`-th row received, from rank `r`.
+    pub fn received_segments(&self, space: &Space, shape: &LayerShape, rank: usize) -> Vec<u64> {
+        let ranks = self.columns.len() - 1;
+        let cards = space.cards();
+        let mut segments = vec![0u64; self.received[rank].len() * ranks];
+        if ranks == 0 {
+            return segments;
+        }
+        segments.par_chunks_mut(ranks).zip(self.received[rank].clone().into_par_iter()).for_each(|(row, m)| {
+            let bm = cards.bounds(shape.movers[m]);
+            for (r, segment) in row.iter_mut().enumerate() {
+                let opponents = &shape.opponents[self.columns[r]..self.columns[r + 1]];
+                *segment = opponents.iter().map(|&b| window_len(window(bm, cards.bounds(b)))).sum();
+            }
+        });
+        segments
     }
 }
 
@@ -72,7 +146,12 @@ pub fn shard_owners(shape: &LayerShape, rows: &[usize]) -> Vec<usize> {
         .map(|shard| {
             let overlap = |r: usize| {
                 let (start, end) = (shard.start.max(rows[r]), shard.end.min(rows[r + 1]));
-                if start < end { row_positions(shape, start..end).len() } else { 0 }
+                if start < end {
+                    let kept = shape.rows(start..end);
+                    kept.end - kept.start
+                } else {
+                    0
+                }
             };
             let mut best = 0;
             for r in 1..rows.len() - 1 {
@@ -98,19 +177,6 @@ pub fn received_rows(shape: &LayerShape, rows: &[usize], owners: &[usize], rank:
         }
     }
     start..end.max(start)
-}
-
-/// The value indices of the rows (movers) `movers` of a layer.
-pub fn row_positions(shape: &LayerShape, movers: Range<usize>) -> Range<usize> {
-    let width = shape.opponents.len();
-    shape.offsets[movers.start * width] as usize..shape.offsets[movers.end * width] as usize
-}
-
-/// The positions of mover `m`'s pairs with the opponents `columns`: one row's part of a
-/// rank's computed block.
-pub fn segment(shape: &LayerShape, m: usize, columns: &Range<usize>) -> usize {
-    let width = shape.opponents.len();
-    (shape.offsets[m * width + columns.end] - shape.offsets[m * width + columns.start]) as usize
 }
 
 #[cfg(test)]

@@ -10,13 +10,13 @@ use crossbeam_channel::{Receiver, Sender, bounded};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::partition::{compute_bounds, received_rows, row_bounds, row_positions, segment, shard_owners};
+use super::partition::{RankShares, row_bounds};
 use super::ranks::Ranks;
 use crate::duel::shard::{
     self, LayerEntry, Manifest, ShardEntry, ShardError, check_manifest, shard_ranges, verify_listed,
 };
-use crate::duel::solve::{LayerRows, solve_columns};
-use crate::duel::{DuelValue, LayerShape, Space};
+use crate::duel::solve::{LayerRows, solve_tile};
+use crate::duel::{DuelValue, LayerShape, Space, Tile};
 
 /// zstd level of the exchanged frontier (speed matters more than the last percent).
 const EXCHANGE_ZSTD_LEVEL: i32 = 1;
@@ -43,13 +43,25 @@ pub enum ClusterError {
     StoppedByRankZero,
 }
 
-/// One finished layer: its shards are written and listed in the manifest.
-#[derive(Clone, Debug, Serialize)]
+/// One finished layer: solved, exchanged, and (if `written`) its shards written and listed
+/// in the manifest.
+#[derive(Clone, Debug, Default, Serialize)]
 pub struct LayerReport {
     /// The layer.
     pub layer: usize,
     /// Positions in the layer.
     pub positions: u64,
+    /// Whether its shards were written.
+    pub written: bool,
+    /// Bytes of the tiles (one offset per pair) each rank held at once, by rank: those of
+    /// the pairs it computed and of the rows it keeps of this layer and the next.
+    pub tile_bytes: Vec<u64>,
+    /// Bytes of the per-card structures each rank held at once (the shapes of this layer
+    /// and the one before, the exchange's per-row segments), by rank.
+    pub card_bytes: Vec<u64>,
+    /// Bytes of values each rank held at once (the pairs it computed, the rows it received,
+    /// the rows of the layer after it kept), by rank.
+    pub value_bytes: Vec<u64>,
     /// Seconds from the start of the layer's computation to the end of its exchange.
     pub seconds: f64,
     /// Seconds of computation, per rank.
@@ -76,17 +88,30 @@ pub struct Outcome<V> {
     pub first_value: Option<V>,
 }
 
-/// A finished layer's rows that this rank holds: those it reads for the layer before and
-/// those of the shards it writes.
+/// A finished layer's rows that this rank holds: those it keeps for the layer before (with
+/// their tile, for reading pairs) and those of the shards it writes.
 struct Held<V> {
     shape: Arc<LayerShape>,
+    /// The rows kept, with every opponent.
+    kept: Tile,
+    /// The first row held.
     first_mover: usize,
+    /// The values of the rows held, from `first_mover` on, in layer order.
     values: Vec<V>,
 }
 
 impl<V> Held<V> {
     fn rows(&self) -> LayerRows<'_, V> {
-        LayerRows { shape: &self.shape, first_mover: self.first_mover, values: &self.values }
+        let before = self.shape.rows(self.first_mover..self.kept.movers.start);
+        let start = (before.end - before.start) as usize;
+        LayerRows { tile: &self.kept, values: &self.values[start..start + self.kept.positions() as usize] }
+    }
+
+    /// The values of the rows `movers`, which must be held.
+    fn row_values(&self, movers: Range<usize>) -> &[V] {
+        let base = self.shape.rows(0..self.first_mover).end;
+        let span = self.shape.rows(movers);
+        &self.values[(span.start - base) as usize..(span.end - base) as usize]
     }
 }
 
@@ -94,6 +119,9 @@ impl<V> Held<V> {
 #[derive(Serialize, Deserialize)]
 struct Written {
     shards: Vec<(usize, ShardEntry)>,
+    tile_bytes: u64,
+    card_bytes: u64,
+    value_bytes: u64,
     compute_seconds: f64,
     exchange_seconds: f64,
     raw_bytes: u64,
@@ -103,70 +131,127 @@ struct Written {
 /// Shards to write in the background: the held rows and (shard index, movers) to write.
 type WriteJob<V> = (Arc<Held<V>>, Vec<(usize, Range<usize>)>);
 
-/// Solves the layers of `space` from the last one down to its first over `ranks`, writing
-/// them as shards and a manifest into `dir`; with `resume`, continues from the last layer
-/// the manifest there lists (after checking every listed shard). `progress` sees each
-/// layer on rank 0 once it is written. Every rank must call it with the same arguments.
+/// What a solve does besides solving: where it starts, where it stops, what it writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SolveOptions {
+    /// Continue from the last layer the manifest in the table directory lists (after
+    /// checking every listed shard); start afresh where there is no manifest.
+    pub resume: bool,
+    /// The lowest layer to solve now (at least the space's first layer): a job can solve
+    /// the last layers of a game, stop cleanly and be resumed later.
+    pub stop_after: usize,
+    /// Layers from this one on are written as shards; those below are solved and handed
+    /// on but not kept (`0`: every layer; `usize::MAX`: none).
+    pub write_from: usize,
+}
+
+impl SolveOptions {
+    /// Every layer of `space`, all written, from scratch.
+    pub fn whole(space: &Space) -> SolveOptions {
+        SolveOptions { resume: false, stop_after: space.first_layer(), write_from: 0 }
+    }
+
+    /// The first layer written, from `all`, `none` or `K..` (layer K and those after it).
+    pub fn parse_write(text: &str) -> Result<usize, String> {
+        match text.trim() {
+            "all" => Ok(0),
+            "none" => Ok(usize::MAX),
+            other => other
+                .strip_suffix("..")
+                .and_then(|k| k.trim().parse().ok())
+                .ok_or_else(|| format!("--write {other:?}: expected all, none, or K.. (layer K and those after it)")),
+        }
+    }
+}
+
+/// Solves the layers of `space` from the last one down to `options.stop_after` over
+/// `ranks`, writing those from `options.write_from` on as shards and a manifest into
+/// `dir`. `progress` sees each layer on rank 0 once it is finished (and written). Every
+/// rank must call it with the same arguments.
 pub fn solve_tables<V: DuelValue + Pod>(
     space: &Space,
     ranks: &impl Ranks,
     dir: &Path,
-    resume: bool,
+    options: SolveOptions,
     mut progress: impl FnMut(&LayerReport),
 ) -> Result<Outcome<V>, ClusterError> {
     let (me, size) = (ranks.rank(), ranks.size());
     let game = space.cards().game();
     let first = space.first_layer();
-    let mut manifest = start(space, ranks, dir, resume)?;
+    let last = options.stop_after.max(first);
+    let mut manifest = start(space, ranks, dir, options.resume)?;
     let mut outcome = Outcome { resumed_from: None, layers: Vec::new(), table_bytes: 0, first_value: None };
     // The rows of the last finished layer this rank holds.
     let mut held: Option<Arc<Held<V>>> = None;
     let mut top = space.end_layer();
-    if let Some(last) = manifest.layers.last() {
-        top = last.layer;
+    if let Some(entry) = manifest.layers.last() {
+        top = entry.layer;
         outcome.resumed_from = Some(top);
-        let shape = Arc::new(space.shape(top));
-        let before = (top > first).then(|| space.shape(top - 1));
-        let rows = row_bounds(&shape, before.as_ref(), size);
+        let shape = Arc::new(LayerShape::new(space, top));
+        let before = (top > last).then(|| LayerShape::new(space, top - 1));
+        let rows = row_bounds(space, &shape, before.as_ref(), size);
         let mine = rows[me]..rows[me + 1];
-        let values = read_rows(dir, space, &shape, last, mine.clone())?;
-        held = Some(Arc::new(Held { shape, first_mover: mine.start, values }));
+        let values = read_rows(dir, space, &shape, entry, mine.clone())?;
+        let kept = Tile::new(space, &shape, mine.clone(), 0..shape.opponents.len());
+        held = Some(Arc::new(Held { shape, kept, first_mover: mine.start, values }));
         tracing::info!(layer = top, rank = me, "resuming from the tables' last layer");
     }
     std::thread::scope(|scope| -> Result<(), ClusterError> {
         let (jobs, job_inbox) = bounded::<WriteJob<V>>(1);
         let (done_outbox, done) = bounded(1);
         scope.spawn(move || write_shards(dir, game, job_inbox, done_outbox));
-        let mut writing: Option<(usize, u64, Written)> = None;
+        let mut pending: Option<Pending> = None;
         let mut next_shape = None;
-        for layer in (first..top).rev() {
+        for layer in (last..top).rev() {
             let started = Instant::now();
-            let shape = Arc::new(next_shape.take().unwrap_or_else(|| space.shape(layer)));
-            let columns = compute_bounds(&shape, size);
-            let mine = columns[me]..columns[me + 1];
-            let block = solve_columns(space, &shape, held.as_ref().map(|h| h.rows()), mine);
+            let shape = Arc::new(next_shape.take().unwrap_or_else(|| LayerShape::new(space, layer)));
+            let before = (layer > last).then(|| LayerShape::new(space, layer - 1));
+            let writes = layer >= options.write_from;
+            let shares = RankShares::new(space, &shape, before.as_ref(), size, writes);
+            let computed = shares.computed_tile(space, &shape, me);
+            let block = solve_tile(space, &shape, held.as_ref().map(|h| h.rows()).as_ref(), &computed);
             let compute_seconds = started.elapsed().as_secs_f64();
-            if let Some(pending) = writing.take() {
-                record(ranks, dir, &mut manifest, pending, &done, &mut outcome, &mut progress)?;
+            if let Some(previous) = pending.take() {
+                record(ranks, dir, &mut manifest, previous, &done, &mut outcome, &mut progress)?;
             }
+            // The next layer's rows are read and written: free them before the exchange.
+            let (held_values, held_layout) = held.take().map_or((0, 0), |h| (h.values.len() as u64, h.kept.bytes()));
             let exchange_started = Instant::now();
-            let before = (layer > first).then(|| space.shape(layer - 1));
-            let rows = row_bounds(&shape, before.as_ref(), size);
-            let owners = shard_owners(&shape, &rows);
-            let received: Vec<Range<usize>> = (0..size).map(|r| received_rows(&shape, &rows, &owners, r)).collect();
-            let (values, raw_bytes, bytes) = exchange(ranks, &shape, &columns, block, &received)?;
+            let kept = shares.kept_tile(space, &shape, me);
+            let exchanged = exchange(ranks, space, &shape, &shares, &computed, block)?;
             let exchange_seconds = exchange_started.elapsed().as_secs_f64();
-            let mine = Arc::new(Held { shape: shape.clone(), first_mover: received[me].start, values });
-            let to_write = shard_ranges(&shape).into_iter().enumerate().filter(|&(i, _)| owners[i] == me).collect();
-            jobs.send((mine.clone(), to_write))
-                .map_err(|_| ClusterError::Exchange("the shard writer stopped".into()))?;
-            let written = Written { shards: Vec::new(), compute_seconds, exchange_seconds, raw_bytes, bytes };
-            writing = Some((layer, shape.positions(), written));
+            let value_bytes = std::mem::size_of::<V>() as u64
+                * (computed.positions() + held_values.max(exchanged.values.len() as u64));
+            let tile_bytes = computed.bytes() + kept.bytes() + held_layout;
+            let card_bytes = shape.bytes() + before.as_ref().map_or(0, LayerShape::bytes) + exchanged.segment_bytes;
+            let mine = Arc::new(Held {
+                shape: shape.clone(),
+                kept,
+                first_mover: shares.received[me].start,
+                values: exchanged.values,
+            });
+            if writes {
+                let to_write =
+                    shard_ranges(&shape).into_iter().enumerate().filter(|&(i, _)| shares.owners[i] == me).collect();
+                jobs.send((mine.clone(), to_write))
+                    .map_err(|_| ClusterError::Exchange("the shard writer stopped".into()))?;
+            }
+            let written = Written {
+                shards: Vec::new(),
+                tile_bytes,
+                card_bytes,
+                value_bytes,
+                compute_seconds,
+                exchange_seconds,
+                raw_bytes: exchanged.raw_bytes,
+                bytes: exchanged.bytes,
+            };
+            pending = Some(Pending { layer, positions: shape.positions(), written, writes });
             held = Some(mine);
             next_shape = before;
         }
-        if let Some(pending) = writing.take() {
-            record(ranks, dir, &mut manifest, pending, &done, &mut outcome, &mut progress)?;
+        if let Some(previous) = pending.take() {
+            record(ranks, dir, &mut manifest, previous, &done, &mut outcome, &mut progress)?;
         }
         drop(jobs);
         Ok(())
@@ -179,6 +264,15 @@ pub fn solve_tables<V: DuelValue + Pod>(
         outcome.first_value = Some(value);
     }
     Ok(outcome)
+}
+
+/// A layer solved and exchanged whose shards may still be being written.
+struct Pending {
+    layer: usize,
+    positions: u64,
+    written: Written,
+    /// Whether its shards are written (else it is only reported).
+    writes: bool,
 }
 
 /// The manifest to continue: a fresh one (written by rank 0), or with `resume` the one in
@@ -279,31 +373,25 @@ fn start(space: &Space, ranks: &impl Ranks, dir: &Path, resume: bool) -> Result<
 }
 
 /// Collects the shards a layer's writer wrote, and on rank 0 adds the layer to the
-/// manifest (written atomically) once every rank's shards of it are in place.
-#[allow(clippy::too_many_arguments)]
+/// manifest (written atomically) once every rank's shards of it are in place; a layer not
+/// written is only reported.
 fn record<V>(
     ranks: &impl Ranks,
     dir: &Path,
     manifest: &mut Manifest,
-    (layer, positions, mut written): (usize, u64, Written),
+    Pending { layer, positions, mut written, writes }: Pending,
     done: &Receiver<Result<Vec<(usize, ShardEntry)>, ShardError>>,
     outcome: &mut Outcome<V>,
     progress: &mut impl FnMut(&LayerReport),
 ) -> Result<(), ClusterError> {
-    written.shards = done.recv().map_err(|_| ClusterError::Exchange("the shard writer stopped".into()))??;
+    if writes {
+        written.shards = done.recv().map_err(|_| ClusterError::Exchange("the shard writer stopped".into()))??;
+    }
     let all = ranks.gather(serde_json::to_vec(&written).expect("serialises")).map_err(ClusterError::Exchange)?;
     if ranks.rank() != 0 {
         return Ok(());
     }
-    let mut report = LayerReport {
-        layer,
-        positions,
-        seconds: 0.0,
-        compute_seconds: Vec::new(),
-        exchange_seconds: Vec::new(),
-        exchanged_raw_bytes: 0,
-        exchanged_bytes: 0,
-    };
+    let mut report = LayerReport { layer, positions, written: writes, ..LayerReport::default() };
     let mut shards = Vec::new();
     for bytes in all {
         let theirs: Written =
@@ -311,29 +399,35 @@ fn record<V>(
         shards.extend(theirs.shards);
         report.compute_seconds.push(theirs.compute_seconds);
         report.exchange_seconds.push(theirs.exchange_seconds);
+        report.tile_bytes.push(theirs.tile_bytes);
+        report.card_bytes.push(theirs.card_bytes);
+        report.value_bytes.push(theirs.value_bytes);
         report.exchanged_raw_bytes += theirs.raw_bytes;
         report.exchanged_bytes += theirs.bytes;
     }
     report.seconds = report.compute_seconds[0] + report.exchange_seconds[0];
-    shards.sort_by_key(|&(i, _)| i);
-    if shards.iter().enumerate().any(|(i, &(j, _))| i != j) {
-        return Err(ClusterError::Exchange(format!(
-            "layer {layer}: the ranks wrote shards {:?}",
-            shards.iter().map(|s| s.0).collect::<Vec<_>>()
-        )));
+    if writes {
+        shards.sort_by_key(|&(i, _)| i);
+        if shards.is_empty() || shards.iter().enumerate().any(|(i, &(j, _))| i != j) {
+            return Err(ClusterError::Exchange(format!(
+                "layer {layer}: the ranks wrote shards {:?}",
+                shards.iter().map(|s| s.0).collect::<Vec<_>>()
+            )));
+        }
+        let entry = LayerEntry { layer, positions, shards: shards.into_iter().map(|(_, s)| s).collect() };
+        outcome.table_bytes += entry.shards.iter().map(|s| s.bytes).sum::<u64>();
+        manifest.layers.push(entry);
+        manifest.complete = manifest.layers.len() == manifest.end_layer - manifest.first_layer;
+        manifest.write(dir)?;
     }
-    let entry = LayerEntry { layer, positions, shards: shards.into_iter().map(|(_, s)| s).collect() };
-    outcome.table_bytes += entry.shards.iter().map(|s| s.bytes).sum::<u64>();
-    manifest.layers.push(entry);
-    manifest.complete = manifest.layers.len() == manifest.end_layer - manifest.first_layer;
-    manifest.write(dir)?;
     tracing::info!(
         layer,
         positions,
+        written = writes,
         compute_seconds = ?report.compute_seconds,
         exchanged_raw_bytes = report.exchanged_raw_bytes,
         exchanged_bytes = report.exchanged_bytes,
-        "layer written"
+        "layer finished"
     );
     progress(&report);
     outcome.layers.push(report);
@@ -349,12 +443,10 @@ fn write_shards<V: DuelValue>(
     done: Sender<Result<Vec<(usize, ShardEntry)>, ShardError>>,
 ) {
     for (held, shards) in jobs {
-        let base = row_positions(&held.shape, 0..held.first_mover).end;
         let result = shards
             .into_par_iter()
             .map(|(i, movers)| {
-                let span = row_positions(&held.shape, movers.clone());
-                let values = &held.values[span.start - base..span.end - base];
+                let values = held.row_values(movers.clone());
                 shard::write_shard(dir, game, &held.shape, i, movers, values).map(|entry| (i, entry))
             })
             .collect();
@@ -364,32 +456,38 @@ fn write_shards<V: DuelValue>(
     }
 }
 
-/// Sends each rank the rows it receives of this rank's computed block (every mover's pairs
-/// with this rank's opponents `columns[me]..columns[me + 1]`), and assembles the rows this
-/// rank receives from every rank's blocks. Returns them with the bytes sent, raw and
-/// compressed.
+/// The rows a rank received after a layer, and what the exchange cost.
+struct Exchanged<V> {
+    /// The rows received, in layer order.
+    values: Vec<V>,
+    /// Bytes of values sent to other ranks, before compression.
+    raw_bytes: u64,
+    /// The same, as sent.
+    bytes: u64,
+    /// Bytes of the per-row segment lengths used to assemble the rows.
+    segment_bytes: u64,
+}
+
+/// Sends each rank the rows it receives of this rank's computed pairs (`computed`: every
+/// mover against this rank's opponents), and assembles the rows this rank receives from
+/// every rank's pairs.
 fn exchange<V: DuelValue + Pod>(
     ranks: &impl Ranks,
+    space: &Space,
     shape: &LayerShape,
-    columns: &[usize],
+    shares: &RankShares,
+    computed: &Tile,
     block: Vec<V>,
-    received: &[Range<usize>],
-) -> Result<(Vec<V>, u64, u64), ClusterError> {
+) -> Result<Exchanged<V>, ClusterError> {
     let (me, size) = (ranks.rank(), ranks.size());
     if size == 1 {
-        return Ok((block, 0, 0));
+        return Ok(Exchanged { values: block, raw_bytes: 0, bytes: 0, segment_bytes: 0 });
     }
-    let columns_of = |r: usize| columns[r]..columns[r + 1];
-    let mut before = Vec::with_capacity(shape.movers.len() + 1);
-    before.push(0);
-    for m in 0..shape.movers.len() {
-        before.push(before[m] + segment(shape, m, &columns_of(me)));
-    }
-    let slice = |rows: &Range<usize>| &block[before[rows.start]..before[rows.end]];
+    let slice = |rows: &Range<usize>| &block[computed.rows(rows.clone())];
     let outgoing: Vec<Vec<u8>> = (0..size)
         .into_par_iter()
         .map(|r| {
-            let values = slice(&received[r]);
+            let values = slice(&shares.received[r]);
             if r == me || values.is_empty() {
                 return Ok(Vec::new());
             }
@@ -398,40 +496,48 @@ fn exchange<V: DuelValue + Pod>(
         })
         .collect::<Result<_, _>>()?;
     let raw_bytes: u64 =
-        (0..size).filter(|&r| r != me).map(|r| std::mem::size_of_val(slice(&received[r])) as u64).sum();
+        (0..size).filter(|&r| r != me).map(|r| std::mem::size_of_val(slice(&shares.received[r])) as u64).sum();
     let bytes: u64 = outgoing.iter().map(|b| b.len() as u64).sum();
+    // segments[i · size + r]: positions of the i-th row received that rank r computed.
+    let segments = shares.received_segments(space, shape, me);
+    let span = shape.rows(shares.received[me].clone());
+    let mut values = vec![V::ZERO; (span.end - span.start) as usize];
+    scatter(&mut values, &segments, size, me, slice(&shares.received[me]));
+    drop(block);
     let incoming = ranks.all_to_all(outgoing).map_err(ClusterError::Exchange)?;
-    let rows = received[me].clone();
-    let parts: Vec<Vec<V>> = incoming
-        .into_par_iter()
-        .enumerate()
-        .map(|(r, packed)| {
-            let len: usize = rows.clone().map(|m| segment(shape, m, &columns_of(r))).sum();
-            if r == me || (len == 0 && packed.is_empty()) {
-                return Ok(Vec::new());
+    for (r, packed) in incoming.into_iter().enumerate() {
+        let len = segments.iter().skip(r).step_by(size).sum::<u64>() as usize;
+        if r == me || (len == 0 && packed.is_empty()) {
+            continue;
+        }
+        let mut part = vec![V::ZERO; len];
+        let unpacked = zstd::bulk::decompress_to_buffer(&packed, bytemuck::cast_slice_mut(&mut part));
+        match unpacked {
+            Ok(n) if n == std::mem::size_of_val(part.as_slice()) => scatter(&mut values, &segments, size, r, &part),
+            Ok(n) => {
+                let expected = std::mem::size_of_val(part.as_slice());
+                return Err(ClusterError::Exchange(format!("{n} bytes from rank {r}, expected {expected}")));
             }
-            let mut part = vec![V::ZERO; len];
-            let unpacked = zstd::bulk::decompress_to_buffer(&packed, bytemuck::cast_slice_mut(&mut part));
-            match unpacked {
-                Ok(n) if n == std::mem::size_of_val(part.as_slice()) => Ok(part),
-                Ok(n) => Err(format!("{n} bytes from rank {r}, expected {}", std::mem::size_of_val(part.as_slice()))),
-                Err(e) => Err(format!("from rank {r}: {e}")),
-            }
-            .map_err(ClusterError::Exchange)
-        })
-        .collect::<Result<_, _>>()?;
-    let own = slice(&rows);
-    let mut values = Vec::with_capacity(row_positions(shape, rows.clone()).len());
-    let mut cursors = vec![0; size];
-    for m in rows {
-        for (r, cursor) in cursors.iter_mut().enumerate() {
-            let len = segment(shape, m, &columns_of(r));
-            let part = if r == me { own } else { &parts[r] };
-            values.extend_from_slice(&part[*cursor..*cursor + len]);
-            *cursor += len;
+            Err(e) => return Err(ClusterError::Exchange(format!("from rank {r}: {e}"))),
         }
     }
-    Ok((values, raw_bytes, bytes))
+    let segment_bytes = std::mem::size_of_val(segments.as_slice()) as u64;
+    Ok(Exchanged { values, raw_bytes, bytes, segment_bytes })
+}
+
+/// Places the part rank `r` sent (its segment of each row received, row after row) into
+/// the received rows `values`; `segments` holds, row after row, the segment of each of the
+/// `size` ranks in turn, which is also their order within a row.
+fn scatter<V: Copy>(values: &mut [V], segments: &[u64], size: usize, r: usize, part: &[V]) {
+    let (mut at, mut taken) = (0, 0);
+    for row in segments.chunks_exact(size) {
+        let before: u64 = row[..r].iter().sum();
+        let len = row[r] as usize;
+        let start = at + before as usize;
+        values[start..start + len].copy_from_slice(&part[taken..taken + len]);
+        taken += len;
+        at += row.iter().sum::<u64>() as usize;
+    }
 }
 
 /// Reads the rows `movers` of a written layer from its shards (each checked on reading).
@@ -442,19 +548,20 @@ fn read_rows<V: DuelValue>(
     entry: &LayerEntry,
     movers: Range<usize>,
 ) -> Result<Vec<V>, ShardError> {
-    let span = row_positions(shape, movers.clone());
-    let mut values = Vec::with_capacity(span.len());
+    let span = shape.rows(movers.clone());
+    let mut values = Vec::with_capacity((span.end - span.start) as usize);
     for shard in &entry.shards {
         let (start, end) = (shard.mover_start.max(movers.start), shard.mover_end.min(movers.end));
         if start >= end {
             continue;
         }
         let stored = shard::read_shard(dir, space.cards().game(), shape, shard)?;
-        let base = row_positions(shape, 0..shard.mover_start).end;
-        let wanted = row_positions(shape, start..end);
-        values.extend(stored[wanted.start - base..wanted.end - base].iter().map(|&v| V::from_stored(v)));
+        let base = shape.rows(0..shard.mover_start).end;
+        let wanted = shape.rows(start..end);
+        let wanted = (wanted.start - base) as usize..(wanted.end - base) as usize;
+        values.extend(stored[wanted].iter().map(|&v| V::from_stored(v)));
     }
-    if values.len() != span.len() {
+    if values.len() as u64 != span.end - span.start {
         return Err(ShardError::Mismatch {
             path: dir.join(shard::MANIFEST_FILE),
             what: format!("layer {}'s shards do not cover movers {movers:?}", shape.layer),
@@ -498,7 +605,9 @@ mod tests {
         let outcomes: Vec<Outcome<V>> = std::thread::scope(|s| {
             let handles: Vec<_> = threads::group(size)
                 .into_iter()
-                .map(|rank| s.spawn(move || solve_tables::<V>(space, &rank, dir, false, |_| {}).unwrap()))
+                .map(|rank| {
+                    s.spawn(move || solve_tables::<V>(space, &rank, dir, SolveOptions::whole(space), |_| {}).unwrap())
+                })
                 .collect();
             handles.into_iter().map(|h| h.join().unwrap()).collect()
         });
@@ -515,7 +624,8 @@ mod tests {
             };
             let root = tempfile::tempdir().unwrap();
             let alone: PathBuf = root.path().join("alone");
-            let expected = solve_tables::<WinDraw<f32>>(&space, &Alone, &alone, false, |_| {}).unwrap();
+            let expected =
+                solve_tables::<WinDraw<f32>>(&space, &Alone, &alone, SolveOptions::whole(&space), |_| {}).unwrap();
             let expected_files = files(&alone);
             assert!(expected_files.len() > 3);
             for size in 2..=4 {
@@ -532,16 +642,85 @@ mod tests {
         }
     }
 
+    /// Per-rank tiles shrink as 1/P: at 4 ranks no rank holds more than a quarter of the
+    /// single rank's tile bytes, plus one row or column of offsets per rank boundary and
+    /// what the balance by work (not by pairs) moves; the per-card structures stay per card.
+    #[test]
+    fn tiles_per_rank_shrink_with_the_ranks() {
+        let cards = Cards::new(Game { rules: Rules::Official, categories: CategorySet::first(5) });
+        let space = Space::whole_game(&cards);
+        let root = tempfile::tempdir().unwrap();
+        let one = solve_tables::<f32>(&space, &Alone, &root.path().join("one"), SolveOptions::whole(&space), |_| {});
+        let one = one.unwrap();
+        let four = solve_on_threads::<f32>(&space, 4, &root.path().join("four"));
+        let mut checked = 0;
+        for (a, b) in one.layers.iter().zip(&four.layers) {
+            assert_eq!(a.layer, b.layer);
+            // One row or column of each of the three tiles, in 8-byte offsets.
+            let side = |layer: usize| {
+                let shape = LayerShape::new(&space, layer);
+                shape.movers.len().max(shape.opponents.len()) as u64
+            };
+            let line = 8 * (side(a.layer).max(side((a.layer + 1).min(space.end_layer() - 1))) + 1);
+            let quarter = a.tile_bytes[0] / 4;
+            let most = *b.tile_bytes.iter().max().unwrap();
+            assert!(most <= quarter + quarter / 4 + 3 * line, "layer {}: {most} > {quarter} + slack", a.layer);
+            assert!(b.card_bytes.iter().all(|&c| c <= a.card_bytes[0] + 4 * line), "layer {}", a.layer);
+            checked += (a.tile_bytes[0] > 64 * line) as usize;
+        }
+        assert!(checked >= 3, "only {checked} layers are large enough to tell");
+    }
+
+    /// A solve stopped after a layer and resumed on other ranks writes what one solve
+    /// writes; layers below `write_from` are solved but not written.
+    #[test]
+    fn stop_resume_and_partial_writes() {
+        let cards = Cards::new(Game { rules: Rules::Official, categories: CategorySet::first(4) });
+        let space = Space::whole_game(&cards);
+        let root = tempfile::tempdir().unwrap();
+        let (whole, cut, top) = (root.path().join("whole"), root.path().join("cut"), root.path().join("top"));
+        let every = SolveOptions::whole(&space);
+        solve_tables::<f32>(&space, &Alone, &whole, every, |_| {}).unwrap();
+        let stopped = solve_tables::<f32>(&space, &Alone, &cut, SolveOptions { stop_after: 5, ..every }, |_| {});
+        assert_eq!(stopped.unwrap().layers.iter().map(|l| l.layer).collect::<Vec<_>>(), vec![7, 6, 5]);
+        assert!(!Manifest::open(&cut).unwrap().complete);
+        let resumed: Vec<Outcome<f32>> = std::thread::scope(|s| {
+            let handles: Vec<_> = threads::group(2)
+                .into_iter()
+                .map(|rank| {
+                    let (space, cut) = (&space, &cut);
+                    let options = SolveOptions { resume: true, ..every };
+                    s.spawn(move || solve_tables::<f32>(space, &rank, cut, options, |_| {}).unwrap())
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        assert_eq!(resumed[0].resumed_from, Some(5));
+        assert_eq!(files(&cut), files(&whole));
+        // Only layers 6 and 7 written; the solve still runs to the start and finds its value.
+        let partial = solve_tables::<f32>(&space, &Alone, &top, SolveOptions { write_from: 6, ..every }, |_| {});
+        let partial = partial.unwrap();
+        assert_eq!(partial.layers.iter().filter(|l| l.written).count(), 2);
+        assert!(partial.first_value.is_some());
+        let manifest = Manifest::open(&top).unwrap();
+        assert_eq!(manifest.layers.iter().map(|l| l.layer).collect::<Vec<_>>(), vec![7, 6]);
+        let listed: Vec<String> = manifest.listed().iter().map(|(_, s)| s.file.clone()).collect();
+        assert_eq!(files(&top).len(), listed.len() + 1);
+        for name in listed {
+            assert_eq!(files(&top)[&name], files(&whole)[&name]);
+        }
+    }
+
     #[test]
     fn resume_continues_to_the_same_files() {
         let cards = Cards::new(Game { rules: Rules::Official, categories: CategorySet::first(4) });
         let space = Space::whole_game(&cards);
         let root = tempfile::tempdir().unwrap();
         let (whole, cut) = (root.path().join("whole"), root.path().join("cut"));
-        solve_tables::<f32>(&space, &Alone, &whole, false, |_| {}).unwrap();
+        solve_tables::<f32>(&space, &Alone, &whole, SolveOptions::whole(&space), |_| {}).unwrap();
         // A solve of the layers from 3 on, as if stopped there, then resumed over 3 ranks.
         let late = Space::endgame(&cards, 2 * cards.boxes() - 3);
-        solve_tables::<f32>(&late, &Alone, &cut, false, |_| {}).unwrap();
+        solve_tables::<f32>(&late, &Alone, &cut, SolveOptions::whole(&late), |_| {}).unwrap();
         let mut manifest = Manifest::open(&cut).unwrap();
         manifest.first_layer = 0;
         manifest.complete = false;
@@ -553,7 +732,16 @@ mod tests {
                 .into_iter()
                 .map(|rank| {
                     let (space, cut) = (&space, &cut);
-                    s.spawn(move || solve_tables::<f32>(space, &rank, cut, true, |_| {}).unwrap())
+                    s.spawn(move || {
+                        solve_tables::<f32>(
+                            space,
+                            &rank,
+                            cut,
+                            SolveOptions { resume: true, ..SolveOptions::whole(space) },
+                            |_| {},
+                        )
+                        .unwrap()
+                    })
                 })
                 .collect();
             handles.into_iter().map(|h| h.join().unwrap()).collect()

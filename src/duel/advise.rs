@@ -8,8 +8,9 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use super::cards::{Cards, decided, window};
+use super::layout::{LayerShape, Tile};
 use super::shard::{self, Manifest, ShardError};
-use super::solve::{LayerShape, LayerValues, Space};
+use super::solve::{LayerValues, Space};
 use crate::game::{RollId, ScoreState, StateId, Transition};
 use crate::turn::choice::{self, Valued};
 
@@ -37,8 +38,10 @@ pub struct Tables<'a> {
     dir: PathBuf,
     manifest: Manifest,
     space: Space<'a>,
-    /// Layer shapes and decompressed shards read so far.
+    /// Layer shapes, mover rows (by layer and mover position) and decompressed shards read
+    /// so far.
     shapes: RefCell<HashMap<usize, LayerShape>>,
+    rows: RefCell<HashMap<(usize, usize), Tile>>,
     shards: RefCell<HashMap<(usize, usize), Vec<f32>>>,
 }
 
@@ -52,6 +55,7 @@ impl<'a> Tables<'a> {
             manifest,
             space: Space::endgame(cards, 2 * cards.boxes()),
             shapes: RefCell::new(HashMap::new()),
+            rows: RefCell::new(HashMap::new()),
             shards: RefCell::new(HashMap::new()),
         })
     }
@@ -86,7 +90,7 @@ impl PositionSource for Tables<'_> {
             end: self.manifest.end_layer,
         })?;
         let mut shapes = self.shapes.borrow_mut();
-        let shape = shapes.entry(layer).or_insert_with(|| self.space.shape(layer));
+        let shape = shapes.entry(layer).or_insert_with(|| LayerShape::new(&self.space, layer));
         let (Some(m), Some(o)) =
             (self.space.movers(layer).position(mover), self.space.opponents(layer).position(opponent))
         else {
@@ -99,12 +103,13 @@ impl PositionSource for Tables<'_> {
                 what: format!("difference {d} cannot occur for these cards (possible: {lo}..={hi})"),
             });
         }
-        let (i, shard) = entry
-            .shards
-            .iter()
-            .enumerate()
-            .find(|(_, s)| (s.mover_start..s.mover_end).contains(&m))
-            .expect("a complete layer's shards cover every mover");
+        let Some((i, shard)) = entry.shards.iter().enumerate().find(|(_, s)| (s.mover_start..s.mover_end).contains(&m))
+        else {
+            return Err(ShardError::Mismatch {
+                path: self.dir.join(shard::MANIFEST_FILE),
+                what: format!("no shard of layer {layer} holds mover {m}"),
+            });
+        };
         let mut shards = self.shards.borrow_mut();
         let values = match shards.entry((layer, i)) {
             std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
@@ -112,8 +117,12 @@ impl PositionSource for Tables<'_> {
                 e.insert(shard::read_shard(&self.dir, cards.game(), shape, shard)?)
             }
         };
-        let first = shape.pair_range(shard.mover_start, 0).start;
-        Ok(values[shape.pair_range(m, o).start - first + (d - lo) as usize] as f64)
+        let mut rows = self.rows.borrow_mut();
+        let row =
+            rows.entry((layer, m)).or_insert_with(|| Tile::new(&self.space, shape, m..m + 1, 0..shape.opponents.len()));
+        let before = shape.rows(shard.mover_start..m);
+        let at = (before.end - before.start) as usize + row.pair_range(m, o).start + (d - lo) as usize;
+        Ok(values[at] as f64)
     }
 }
 

@@ -6,11 +6,10 @@
 //! weighted by how many cards each class holds: thousands of classes instead of billions
 //! of pairs.
 
-use std::collections::HashMap;
-
 use serde::Serialize;
 
-use super::cards::{CardBounds, CardSet, Cards, window};
+use super::cards::{CardSet, Cards, window};
+use super::layout::bound_classes;
 use super::solve::Space;
 use crate::turn::lanes::BLOCK;
 
@@ -21,7 +20,11 @@ pub struct LayerCount {
     pub layer: usize,
     /// Boxes filled on the mover's card (the opponent has `layer − mover_filled`).
     pub mover_filled: usize,
-    /// Card pairs with at least one position.
+    /// Cards the mover can hold.
+    pub movers: u64,
+    /// Cards the opponent can hold.
+    pub opponents: u64,
+    /// Card pairs with at least one position (of `movers · opponents`).
     pub pairs: u64,
     /// Positions: (mover card, opponent card, difference) triples.
     pub positions: u64,
@@ -37,20 +40,17 @@ pub fn layer_split(layer: usize) -> (usize, usize) {
 /// Counts every layer of `space` in which someone moves.
 pub fn count_layers(space: &Space) -> Vec<LayerCount> {
     let cards = space.cards();
-    let classes = |set: &CardSet, k: usize| {
-        let mut classes: HashMap<CardBounds, u64> = HashMap::new();
-        for &id in set.with_filled(k) {
-            *classes.entry(cards.bounds(id)).or_insert(0) += 1;
-        }
-        classes
-    };
+    let classes = |set: &CardSet, k: usize| bound_classes(cards, set.with_filled(k));
     (space.first_layer()..space.end_layer())
         .map(|layer| {
             let (mover_filled, opponent_filled) = layer_split(layer);
             let mut count = LayerCount { layer, mover_filled, ..LayerCount::default() };
             let opponents = classes(space.opponents(layer), opponent_filled);
-            for (&mover, &m) in &classes(space.movers(layer), mover_filled) {
-                for (&opponent, &o) in &opponents {
+            let movers = classes(space.movers(layer), mover_filled);
+            count.movers = movers.iter().map(|&(_, n)| n).sum();
+            count.opponents = opponents.iter().map(|&(_, n)| n).sum();
+            for &(mover, m) in &movers {
+                for &(opponent, o) in &opponents {
                     let (lo, hi) = window(mover, opponent);
                     if lo <= hi {
                         let len = (hi - lo + 1) as u64;

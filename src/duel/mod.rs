@@ -3,6 +3,7 @@
 //!
 //! - [`cards`]: a player's card and the bounds that decide which differences are positions;
 //! - [`count`]: exact position counts by layer, without enumerating pairs;
+//! - [`layout`]: where a layer's positions lie, per card and per rectangle of pairs;
 //! - [`value`]: the lane types (winning chance, and with the draw probability);
 //! - [`solve`](mod@solve): the backward sweep;
 //! - [`shard`]: layer shards and the manifest, the table format;
@@ -12,11 +13,13 @@
 pub mod advise;
 pub mod cards;
 pub mod count;
+pub mod layout;
 pub mod plan;
 pub mod shard;
 pub mod solve;
 pub mod value;
 
 pub use cards::{CardBounds, CardSet, Cards};
-pub use solve::{LayerShape, LayerValues, Space, SpaceError, solve};
+pub use layout::{LayerShape, Tile};
+pub use solve::{LayerValues, Space, SpaceError, solve};
 pub use value::{DuelValue, WinDraw};

@@ -27,6 +27,11 @@ pub const VALUE_BYTES: u64 = 4;
 /// to 8.5 on its large layers). Measured on a small game only.
 pub const EXCHANGE_COMPRESSION: f64 = 2.9;
 
+/// Bytes of one offset of a [`super::Tile`] (a `u64` per pair).
+const OFFSET_BYTES: u64 = 8;
+/// Bytes per card of a [`super::LayerShape`]: the card id and its row start.
+const CARD_BYTES: u64 = 12;
+
 /// One layer of the plan.
 #[derive(Clone, Copy, Debug, Serialize)]
 pub struct LayerPlan {
@@ -36,9 +41,18 @@ pub struct LayerPlan {
     pub positions: u64,
     /// Card pairs with at least one position.
     pub pairs: u64,
-    /// Bytes of the layer's values.
+    /// Bytes of the layer's stored values (4-byte `f32`s).
     pub bytes: u64,
-    /// Bytes a rank holds while solving this layer: its share of this layer and the next.
+    /// Whether the layer is written to disk.
+    pub written: bool,
+    /// Bytes of values a rank holds at once while solving this layer: its computed pairs
+    /// with the rows of the next layer it reads, then with the rows it receives.
+    pub value_bytes_per_rank: u64,
+    /// Bytes of layout structures a rank holds at once: the tiles of the pairs it computes
+    /// and of the rows it keeps of this layer and the next (one offset per pair, `1/P` of
+    /// the layers' pairs each), the exchange's per-row segments, and the per-card shapes.
+    pub layout_bytes_per_rank: u64,
+    /// Their sum: what a rank needs for this layer.
     pub bytes_per_rank: u64,
     /// Bytes of values sent between ranks after the layer, before compression.
     pub exchanged_bytes: u64,
@@ -51,15 +65,17 @@ pub struct LayerPlan {
 /// The whole plan.
 #[derive(Clone, Debug, Serialize)]
 pub struct Plan {
-    /// Ranks assumed.
-    pub ranks: u64,
+    /// How the solve runs.
+    pub spec: PlanSpec,
     /// Per layer, in solve order (last layer first).
     pub layers: Vec<LayerPlan>,
     /// Positions in all.
     pub positions: u64,
     /// Bytes of all layers.
     pub bytes: u64,
-    /// Most bytes one rank holds at once.
+    /// Bytes of the layers written to disk (before compression).
+    pub written_bytes: u64,
+    /// Most bytes one rank holds at once (values and layout).
     pub peak_bytes_per_rank: u64,
     /// Bytes exchanged over the whole solve, before compression.
     pub exchanged_bytes: u64,
@@ -75,23 +91,45 @@ pub fn lane_updates_per_lane(open: usize) -> u64 {
     edges_per_turn() as u64 + (NUM_ROLLS * open.saturating_sub(1)) as u64
 }
 
+/// How a planned solve runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct PlanSpec {
+    /// MPI ranks.
+    pub ranks: u64,
+    /// Bytes of a value while solving: 4 for an `f32`, 8 with the draw probability.
+    pub value_bytes: u64,
+    /// Layers from this one on are written to disk.
+    pub write_from: usize,
+}
+
 /// Plans a solve of the layers `counts` (first layer first) of a game with `boxes` boxes
-/// per player on `ranks` ranks.
-pub fn plan(counts: &[LayerCount], boxes: usize, ranks: u64) -> Plan {
+/// per player.
+pub fn plan(counts: &[LayerCount], boxes: usize, spec: PlanSpec) -> Plan {
+    let PlanSpec { ranks, value_bytes, write_from } = spec;
     let ranks = ranks.max(1);
+    let share = |n: u64| n.div_ceil(ranks);
     let layers: Vec<LayerPlan> = counts
         .iter()
         .enumerate()
         .rev()
         .map(|(i, c)| {
-            let next = counts.get(i + 1).map_or(0, |n| n.positions);
+            let next = counts.get(i + 1);
+            let next_positions = next.map_or(0, |n| n.positions);
+            let next_pairs = next.map_or(0, |n| n.movers * n.opponents);
+            let pairs = c.movers * c.opponents;
             let exchanged_bytes = c.positions * VALUE_BYTES / ranks * (ranks - 1);
+            let value_bytes_per_rank = value_bytes * (share(c.positions) + share(c.positions.max(next_positions)));
+            let layout_bytes_per_rank = OFFSET_BYTES * (2 * share(pairs) + share(next_pairs) + c.movers)
+                + CARD_BYTES * 2 * (c.movers + c.opponents);
             LayerPlan {
                 layer: c.layer,
                 positions: c.positions,
                 pairs: c.pairs,
                 bytes: c.positions * VALUE_BYTES,
-                bytes_per_rank: (c.positions + next).div_ceil(ranks) * VALUE_BYTES,
+                written: c.layer >= write_from,
+                value_bytes_per_rank,
+                layout_bytes_per_rank,
+                bytes_per_rank: value_bytes_per_rank + layout_bytes_per_rank,
                 exchanged_bytes,
                 sent_bytes: (exchanged_bytes as f64 / EXCHANGE_COMPRESSION) as u64,
                 lane_updates: c.lanes * lane_updates_per_lane(boxes - c.mover_filled),
@@ -99,15 +137,87 @@ pub fn plan(counts: &[LayerCount], boxes: usize, ranks: u64) -> Plan {
         })
         .collect();
     Plan {
-        ranks,
+        spec: PlanSpec { ranks, ..spec },
         positions: layers.iter().map(|l| l.positions).sum(),
         bytes: layers.iter().map(|l| l.bytes).sum(),
+        written_bytes: layers.iter().filter(|l| l.written).map(|l| l.bytes).sum(),
         peak_bytes_per_rank: layers.iter().map(|l| l.bytes_per_rank).max().unwrap_or(0),
         exchanged_bytes: layers.iter().map(|l| l.exchanged_bytes).sum(),
         sent_bytes: layers.iter().map(|l| l.sent_bytes).sum(),
         lane_updates: layers.iter().map(|l| l.lane_updates).sum(),
         layers,
     }
+}
+
+/// The fewest ranks (up to `limit`) whose peak per rank fits in `bytes_per_rank`, if any:
+/// the per-card part of each rank's memory does not shrink with more ranks.
+pub fn min_ranks(counts: &[LayerCount], boxes: usize, spec: PlanSpec, bytes_per_rank: u64, limit: u64) -> Option<u64> {
+    let fits = |ranks: u64| plan(counts, boxes, PlanSpec { ranks, ..spec }).peak_bytes_per_rank <= bytes_per_rank;
+    if !fits(limit) {
+        return None;
+    }
+    let (mut lo, mut hi) = (1, limit);
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if fits(mid) { hi = mid } else { lo = mid + 1 }
+    }
+    Some(lo)
+}
+
+/// Largest rank count [`min_ranks`] looks at.
+pub const MAX_RANKS: u64 = 1 << 20;
+
+/// A solve refused before it starts, with the plan's figures.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error(
+    "this solve needs {:.1} GiB per rank at {ranks} rank(s) (at layer {layer}: {:.1} GiB of values, {:.1} GiB of layout) \
+     but {:.1} GiB are available per rank; {}",
+    gib(*.needed), gib(*.values), gib(*.layout), gib(*.available),
+    match .min_ranks {
+        Some(n) => format!("it fits on {n} or more ranks of that memory (scripts/submit sizes a job), or choose a smaller game"),
+        None => "no number of ranks of that memory fits it; choose a smaller game or give each rank more memory".to_owned(),
+    }
+)]
+pub struct DoesNotFit {
+    /// Ranks asked for.
+    pub ranks: u64,
+    /// The peak bytes per rank.
+    pub needed: u64,
+    /// The layer of the peak.
+    pub layer: usize,
+    /// Its values part.
+    pub values: u64,
+    /// Its layout part.
+    pub layout: u64,
+    /// Bytes available per rank.
+    pub available: u64,
+    /// The fewest ranks that fit, if any.
+    pub min_ranks: Option<u64>,
+}
+
+/// Plans the solve and refuses it if its peak per rank exceeds `available` bytes (less a
+/// tenth for the rest of the process).
+pub fn check_fits(counts: &[LayerCount], boxes: usize, spec: PlanSpec, available: u64) -> Result<Plan, DoesNotFit> {
+    let planned = plan(counts, boxes, spec);
+    let budget = available / 10 * 9;
+    let Some(peak) = planned.layers.iter().max_by_key(|l| l.bytes_per_rank) else { return Ok(planned) };
+    if peak.bytes_per_rank <= budget {
+        return Ok(planned);
+    }
+    Err(DoesNotFit {
+        ranks: planned.spec.ranks,
+        needed: peak.bytes_per_rank,
+        layer: peak.layer,
+        values: peak.value_bytes_per_rank,
+        layout: peak.layout_bytes_per_rank,
+        available,
+        min_ranks: min_ranks(counts, boxes, spec, budget, MAX_RANKS),
+    })
+}
+
+/// Bytes in GiB.
+pub fn gib(bytes: u64) -> f64 {
+    bytes as f64 / (1u64 << 30) as f64
 }
 
 /// A measured solve rate.

@@ -17,7 +17,7 @@
 //! what `yz shard verify` and `yz duel solve --resume` run.
 //!
 //! Shards carry no offset index: the order and size of every pair's window follow from the
-//! cards' bounds ([`super::Space::shape`]), which a reader recomputes and checks against
+//! cards' bounds ([`super::LayerShape`]), which a reader recomputes and checks against
 //! the shard's position count.
 
 use std::ops::Range;
@@ -26,7 +26,7 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::solve::{LayerShape, LayerValues};
+use super::layout::LayerShape;
 use super::value::DuelValue;
 use crate::game::Game;
 use crate::store::{self, Checksum, StoreError, StoreFile};
@@ -231,21 +231,6 @@ impl Manifest {
     }
 }
 
-/// Writes a solved layer as shards into `dir` (compressed in parallel) and returns its
-/// manifest entry.
-pub fn write_layer<V: DuelValue>(dir: &Path, game: Game, layer: &LayerValues<V>) -> Result<LayerEntry, ShardError> {
-    let shape = &layer.shape;
-    let shards = shard_ranges(shape)
-        .into_par_iter()
-        .enumerate()
-        .map(|(i, movers)| {
-            let values = &layer.values[shape.pair_range(movers.start, 0).start..pair_end(shape, movers.end)];
-            write_shard(dir, game, shape, i, movers, values)
-        })
-        .collect::<Result<Vec<_>, ShardError>>()?;
-    Ok(LayerEntry { layer: shape.layer, positions: shape.positions(), shards })
-}
-
 /// Writes shard number `index` of a layer, the movers `movers` with their `values` (every
 /// pair of those movers, in layer order), and returns its manifest entry. The bytes depend
 /// only on the values, so any process that holds them writes the same file.
@@ -299,7 +284,17 @@ pub fn read_shard(dir: &Path, game: Game, shape: &LayerShape, entry: &ShardEntry
     let mismatch = |what: String| ShardError::Mismatch { path: path.clone(), what };
     let header: ShardHeader = serde_json::from_value(file.metadata().clone())
         .map_err(|e| mismatch(format!("shard metadata does not parse: {e}")))?;
-    let expected_positions = (pair_end(shape, entry.mover_end) - shape.pair_range(entry.mover_start, 0).start) as u64;
+    if entry.mover_start >= entry.mover_end || entry.mover_end > shape.movers.len() {
+        return Err(mismatch(format!(
+            "the manifest lists movers {}..{}, but layer {} has movers 0..{}",
+            entry.mover_start,
+            entry.mover_end,
+            shape.layer,
+            shape.movers.len()
+        )));
+    }
+    let rows = shape.rows(entry.mover_start..entry.mover_end);
+    let expected_positions = rows.end - rows.start;
     let expected = ShardHeader {
         table_version: TABLE_VERSION,
         game: GameTag::of(game),
@@ -326,39 +321,6 @@ pub fn read_shard(dir: &Path, game: Game, shape: &LayerShape, entry: &ShardEntry
     Ok(raw.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect())
 }
 
-/// Reads a whole layer.
-pub fn read_layer(
-    dir: &Path,
-    game: Game,
-    shape: LayerShape,
-    entry: &LayerEntry,
-) -> Result<LayerValues<f32>, ShardError> {
-    let mut values = Vec::with_capacity(shape.positions() as usize);
-    let mut next_mover = 0;
-    for shard in &entry.shards {
-        if shard.mover_start != next_mover {
-            return Err(ShardError::Mismatch {
-                path: dir.join(&shard.file),
-                what: format!("shard starts at mover {} but mover {next_mover} was expected", shard.mover_start),
-            });
-        }
-        values.extend(read_shard(dir, game, &shape, shard)?);
-        next_mover = shard.mover_end;
-    }
-    if next_mover != shape.movers.len() {
-        return Err(ShardError::Mismatch {
-            path: dir.join(MANIFEST_FILE),
-            what: format!("layer {} shards end at mover {next_mover} of {}", shape.layer, shape.movers.len()),
-        });
-    }
-    Ok(LayerValues { shape, values })
-}
-
-/// Value index one past the last pair of the movers before `mover_end`.
-pub fn pair_end(shape: &LayerShape, mover_end: usize) -> usize {
-    shape.offsets[mover_end * shape.opponents.len()] as usize
-}
-
 /// The shards of a layer: contiguous mover ranges of at most [`SHARD_POSITIONS`]
 /// positions (or one mover). They follow from the layer's shape alone, never from how
 /// many processes solve it.
@@ -366,9 +328,9 @@ pub fn shard_ranges(shape: &LayerShape) -> Vec<Range<usize>> {
     let mut ranges = Vec::new();
     let mut start = 0;
     while start < shape.movers.len() {
-        let first = shape.pair_range(start, 0).start as u64;
+        let first = shape.rows(start..start).start;
         let mut end = start + 1;
-        while end < shape.movers.len() && pair_end(shape, end + 1) as u64 - first <= SHARD_POSITIONS {
+        while end < shape.movers.len() && shape.rows(start..end + 1).end - first <= SHARD_POSITIONS {
             end += 1;
         }
         ranges.push(start..end);
@@ -412,13 +374,6 @@ impl TableCheck {
     /// The files with a problem.
     pub fn problems(&self) -> impl Iterator<Item = &FileCheck> {
         self.files.iter().filter(|f| f.problem.is_some())
-    }
-
-    /// The problems as one error, if there are any.
-    pub fn into_result(self) -> Result<TableCheck, ShardError> {
-        let problems: Vec<String> =
-            self.problems().map(|f| format!("{}: {}", f.path.display(), f.problem.as_deref().unwrap_or(""))).collect();
-        if problems.is_empty() { Ok(self) } else { Err(ShardError::Unsound { dir: self.dir, problems }) }
     }
 }
 

@@ -29,6 +29,7 @@ use std::time::Instant;
 use rayon::prelude::*;
 
 use super::cards::{CardSet, Cards, Move, decided, window};
+use super::layout::{LayerShape, Tile};
 use super::value::DuelValue;
 use crate::game::{NUM_CATEGORIES, NUM_ROLLS, RollId, StateId};
 use crate::turn::lanes::{BLOCK, max_of_plus};
@@ -107,64 +108,16 @@ impl<'a> Space<'a> {
     pub fn opponents(&self, layer: usize) -> &CardSet {
         &self.sides[(layer - self.first_layer + 1) % 2]
     }
-
-    /// Where each pair of `layer` starts in the layer's values.
-    pub fn shape(&self, layer: usize) -> LayerShape {
-        let (mover_filled, opponent_filled) = super::count::layer_split(layer);
-        let movers = self.movers(layer).with_filled(mover_filled).to_vec();
-        let opponents = self.opponents(layer).with_filled(opponent_filled).to_vec();
-        let mut offsets = Vec::with_capacity(movers.len() * opponents.len() + 1);
-        let mut total = 0u64;
-        offsets.push(0);
-        for &a in &movers {
-            for &b in &opponents {
-                let (lo, hi) = window(self.cards.bounds(a), self.cards.bounds(b));
-                total += (hi - lo + 1).max(0) as u64;
-                offsets.push(total);
-            }
-        }
-        LayerShape { layer, movers, opponents, offsets }
-    }
 }
 
-/// Which positions a layer holds, in storage order: pairs by mover then opponent (each in
-/// ascending card id), each pair's window of differences from `lo` to `hi`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct LayerShape {
-    /// The layer.
-    pub layer: usize,
-    /// Cards of the player to move.
-    pub movers: Vec<StateId>,
-    /// Cards of the player waiting.
-    pub opponents: Vec<StateId>,
-    /// `offsets[i]..offsets[i + 1]`: positions of pair `i = mover · |opponents| + opponent`.
-    pub offsets: Vec<u64>,
-}
-
-impl LayerShape {
-    /// Positions in the layer.
-    pub fn positions(&self) -> u64 {
-        *self.offsets.last().unwrap_or(&0)
-    }
-
-    /// Card pairs in the layer (empty windows included).
-    pub fn pairs(&self) -> usize {
-        self.movers.len() * self.opponents.len()
-    }
-
-    /// The range of value indices of the pair at mover position `m`, opponent position `o`.
-    pub fn pair_range(&self, m: usize, o: usize) -> std::ops::Range<usize> {
-        let i = m * self.opponents.len() + o;
-        self.offsets[i] as usize..self.offsets[i + 1] as usize
-    }
-}
-
-/// The solved values of one layer.
+/// The solved values of one whole layer.
 #[derive(Clone, Debug)]
 pub struct LayerValues<V> {
-    /// Which positions, in which order.
+    /// Which cards, and where each mover's row starts.
     pub shape: LayerShape,
-    /// One value per position, in the shape's order.
+    /// Where each pair starts: the whole layer as one rectangle.
+    pub tile: Tile,
+    /// One value per position, in the layer's order.
     pub values: Vec<V>,
 }
 
@@ -180,7 +133,7 @@ impl<V: DuelValue> LayerValues<V> {
             return Some(if won { V::WIN } else { V::LOSS });
         }
         let (lo, hi) = window(bm, bo);
-        (lo..=hi).contains(&d).then(|| self.values[self.shape.pair_range(m, o).start + (d - lo) as usize])
+        (lo..=hi).contains(&d).then(|| self.values[self.tile.pair_range(m, o).start + (d - lo) as usize])
     }
 }
 
@@ -210,83 +163,79 @@ pub fn solve<V: DuelValue, E>(
     Ok(next.expect("at least one layer was solved"))
 }
 
-/// Solves one layer from the next one (`None` when the next layer is the end of the game).
+/// Solves one whole layer from the next one (`None` when the next layer is the end of the
+/// game).
 pub fn solve_layer<V: DuelValue>(space: &Space, layer: usize, next: Option<&LayerValues<V>>) -> LayerValues<V> {
-    let shape = space.shape(layer);
-    let values = solve_columns(space, &shape, next.map(LayerValues::rows), 0..shape.opponents.len());
-    LayerValues { shape, values }
+    let shape = LayerShape::new(space, layer);
+    let tile = Tile::new(space, &shape, 0..shape.movers.len(), 0..shape.opponents.len());
+    let values = solve_tile(space, &shape, next.map(LayerValues::rows).as_ref(), &tile);
+    LayerValues { shape, tile, values }
 }
 
-/// Some consecutive movers' rows of a solved layer: every pair of those movers, in layer
-/// order. A pair of layer `t` whose opponent is `B` reads only the row of mover `B` in
-/// layer `t + 1`, which is what lets a rank of the cluster solve hold a part of a layer.
+/// Where a pair's turn reads the values of the next layer: the pair of that layer at mover
+/// position `m`, opponent position `o`. A pair of layer `t` whose opponent is `B` reads
+/// only the row of mover `B` in layer `t + 1`, which is what lets a rank of the cluster
+/// solve hold a part of a layer.
+pub trait NextValues<V>: Sync {
+    /// The values of the pair (`m`, `o`) of the next layer, one per difference of its window.
+    fn pair(&self, m: usize, o: usize) -> &[V];
+}
+
+/// Some consecutive movers' rows of a solved layer: their pairs with every opponent.
 #[derive(Clone, Copy, Debug)]
 pub struct LayerRows<'a, V> {
-    /// The layer's shape.
-    pub shape: &'a LayerShape,
-    /// The first mover (position in `shape.movers`) held.
-    pub first_mover: usize,
-    /// The values of the rows held, from the pair (`first_mover`, first opponent) on.
+    /// Where each pair of the rows lies in `values`.
+    pub tile: &'a Tile,
+    /// The rows' values, in layer order.
     pub values: &'a [V],
 }
 
-impl<'a, V> LayerRows<'a, V> {
-    /// The values of the pair at mover position `m`, opponent position `o`.
-    ///
+impl<V: Sync> NextValues<V> for LayerRows<'_, V> {
     /// # Panics
     /// If mover `m` is not among the rows held.
-    pub fn pair(&self, m: usize, o: usize) -> &'a [V] {
-        let first = self.shape.pair_range(self.first_mover, 0).start;
-        let range = self.shape.pair_range(m, o);
-        assert!(m >= self.first_mover && range.end - first <= self.values.len(), "mover {m} is not held");
-        &self.values[range.start - first..range.end - first]
+    fn pair(&self, m: usize, o: usize) -> &[V] {
+        &self.values[self.tile.pair_range(m, o)]
     }
 }
 
 impl<V> LayerValues<V> {
     /// Every row of the layer.
     pub fn rows(&self) -> LayerRows<'_, V> {
-        LayerRows { shape: &self.shape, first_mover: 0, values: &self.values }
+        LayerRows { tile: &self.tile, values: &self.values }
     }
 }
 
-/// Solves the pairs of layer `shape.layer` whose opponent position lies in `opponents`,
-/// from the rows of the next layer of those opponents as movers (`None` when the next
-/// layer is the end of the game). Returns their values by mover, then opponent: with every
-/// opponent, the layer's own order.
-pub fn solve_columns<V: DuelValue>(
+/// Solves the pairs of the rectangle `tile` of layer `shape.layer`, reading the next layer
+/// from `next` (`None` when the next layer is the end of the game). Returns their values in
+/// the tile's order: by mover, then opponent.
+pub fn solve_tile<V: DuelValue>(
     space: &Space,
     shape: &LayerShape,
-    next: Option<LayerRows<V>>,
-    opponents: std::ops::Range<usize>,
+    next: Option<&impl NextValues<V>>,
+    tile: &Tile,
 ) -> Vec<V> {
-    let layer = shape.layer;
-    let width = shape.opponents.len();
-    let pair_len = |m: usize, o: usize| shape.pair_range(m, o).len();
-    let positions: usize =
-        (0..shape.movers.len()).map(|m| opponents.clone().map(|o| pair_len(m, o)).sum::<usize>()).sum();
-    let mut values = vec![V::ZERO; positions];
-    let mut outputs: Vec<(usize, &mut [V])> = Vec::with_capacity(shape.movers.len() * opponents.len());
+    let mut values = vec![V::ZERO; tile.positions() as usize];
+    let mut outputs: Vec<(usize, usize, &mut [V])> = Vec::with_capacity(tile.movers.len() * tile.opponents.len());
     let mut rest = values.as_mut_slice();
-    for m in 0..shape.movers.len() {
-        for o in opponents.clone() {
-            let (out, tail) = rest.split_at_mut(pair_len(m, o));
-            outputs.push((m * width + o, out));
+    for m in tile.movers.clone() {
+        for o in tile.opponents.clone() {
+            let (out, tail) = rest.split_at_mut(tile.pair_range(m, o).len());
+            if !out.is_empty() {
+                outputs.push((m, o, out));
+            }
             rest = tail;
         }
     }
+    let layer = shape.layer;
     outputs.into_par_iter().for_each_init(
         || PairScratch::<V>::new(),
-        |scratch, (i, out)| {
-            if out.is_empty() {
-                return;
-            }
-            let (mover, opponent) = (shape.movers[i / width], shape.opponents[i % width]);
+        |scratch, (m, o, out)| {
+            let (mover, opponent) = (shape.movers[m], shape.opponents[o]);
             if scratch.plan_of != Some(mover) {
                 scratch.plan = MoverPlan::new(space.cards(), mover);
                 scratch.plan_of = Some(mover);
             }
-            simd::dispatch(PairTurn { space, layer, next: next.as_ref(), mover, opponent, scratch, out });
+            simd::dispatch(PairTurn { space, layer, next, mover, opponent, scratch, out });
         },
     );
     values
@@ -353,17 +302,17 @@ impl<V: DuelValue> PairScratch<V> {
 }
 
 /// One pair's turn with lanes over its window.
-struct PairTurn<'s, 'a, V> {
+struct PairTurn<'s, 'a, V, N> {
     space: &'s Space<'a>,
     layer: usize,
-    next: Option<&'s LayerRows<'s, V>>,
+    next: Option<&'s N>,
     mover: StateId,
     opponent: StateId,
     scratch: &'s mut PairScratch<V>,
     out: &'s mut [V],
 }
 
-impl<V: DuelValue> SimdWork for PairTurn<'_, '_, V> {
+impl<V: DuelValue, N: NextValues<V>> SimdWork for PairTurn<'_, '_, V, N> {
     type Output = ();
 
     #[inline(always)]
@@ -396,7 +345,7 @@ impl<V: DuelValue> SimdWork for PairTurn<'_, '_, V> {
 fn fill_after_turn<V: DuelValue>(
     space: &Space,
     layer: usize,
-    next: Option<&LayerRows<V>>,
+    next: Option<&impl NextValues<V>>,
     opponent: StateId,
     card: StateId,
     x_start: i32,
