@@ -1,23 +1,27 @@
 //! The ranks of an MPI job (rsmpi), for builds with the `mpi` feature.
 //!
-//! Collective operations only, called from the main thread (`MPI_THREAD_FUNNELED`: rayon
-//! and the shard writer never call MPI). Messages are byte buffers; MPI counts them in
-//! `int`, so one rank's part of an all-to-all must stay under 2 GiB: the error says to use
-//! more ranks when it does not.
+//! Called from the main thread only (`MPI_THREAD_FUNNELED`: rayon and the shard writer
+//! never call MPI). Messages are byte buffers, which MPI counts in `int`. A part of an
+//! all-to-all may be of any size: it goes in pieces of at most 1 GiB ([`PIECE_BYTES`]), in
+//! rounds of point-to-point messages that every rank takes part in ([`Ranks::all_to_all`]),
+//! so no count, total or displacement reaches `int`'s limit. The environment variable
+//! `YZ_EXCHANGE_PIECE_BYTES` sets another piece size, from 1 to 2³¹ − 1 bytes
+//! (`scripts/mpi-check` uses a small one, so that a small game's exchanges take many
+//! rounds). A gather (small reports) must stay under 2 GiB in all.
 //!
 //! Failure never hangs the job: an error on any rank is printed with the rank's number and
 //! the job is aborted (`MPI_Abort`) with status 2, and a panic aborts it too.
 
 use std::time::Duration;
 
-use mpi::datatype::{Partition, PartitionMut};
+use mpi::datatype::PartitionMut;
 use mpi::environment::Universe;
 use mpi::topology::{Communicator, SimpleCommunicator};
 use mpi::traits::*;
-use mpi::{Count, Threading};
+use mpi::{Count, Rank, Threading};
 
 use super::launch::{self, LaunchMismatch};
-use super::ranks::Ranks;
+use super::ranks::{PIECE_BYTES, Ranks};
 use super::solve::ClusterError;
 
 /// Why the MPI ranks could not be set up.
@@ -36,17 +40,22 @@ pub enum WorldError {
         /// What disagrees.
         mismatch: LaunchMismatch,
     },
+    /// `YZ_EXCHANGE_PIECE_BYTES` is not a piece size MPI can send.
+    #[error("YZ_EXCHANGE_PIECE_BYTES={0:?}: expected a number of bytes from 1 to 2147483647")]
+    PieceBytes(String),
 }
 
 /// The MPI world: every process of the job, initialised for the life of this value.
 pub struct World {
     _universe: Universe,
     world: SimpleCommunicator,
+    piece_bytes: usize,
 }
 
 impl World {
     /// Initialises MPI, checks that the launcher's task count matches the world
-    /// ([`launch::check`]), and makes a panic on this rank abort the whole job.
+    /// ([`launch::check`]) and reads the piece size (`YZ_EXCHANGE_PIECE_BYTES`), and makes a
+    /// panic on this rank abort the whole job.
     pub fn init() -> Result<World, WorldError> {
         let (universe, _) = mpi::initialize_with_threading(Threading::Funneled).ok_or(WorldError::Init)?;
         let world = universe.world();
@@ -56,13 +65,17 @@ impl World {
             size,
             mismatch,
         })?;
+        let piece_bytes = match std::env::var("YZ_EXCHANGE_PIECE_BYTES") {
+            Err(_) => PIECE_BYTES,
+            Ok(value) => value.parse::<Count>().ok().filter(|&n| n > 0).ok_or(WorldError::PieceBytes(value))? as usize,
+        };
         let report = std::panic::take_hook();
         std::panic::set_hook(Box::new(move |info| {
             report(info);
             eprintln!("yz: rank {rank} of {size} panicked; aborting the MPI job");
             SimpleCommunicator::world().abort(101);
         }));
-        Ok(World { _universe: universe, world })
+        Ok(World { _universe: universe, world, piece_bytes })
     }
 
     /// Passes `result` through when it is good or the job has one rank; otherwise prints
@@ -86,7 +99,7 @@ impl World {
 }
 
 fn count(len: usize) -> Result<Count, String> {
-    Count::try_from(len).map_err(|_| format!("a message of {len} bytes is over MPI's 2 GiB limit: use more ranks"))
+    Count::try_from(len).map_err(|_| format!("a message of {len} bytes is over MPI's 2 GiB limit"))
 }
 
 /// Offsets of consecutive parts of the given sizes.
@@ -131,22 +144,28 @@ impl Ranks for World {
         self.world.size() as usize
     }
 
-    fn all_to_all(&self, outgoing: Vec<Vec<u8>>) -> Result<Vec<Vec<u8>>, String> {
-        let send_counts = outgoing.iter().map(|b| count(b.len())).collect::<Result<Vec<_>, _>>()?;
-        let mut receive_counts = vec![0 as Count; self.size()];
-        self.world.all_to_all_into(&send_counts[..], &mut receive_counts[..]);
-        let (send_displs, receive_displs) = (displacements(&send_counts)?, displacements(&receive_counts)?);
-        let send = outgoing.concat();
-        let sent = send.len();
-        let send = buffer(send, sent);
-        let mut received = buffer(Vec::new(), receive_counts.iter().map(|&c| c as usize).sum());
-        {
-            let send = Partition::new(&send[..], &send_counts[..], &send_displs[..]);
-            // (`send` and `received` are at least one byte long, their parts possibly empty.)
-            let mut receive = PartitionMut::new(&mut received[..], &receive_counts[..], &receive_displs[..]);
-            self.world.all_to_all_varcount_into(&send, &mut receive);
-        }
-        Ok(split(&received, &receive_counts))
+    fn piece_bytes(&self) -> usize {
+        self.piece_bytes
+    }
+
+    fn exchange(&self, outgoing: &[&[u8]], incoming: &mut [&mut [u8]]) -> Result<(), String> {
+        // Point to point, so that no total counts in `int`; both ends know an empty
+        // message, which is left out.
+        mpi::request::scope(|scope| {
+            let at = |r: usize| self.world.process_at_rank(r as Rank);
+            let receives: Vec<_> = (incoming.iter_mut().enumerate())
+                .filter(|(_, part)| !part.is_empty())
+                .map(|(r, part)| at(r).immediate_receive_into(scope, &mut **part))
+                .collect();
+            let sends: Vec<_> = (outgoing.iter().enumerate())
+                .filter(|(_, part)| !part.is_empty())
+                .map(|(r, part)| at(r).immediate_send(scope, *part))
+                .collect();
+            for request in receives.into_iter().chain(sends) {
+                request.wait_without_status();
+            }
+        });
+        Ok(())
     }
 
     fn gather(&self, bytes: Vec<u8>) -> Result<Vec<Vec<u8>>, String> {

@@ -1,5 +1,9 @@
 //! The few collective operations the cluster solve needs, over MPI or within one process.
 
+/// The default size of the pieces an all-to-all sends its parts in: 1 GiB, well under
+/// MPI's `int` counts.
+pub const PIECE_BYTES: usize = 1 << 30;
+
 /// A group of ranks that run the same solve and talk in collective operations, each
 /// called by every rank in the same order.
 pub trait Ranks {
@@ -7,9 +11,48 @@ pub trait Ranks {
     fn rank(&self) -> usize;
     /// How many ranks.
     fn size(&self) -> usize;
+    /// The largest piece of a part that [`Ranks::all_to_all`] sends in one round (at least 1).
+    fn piece_bytes(&self) -> usize;
+    /// One round of an all-to-all: sends `outgoing[r]` to rank `r` and receives what rank `r`
+    /// sends this one into `incoming[r]`, whose length both ranks agreed on before.
+    fn exchange(&self, outgoing: &[&[u8]], incoming: &mut [&mut [u8]]) -> Result<(), String>;
     /// Sends `outgoing[r]` to rank `r` (this rank's own entry is left out, empty) and returns
     /// what each rank sent to this one.
-    fn all_to_all(&self, outgoing: Vec<Vec<u8>>) -> Result<Vec<Vec<u8>>, String>;
+    ///
+    /// Parts of any size arrive whole: after one [`Ranks::exchange`] of their lengths, they
+    /// go in rounds of [`Ranks::exchange`] that carry the next piece (at most
+    /// [`Ranks::piece_bytes`]) of every part, as many rounds on every rank (as the largest
+    /// part anywhere needs), however little it sends.
+    fn all_to_all(&self, outgoing: Vec<Vec<u8>>) -> Result<Vec<Vec<u8>>, String> {
+        // To each rank: the length of its part, and this rank's largest part.
+        let largest = outgoing.iter().map(Vec::len).max().unwrap_or(0) as u64;
+        let lengths: Vec<[u64; 2]> = outgoing.iter().map(|part| [part.len() as u64, largest]).collect();
+        let mut received = vec![[0u64; 2]; self.size()];
+        self.exchange(
+            &lengths.iter().map(bytemuck::bytes_of).collect::<Vec<_>>(),
+            &mut received.iter_mut().map(bytemuck::bytes_of_mut).collect::<Vec<_>>(),
+        )?;
+        let mut incoming: Vec<Vec<u8>> = received.iter().map(|&[len, _]| vec![0; len as usize]).collect();
+        let largest = received.iter().map(|&[_, largest]| largest as usize).max().unwrap_or(0);
+        let piece = self.piece_bytes();
+        for round in 0..largest.div_ceil(piece) {
+            // This round's piece of a part of `len` bytes.
+            let cut = |len: usize| {
+                let at = (round * piece).min(len);
+                at..at + piece.min(len - at)
+            };
+            let send: Vec<&[u8]> = outgoing.iter().map(|part| &part[cut(part.len())]).collect();
+            let mut receive: Vec<&mut [u8]> = incoming
+                .iter_mut()
+                .map(|part| {
+                    let piece = cut(part.len());
+                    &mut part[piece]
+                })
+                .collect();
+            self.exchange(&send, &mut receive)?;
+        }
+        Ok(incoming)
+    }
     /// Every rank's `bytes` on rank 0, by rank; empty on the others.
     fn gather(&self, bytes: Vec<u8>) -> Result<Vec<Vec<u8>>, String>;
     /// Rank 0's `bytes` on every rank (the others' `bytes` are ignored).
@@ -27,8 +70,12 @@ impl Ranks for Alone {
     fn size(&self) -> usize {
         1
     }
-    fn all_to_all(&self, outgoing: Vec<Vec<u8>>) -> Result<Vec<Vec<u8>>, String> {
-        Ok(outgoing)
+    fn piece_bytes(&self) -> usize {
+        PIECE_BYTES
+    }
+    fn exchange(&self, outgoing: &[&[u8]], incoming: &mut [&mut [u8]]) -> Result<(), String> {
+        incoming[0].copy_from_slice(outgoing[0]);
+        Ok(())
     }
     fn gather(&self, bytes: Vec<u8>) -> Result<Vec<Vec<u8>>, String> {
         Ok(vec![bytes])
@@ -42,23 +89,43 @@ impl Ranks for Alone {
 /// partition and exchange at any rank count without MPI (for tests).
 #[cfg(test)]
 pub mod threads {
+    use std::cell::Cell;
+
     use crossbeam_channel::{Receiver, Sender, unbounded};
 
     /// One rank of a group of threads.
     pub struct ThreadRank {
         rank: usize,
+        piece_bytes: usize,
+        largest_sent: Cell<usize>,
         to: Vec<Sender<Vec<u8>>>,
         from: Vec<Receiver<Vec<u8>>>,
     }
 
-    /// A group of `size` ranks, one per thread to hand them to.
+    impl ThreadRank {
+        /// The largest message this rank has sent in one [`super::Ranks::exchange`].
+        pub fn largest_sent(&self) -> usize {
+            self.largest_sent.get()
+        }
+    }
+
+    /// A group of `size` ranks, one per thread to hand them to, that send all-to-all parts
+    /// in pieces of [`super::PIECE_BYTES`].
     pub fn group(size: usize) -> Vec<ThreadRank> {
+        group_in_pieces(size, super::PIECE_BYTES)
+    }
+
+    /// A group of `size` ranks that send all-to-all parts in pieces of `piece_bytes` (at
+    /// least 1).
+    pub fn group_in_pieces(size: usize, piece_bytes: usize) -> Vec<ThreadRank> {
         // channels[a][b]: from rank a to rank b.
         type Channel = (Sender<Vec<u8>>, Receiver<Vec<u8>>);
         let channels: Vec<Vec<Channel>> = (0..size).map(|_| (0..size).map(|_| unbounded()).collect()).collect();
         (0..size)
             .map(|rank| ThreadRank {
                 rank,
+                piece_bytes,
+                largest_sent: Cell::new(0),
                 to: (0..size).map(|b| channels[rank][b].0.clone()).collect(),
                 from: (0..size).map(|a| channels[a][rank].1.clone()).collect(),
             })
@@ -72,11 +139,18 @@ pub mod threads {
         fn size(&self) -> usize {
             self.to.len()
         }
-        fn all_to_all(&self, outgoing: Vec<Vec<u8>>) -> Result<Vec<Vec<u8>>, String> {
-            for (to, bytes) in self.to.iter().zip(outgoing) {
-                to.send(bytes).map_err(|e| e.to_string())?;
+        fn piece_bytes(&self) -> usize {
+            self.piece_bytes
+        }
+        fn exchange(&self, outgoing: &[&[u8]], incoming: &mut [&mut [u8]]) -> Result<(), String> {
+            for (to, part) in self.to.iter().zip(outgoing) {
+                self.largest_sent.set(self.largest_sent.get().max(part.len()));
+                to.send(part.to_vec()).map_err(|e| e.to_string())?;
             }
-            self.from.iter().map(|from| from.recv().map_err(|e| e.to_string())).collect()
+            for (from, part) in self.from.iter().zip(incoming) {
+                part.copy_from_slice(&from.recv().map_err(|e| e.to_string())?);
+            }
+            Ok(())
         }
         fn gather(&self, bytes: Vec<u8>) -> Result<Vec<Vec<u8>>, String> {
             self.to[0].send(bytes).map_err(|e| e.to_string())?;
@@ -92,6 +166,37 @@ pub mod threads {
                 }
             }
             self.from[0].recv().map_err(|e| e.to_string())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parts_of_any_size_arrive_whole_in_pieces() {
+        // Rank 1 sends nothing; the others parts of 0 to 100 bytes, other ones to each rank.
+        let length =
+            |from: usize, to: usize| if from == 1 { 0 } else { [0, 1, 7, 8, 100, 15][(from + 2 * to + 4) % 6] };
+        let part = |from: usize, to: usize| -> Vec<u8> {
+            (0..length(from, to)).map(|i| (i + 100 * (4 * from + to)) as u8).collect()
+        };
+        for size in 1..=4 {
+            for piece in [1, 7, 8, 1000] {
+                std::thread::scope(|s| {
+                    for rank in threads::group_in_pieces(size, piece) {
+                        s.spawn(move || {
+                            let me = rank.rank();
+                            let received = rank.all_to_all((0..size).map(|to| part(me, to)).collect()).unwrap();
+                            let sent: Vec<Vec<u8>> = (0..size).map(|from| part(from, me)).collect();
+                            assert_eq!(received, sent, "rank {me} of {size}, pieces of {piece} bytes");
+                            // (Beyond the 16 bytes of lengths.)
+                            assert!(rank.largest_sent() <= piece.max(16), "rank {me} of {size}: {piece}");
+                        });
+                    }
+                });
+            }
         }
     }
 }
