@@ -11,8 +11,9 @@ use super::{GameArgs, print_json};
 use yz::cluster::launch::{mem_available, memory_per_rank};
 use yz::cluster::{LayerReport, Ranks, SolveOptions, solve_tables as solve_cluster};
 use yz::duel::advise::{PositionSource, Solved, Tables};
+use yz::duel::calibrate::calibrate;
 use yz::duel::count::{LayerCount, count_layers, count_terminal};
-use yz::duel::plan::{PlanSpec, check_fits};
+use yz::duel::plan::{MAX_RANKS, PlanSpec, check_fits, gib, min_ranks};
 use yz::duel::{Cards, DuelValue, Space, SpaceError, WinDraw, solve};
 use yz::game::{Card, Game, RollId, StateId, parse_dice};
 use yz::turn::choice::{Choice, ChoiceJson};
@@ -83,7 +84,21 @@ pub enum DuelCommand {
         mem_per_rank: f64,
         #[command(flatten)]
         layers: LayerArgs,
+        #[command(flatten)]
+        calibration: Calibration,
     },
+}
+
+/// How `duel plan` measures each layer's rate.
+#[derive(Args)]
+pub struct Calibration {
+    /// Lane-updates of each layer's sample of real pairs (a run takes about this over the
+    /// rate: 0.1 to 0.3 s per layer on a current core).
+    #[arg(long, value_name = "LANE_UPDATES", default_value_t = 2_000_000_000)]
+    sample: u64,
+    /// Times each layer's sample is measured; the spread between runs is reported.
+    #[arg(long, default_value_t = 3)]
+    runs: usize,
 }
 
 /// Which layers a solve runs and writes.
@@ -191,8 +206,8 @@ pub fn run(command: DuelCommand, data: &Path, as_json: bool) -> Result<()> {
     match command {
         DuelCommand::Count { game, scope } => count(game.game()?, &scope, as_json),
         DuelCommand::MoveErrors(args) => super::move_errors::run(args, data, as_json),
-        DuelCommand::Plan { game, scope, ranks, mem_per_rank, layers } => {
-            plan(game.game()?, &scope, &layers, ranks, mem_per_rank, as_json)
+        DuelCommand::Plan { game, scope, ranks, mem_per_rank, layers, calibration } => {
+            plan(game.game()?, &scope, &layers, ranks, mem_per_rank, &calibration, as_json)
         }
         DuelCommand::Solve { game, scope, out, resume, layers } => {
             solve_tables(game.game()?, &scope, &layers, out, resume, data, as_json)
@@ -523,12 +538,24 @@ fn solve_on(
     Ok(())
 }
 
-fn plan(game: Game, scope: &Scope, layer_args: &LayerArgs, ranks: u64, mem_per_rank: f64, as_json: bool) -> Result<()> {
-    if ranks == 0 || ranks > yz::duel::plan::MAX_RANKS {
-        bail!("--ranks must be 1 to {}; got {ranks}", yz::duel::plan::MAX_RANKS);
+#[allow(clippy::too_many_arguments)]
+fn plan(
+    game: Game,
+    scope: &Scope,
+    layer_args: &LayerArgs,
+    ranks: u64,
+    mem_per_rank: f64,
+    calibration: &Calibration,
+    as_json: bool,
+) -> Result<()> {
+    if ranks == 0 || ranks > MAX_RANKS {
+        bail!("--ranks must be 1 to {MAX_RANKS}; got {ranks}");
     }
     if !mem_per_rank.is_finite() || mem_per_rank <= 0.0 || mem_per_rank > 1e6 {
         bail!("--mem-per-rank is in GiB, above 0 and at most 1,000,000; got {mem_per_rank}");
+    }
+    if calibration.runs == 0 || calibration.runs > 100 {
+        bail!("--runs must be 1 to 100; got {}", calibration.runs);
     }
     let cards = Cards::new(game);
     let space = scope.space(&cards);
@@ -537,51 +564,61 @@ fn plan(game: Game, scope: &Scope, layer_args: &LayerArgs, ranks: u64, mem_per_r
     let spec = PlanSpec { ranks, value_bytes: value_bytes(&options), write_from: options.write_from };
     let plan = yz::duel::plan::plan(&counts, cards.boxes(), spec);
     if !as_json {
-        eprintln!("measuring the solve rate on layer 24 of the full game ...");
+        eprintln!("measuring the solve rate of each of the {} layers on a sample of its pairs ...", counts.len());
     }
-    let rate = yz::duel::plan::calibrate();
-    let core_hours = plan.lane_updates as f64 / rate.lane_updates_per_core_second / 3600.0;
+    let rates = calibrate(&space, &counts, calibration.sample, calibration.runs, 1);
+    let core_hours: f64 = rates.iter().map(|r| r.core_hours).sum();
+    let core_hours_min: f64 = rates.iter().map(|r| r.core_hours_min).sum();
+    let core_hours_max: f64 = rates.iter().map(|r| r.core_hours_max).sum();
     let mem_bytes = (mem_per_rank * (1u64 << 30) as f64) as u64;
     let fits = plan.peak_bytes_per_rank <= mem_bytes;
-    let min_ranks = yz::duel::plan::min_ranks(&counts, cards.boxes(), spec, mem_bytes, yz::duel::plan::MAX_RANKS);
+    let min_ranks = min_ranks(&counts, cards.boxes(), spec, mem_bytes, MAX_RANKS);
     if as_json {
         print_json(json!({
             "rules": game.rules.name(),
             "categories": game.categories.names(),
             "plan": plan,
-            "rate": rate,
+            "rates": rates,
             "core_hours": core_hours,
+            "core_hours_min": core_hours_min,
+            "core_hours_max": core_hours_max,
+            "threads": rayon::current_num_threads(),
             "mem_per_rank_gib": mem_per_rank,
             "fits": fits,
             "min_ranks": min_ranks,
         }));
         return Ok(());
     }
-    let gib = |b: u64| b as f64 / (1u64 << 30) as f64;
     println!("rules       {}", game.rules);
     println!("categories  {}", game.categories.names().join(","));
     println!("ranks       {ranks}, {mem_per_rank} GiB each");
     println!();
     println!(
-        "  {:>5} {:>22} {:>12} {:>14} {:>14} {:>12}",
-        "layer", "positions", "GiB", "GiB per rank", "GiB exchanged", "core-hours"
+        "  {:>5} {:>20} {:>10} {:>9} {:>9} {:>11} {:>11} {:>20}",
+        "layer", "positions", "GiB", "values/rk", "layout/rk", "GiB sent", "lane-upd/s", "core-hours (spread)"
     );
-    for l in &plan.layers {
+    for (l, r) in plan.layers.iter().zip(&rates) {
         println!(
-            "  {:>5} {:>22} {:>12.3} {:>14.3} {:>14.3} {:>12.2}",
+            "  {:>5} {:>20} {:>10.3} {:>9.3} {:>9.3} {:>11.3} {:>11.2e} {:>9.2} ({:.2}-{:.2}){}",
             l.layer,
             group(l.positions),
             gib(l.bytes),
-            gib(l.bytes_per_rank),
+            gib(l.value_bytes_per_rank),
+            gib(l.layout_bytes_per_rank),
             gib(l.exchanged_bytes),
-            l.lane_updates as f64 / rate.lane_updates_per_core_second / 3600.0
+            r.lane_updates_per_core_second,
+            r.core_hours,
+            r.core_hours_min,
+            r.core_hours_max,
+            if l.written { "" } else { "  not written" }
         );
     }
     println!();
     println!("positions          {}", group(plan.positions));
     println!("all layers         {:.1} GiB (4-byte values; Pawlewicz: 92 TB at 8 bytes)", gib(plan.bytes));
+    println!("written to disk    {:.1} GiB before compression (--write)", gib(plan.written_bytes));
     println!(
-        "peak per rank      {:.2} GiB ({})",
+        "peak per rank      {:.2} GiB of values and layout ({})",
         gib(plan.peak_bytes_per_rank),
         if fits {
             "fits".to_owned()
@@ -599,16 +636,10 @@ fn plan(game: Game, scope: &Scope, layer_args: &LayerArgs, ranks: u64, mem_per_r
         yz::duel::plan::EXCHANGE_COMPRESSION
     );
     println!(
-        "measured rate      {:.2e} lane-updates/s per core ({:.2e} positions/s per core, {} threads, {} positions in {:.2} s, {:.2} s of CPU)",
-        rate.lane_updates_per_core_second,
-        rate.positions_per_core_second,
-        rate.threads,
-        group(rate.positions),
-        rate.seconds,
-        rate.core_seconds
-    );
-    println!(
-        "estimated compute  {core_hours:.0} core-hours (Pawlewicz: 120 GHz-years, about 375,000 core-hours at 2.8 GHz)"
+        "estimated compute  {core_hours:.0} core-hours ({core_hours_min:.0} to {core_hours_max:.0} over {} runs; each layer's rate \
+         measured on {} threads; Pawlewicz: 120 GHz-years, about 375,000 core-hours at 2.8 GHz)",
+        calibration.runs,
+        rayon::current_num_threads()
     );
     Ok(())
 }

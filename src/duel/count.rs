@@ -32,6 +32,13 @@ pub struct LayerCount {
     pub lanes: u64,
 }
 
+impl LayerCount {
+    /// Lane-updates the layer's turns take in a game of `boxes` boxes per player.
+    pub fn lane_updates(&self, boxes: usize) -> u64 {
+        self.lanes * super::plan::lane_updates_per_lane(boxes - self.mover_filled)
+    }
+}
+
 /// Which boxes of a layer the mover and the opponent have filled.
 pub fn layer_split(layer: usize) -> (usize, usize) {
     (layer / 2, layer - layer / 2)

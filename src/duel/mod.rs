@@ -8,9 +8,11 @@
 //! - [`solve`](mod@solve): the backward sweep;
 //! - [`shard`]: layer shards and the manifest, the table format;
 //! - [`advise`]: a position's value and its choices ranked, from tables or a solve;
-//! - [`plan`]: memory, traffic and core-hours of a solve before running it.
+//! - [`plan`]: memory, traffic and core-hours of a solve before running it;
+//! - [`calibrate`]: the solve rate of each layer, measured on a sample of its pairs.
 
 pub mod advise;
+pub mod calibrate;
 pub mod cards;
 pub mod count;
 pub mod layout;

@@ -3,20 +3,17 @@
 //! The cluster solve (DESIGN.md) gives each of `P` ranks a share of the cards. In layer
 //! `t` a rank computes the pairs whose *opponent* it owns, reading the layer-`t + 1` pairs
 //! whose *mover* it owns; after the layer, each finished pair goes to the owner of its
-//! mover card. With cards spread evenly, a rank holds `1/P` of two consecutive layers and
-//! sends `(P − 1)/P` of what it computed. Time is extrapolated from a measured rate of
-//! lane-updates (one lane of one edge of the turn, or one scoring candidate) per second and
-//! core; the per-pair work outside the kernel (successor rows) is not in the model, so the
-//! calibration layer, whose windows are as wide as the full solve's, absorbs it.
-
-use std::time::Instant;
+//! mover card. With cards spread evenly, a rank holds `1/P` of two consecutive layers'
+//! values and of their pairs' offsets (the layout, [`super::layout`]), plus per-card
+//! tables, and sends `(P − 1)/P` of what it computed. Time is counted in lane-updates (one
+//! lane of one edge of the turn, or one scoring candidate) and turned into core-hours by
+//! each layer's own measured rate ([`super::calibrate`]), which includes the per-pair work
+//! outside the kernel.
 
 use serde::Serialize;
 
-use super::cards::Cards;
 use super::count::LayerCount;
-use super::solve::{Space, solve_layer};
-use crate::game::{Game, NUM_ROLLS, Rules};
+use crate::game::NUM_ROLLS;
 use crate::turn::kernel::edges_per_turn;
 
 /// Bytes of one stored value (an `f32` winning chance).
@@ -132,7 +129,7 @@ pub fn plan(counts: &[LayerCount], boxes: usize, spec: PlanSpec) -> Plan {
                 bytes_per_rank: value_bytes_per_rank + layout_bytes_per_rank,
                 exchanged_bytes,
                 sent_bytes: (exchanged_bytes as f64 / EXCHANGE_COMPRESSION) as u64,
-                lane_updates: c.lanes * lane_updates_per_lane(boxes - c.mover_filled),
+                lane_updates: c.lane_updates(boxes),
             }
         })
         .collect();
@@ -220,54 +217,9 @@ pub fn gib(bytes: u64) -> f64 {
     bytes as f64 / (1u64 << 30) as f64
 }
 
-/// A measured solve rate.
-#[derive(Clone, Copy, Debug, Serialize)]
-pub struct Rate {
-    /// Lane-updates per second and core.
-    pub lane_updates_per_core_second: f64,
-    /// Positions per second and core.
-    pub positions_per_core_second: f64,
-    /// Threads the measurement ran on.
-    pub threads: usize,
-    /// Positions solved to measure.
-    pub positions: u64,
-    /// Seconds the measured layer took.
-    pub seconds: f64,
-    /// CPU seconds it took, all threads together: what the rate divides by, so that other
-    /// jobs sharing the cores slow the clock but not the rate.
-    pub core_seconds: f64,
-}
-
-/// Measures the rate on real full-game positions: layer 24 of the official game (both
-/// players with one box open; windows of about 180 differences, in the range of the full
-/// solve's average), after solving layer 25 unmeasured.
-pub fn calibrate() -> Rate {
-    let cards = Cards::new(Game::full(Rules::Official));
-    let space = Space::endgame(&cards, 2);
-    let last = solve_layer::<f32>(&space, 25, None);
-    let started = Instant::now();
-    let cpu_before = process_cpu_seconds();
-    let layer = solve_layer::<f32>(&space, 24, Some(&last));
-    let seconds = started.elapsed().as_secs_f64();
-    let cpu = process_cpu_seconds().zip(cpu_before).map(|(after, before)| after - before);
-    let counts = super::count::count_layers(&space);
-    let lanes = counts.iter().find(|c| c.layer == 24).map_or(0, |c| c.lanes);
-    let lane_updates = lanes * lane_updates_per_lane(1);
-    let threads = rayon::current_num_threads();
-    let core_seconds = cpu.filter(|&c| c > 0.0).unwrap_or(seconds * threads as f64);
-    Rate {
-        lane_updates_per_core_second: lane_updates as f64 / core_seconds,
-        positions_per_core_second: layer.shape.positions() as f64 / core_seconds,
-        threads,
-        positions: layer.shape.positions(),
-        seconds,
-        core_seconds,
-    }
-}
-
 /// CPU time this process has used so far (user and system, every thread), where the
 /// platform tells it.
-fn process_cpu_seconds() -> Option<f64> {
+pub fn process_cpu_seconds() -> Option<f64> {
     #[cfg(unix)]
     {
         let mut usage = std::mem::MaybeUninit::<libc::rusage>::uninit();

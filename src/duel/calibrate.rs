@@ -1,0 +1,190 @@
+//! Measuring the solve rate of every layer on a sample of its real pairs.
+//!
+//! What a layer costs per lane-update depends on its windows (a pair's turn works on 462
+//! lane vectors of the window's width: 180 differences fit a core's L2, 1,500 do not), on
+//! how many successor cards a mover has, and on the per-pair work outside the kernel
+//! (filling the successor rows, the mover's plan). So each layer is measured on its own
+//! cards: a sample of tiles, each one random mover against a run of [`RUN`] consecutive
+//! opponents (the mover-major order in which a rank computes, so a mover's plan is shared
+//! as in the solve), solved by the solver's own [`solve_tile`]. The next layer's values are
+//! synthetic ([`SyntheticNext`]): the pairs' real windows, read from a pool far larger than
+//! the caches, since the values themselves do not change the work.
+//!
+//! The rate divides lane-updates by the CPU seconds the process used, so other jobs sharing
+//! the cores slow the clock but not the rate; each layer is measured `runs` times, and the
+//! spread between runs is reported.
+
+use std::sync::LazyLock;
+use std::time::Instant;
+
+use rand::rngs::ChaCha8Rng;
+use rand::{RngExt, SeedableRng};
+use serde::Serialize;
+
+use super::cards::{CardBounds, window};
+use super::count::LayerCount;
+use super::layout::{LayerShape, Tile, window_len};
+use super::plan::{lane_updates_per_lane, process_cpu_seconds};
+use super::solve::{NextValues, Space, solve_tile};
+use crate::game::StateId;
+use crate::turn::lanes::BLOCK;
+
+/// Opponents per sampled tile: about what one rank computes per mover at 1,024 ranks.
+pub const RUN: usize = 64;
+/// Made-up values for [`SyntheticNext`]: 128 MiB of `f32`, far more than a core's caches
+/// (a random block repeated; only where a read lands matters for the work).
+static POOL: LazyLock<Vec<f32>> = LazyLock::new(|| {
+    let mut rng = ChaCha8Rng::seed_from_u64(1);
+    let block: Vec<f32> = (0..4093).map(|_| rng.random_range(0.0f32..1.0)).collect();
+    block.iter().copied().cycle().take(1 << 25).collect()
+});
+
+/// The next layer's values as a pair's turn reads them, with real window lengths and
+/// made-up values from a large pool, at a place that depends on the pair.
+pub struct SyntheticNext {
+    /// Bounds of the layer's movers and opponents, by position.
+    movers: Vec<CardBounds>,
+    opponents: Vec<CardBounds>,
+}
+
+impl SyntheticNext {
+    /// Synthetic values for `shape`'s layer of `space`.
+    pub fn new(space: &Space, shape: &LayerShape) -> SyntheticNext {
+        let cards = space.cards();
+        let bounds = |ids: &[StateId]| ids.iter().map(|&id| cards.bounds(id)).collect();
+        SyntheticNext { movers: bounds(&shape.movers), opponents: bounds(&shape.opponents) }
+    }
+}
+
+impl NextValues<f32> for SyntheticNext {
+    fn pair(&self, m: usize, o: usize) -> &[f32] {
+        let len = window_len(window(self.movers[m], self.opponents[o])) as usize;
+        // A fixed, scattered place per pair (a multiplicative hash of the pair).
+        let at = ((m as u64 * 0x9E37_79B9_7F4A_7C15) ^ (o as u64 * 0xC2B2_AE3D_27D4_EB4F)) >> 40;
+        let start = at as usize % (POOL.len() - len);
+        &POOL[start..start + len]
+    }
+}
+
+/// A sample of one layer's pairs: tiles of one mover against a run of opponents.
+pub struct LayerSample {
+    /// The layer's shape.
+    pub shape: LayerShape,
+    /// The sampled tiles.
+    pub tiles: Vec<Tile>,
+    /// Lane-updates the sampled pairs' turns take.
+    pub lane_updates: u64,
+    /// Positions in the sampled pairs.
+    pub positions: u64,
+}
+
+impl LayerSample {
+    /// Random tiles of `layer` (seeded by `seed`) until their turns take at least
+    /// `lane_updates` lane-updates, or every pair of a small layer once.
+    pub fn new(space: &Space, layer: usize, lane_updates: u64, seed: u64) -> LayerSample {
+        let shape = LayerShape::new(space, layer);
+        let per_lane = lane_updates_per_lane(space.cards().boxes() - super::count::layer_split(layer).0);
+        let cost = |tile: &Tile| -> u64 {
+            let lanes: u64 = (tile.movers.clone())
+                .flat_map(|m| tile.opponents.clone().map(move |o| (m, o)))
+                .map(|(m, o)| (tile.pair_range(m, o).len() as u64).div_ceil(BLOCK as u64) * BLOCK as u64)
+                .sum();
+            lanes * per_lane
+        };
+        let (movers, opponents) = (shape.movers.len(), shape.opponents.len());
+        let mut sample = LayerSample { tiles: Vec::new(), lane_updates: 0, positions: 0, shape };
+        if movers as u64 * opponents as u64 <= (movers * RUN.min(opponents)) as u64 * 4 {
+            // A small layer: every pair once, a tile per mover.
+            for m in 0..movers {
+                sample.push(Tile::new(space, &sample.shape, m..m + 1, 0..opponents), &cost);
+            }
+            return sample;
+        }
+        let mut rng = ChaCha8Rng::seed_from_u64(seed ^ (layer as u64) << 32);
+        let run = RUN.min(opponents);
+        while sample.lane_updates < lane_updates {
+            let m = rng.random_range(0..movers);
+            let o = rng.random_range(0..=opponents - run);
+            sample.push(Tile::new(space, &sample.shape, m..m + 1, o..o + run), &cost);
+        }
+        sample
+    }
+
+    fn push(&mut self, tile: Tile, cost: &impl Fn(&Tile) -> u64) {
+        self.lane_updates += cost(&tile);
+        self.positions += tile.positions();
+        self.tiles.push(tile);
+    }
+
+    /// Solves every sampled pair, reading `next` (`None` for the last layer of the game),
+    /// and returns the sum of their values (so that the work cannot be skipped).
+    pub fn solve(&self, space: &Space, next: Option<&SyntheticNext>) -> f64 {
+        self.tiles
+            .iter()
+            .map(|tile| solve_tile::<f32>(space, &self.shape, next, tile).iter().map(|&v| v as f64).sum::<f64>())
+            .sum()
+    }
+}
+
+/// The measured rate of one layer.
+#[derive(Clone, Debug, Serialize)]
+pub struct LayerRate {
+    /// The layer.
+    pub layer: usize,
+    /// Pairs sampled (empty windows included).
+    pub sampled_pairs: u64,
+    /// Positions in the sampled pairs.
+    pub sampled_positions: u64,
+    /// Lane-updates of the sampled pairs.
+    pub sampled_lane_updates: u64,
+    /// CPU seconds of each run.
+    pub core_seconds: Vec<f64>,
+    /// Lane-updates per second and core: the median run's.
+    pub lane_updates_per_core_second: f64,
+    /// The layer's core-hours at the median run's rate, and at the fastest and slowest runs'.
+    pub core_hours: f64,
+    /// At the fastest run's rate.
+    pub core_hours_min: f64,
+    /// At the slowest run's rate.
+    pub core_hours_max: f64,
+}
+
+/// Measures every layer of `counts` (a plan's layers of `space`) on a sample of at least
+/// `lane_updates` lane-updates, `runs` times each.
+pub fn calibrate(space: &Space, counts: &[LayerCount], lane_updates: u64, runs: usize, seed: u64) -> Vec<LayerRate> {
+    counts
+        .iter()
+        .rev()
+        .map(|count| {
+            let layer = count.layer;
+            let sample = LayerSample::new(space, layer, lane_updates, seed);
+            let next =
+                (layer + 1 < space.end_layer()).then(|| SyntheticNext::new(space, &LayerShape::new(space, layer + 1)));
+            let core_seconds: Vec<f64> = (0..runs.max(1))
+                .map(|_| {
+                    let (started, before) = (Instant::now(), process_cpu_seconds());
+                    std::hint::black_box(sample.solve(space, next.as_ref()));
+                    let wall = started.elapsed().as_secs_f64() * rayon::current_num_threads() as f64;
+                    process_cpu_seconds().zip(before).map_or(wall, |(after, before)| after - before).max(1e-9)
+                })
+                .collect();
+            let mut sorted = core_seconds.clone();
+            sorted.sort_by(f64::total_cmp);
+            let hours = |seconds: f64| {
+                count.lane_updates(space.cards().boxes()) as f64 / (sample.lane_updates as f64 / seconds) / 3600.0
+            };
+            let median = sorted[sorted.len() / 2];
+            LayerRate {
+                layer,
+                sampled_pairs: sample.tiles.iter().map(|t| (t.movers.len() * t.opponents.len()) as u64).sum(),
+                sampled_positions: sample.positions,
+                sampled_lane_updates: sample.lane_updates,
+                lane_updates_per_core_second: sample.lane_updates as f64 / median,
+                core_hours: hours(median),
+                core_hours_min: hours(sorted[0]),
+                core_hours_max: hours(sorted[sorted.len() - 1]),
+                core_seconds,
+            }
+        })
+        .collect()
+}
