@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use super::category::{ALL_CATEGORIES, Category, CategorySet};
 use super::dice::{NUM_FACES, RollId};
-use super::rules::{Game, UPPER_BONUS, UPPER_THRESHOLD, YAHTZEE_BONUS};
+use super::rules::{Game, Scoring, UPPER_BONUS, UPPER_THRESHOLD, YAHTZEE_BONUS};
 
 /// What of a card matters for the rest of the game (Glenn §II-A, Pawlewicz §3.1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -41,7 +41,11 @@ impl ScoreState {
 
     /// Scores `roll` in `category`, or `None` if the box is filled or the rules forbid it.
     pub fn score(self, game: Game, category: Category, roll: RollId) -> Option<Transition> {
-        let scoring = game.score(category, roll, self.filled, self.yahtzee_50)?;
+        game.score(category, roll, self.filled, self.yahtzee_50).map(|scoring| self.apply(category, scoring))
+    }
+
+    /// Writes `scoring` in `category`, an open box where [`Game::score`] gave it.
+    pub fn apply(self, category: Category, scoring: Scoring) -> Transition {
         let mut next = ScoreState { filled: self.filled.with(category), ..self };
         let mut points = scoring.box_points + scoring.yahtzee_bonus;
         if category.upper_face().is_some() {
@@ -55,7 +59,7 @@ impl ScoreState {
         if category == Category::Yahtzee {
             next.yahtzee_50 = scoring.box_points == 50;
         }
-        Some(Transition { next, points })
+        Transition { next, points }
     }
 }
 
