@@ -93,8 +93,8 @@ pub enum DuelCommand {
 #[derive(Args)]
 pub struct Calibration {
     /// Lane-updates of each layer's sample of real pairs (a run takes about this over the
-    /// rate: 0.1 to 0.3 s per layer on a current core).
-    #[arg(long, value_name = "LANE_UPDATES", default_value_t = 2_000_000_000)]
+    /// rate: about 0.1 s per layer on a current core).
+    #[arg(long, value_name = "LANE_UPDATES", default_value_t = 1_000_000_000)]
     sample: u64,
     /// Times each layer's sample is measured; the spread between runs is reported.
     #[arg(long, default_value_t = 3)]

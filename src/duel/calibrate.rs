@@ -48,11 +48,15 @@ pub struct SyntheticNext {
 }
 
 impl SyntheticNext {
-    /// Synthetic values for `shape`'s layer of `space`.
-    pub fn new(space: &Space, shape: &LayerShape) -> SyntheticNext {
+    /// Synthetic values for `layer` of `space`.
+    pub fn new(space: &Space, layer: usize) -> SyntheticNext {
         let cards = space.cards();
+        let (mover_filled, opponent_filled) = super::count::layer_split(layer);
         let bounds = |ids: &[StateId]| ids.iter().map(|&id| cards.bounds(id)).collect();
-        SyntheticNext { movers: bounds(&shape.movers), opponents: bounds(&shape.opponents) }
+        SyntheticNext {
+            movers: bounds(space.movers(layer).with_filled(mover_filled)),
+            opponents: bounds(space.opponents(layer).with_filled(opponent_filled)),
+        }
     }
 }
 
@@ -80,10 +84,12 @@ pub struct LayerSample {
 
 impl LayerSample {
     /// Random tiles of `layer` (seeded by `seed`) until their turns take at least
-    /// `lane_updates` lane-updates, or every pair of a small layer once.
-    pub fn new(space: &Space, layer: usize, lane_updates: u64, seed: u64) -> LayerSample {
+    /// `lane_updates` lane-updates; every pair once (a tile per mover) when the whole layer
+    /// (`count`) takes no more than that.
+    pub fn new(space: &Space, count: &LayerCount, lane_updates: u64, seed: u64) -> LayerSample {
+        let layer = count.layer;
         let shape = LayerShape::new(space, layer);
-        let per_lane = lane_updates_per_lane(space.cards().boxes() - super::count::layer_split(layer).0);
+        let per_lane = lane_updates_per_lane(space.cards().boxes() - count.mover_filled);
         let cost = |tile: &Tile| -> u64 {
             let lanes: u64 = (tile.movers.clone())
                 .flat_map(|m| tile.opponents.clone().map(move |o| (m, o)))
@@ -93,8 +99,7 @@ impl LayerSample {
         };
         let (movers, opponents) = (shape.movers.len(), shape.opponents.len());
         let mut sample = LayerSample { tiles: Vec::new(), lane_updates: 0, positions: 0, shape };
-        if movers as u64 * opponents as u64 <= (movers * RUN.min(opponents)) as u64 * 4 {
-            // A small layer: every pair once, a tile per mover.
+        if count.lane_updates(space.cards().boxes()) <= lane_updates || opponents == 0 {
             for m in 0..movers {
                 sample.push(Tile::new(space, &sample.shape, m..m + 1, 0..opponents), &cost);
             }
@@ -157,9 +162,9 @@ pub fn calibrate(space: &Space, counts: &[LayerCount], lane_updates: u64, runs: 
         .rev()
         .map(|count| {
             let layer = count.layer;
-            let sample = LayerSample::new(space, layer, lane_updates, seed);
+            let sample = LayerSample::new(space, count, lane_updates, seed);
             let next =
-                (layer + 1 < space.end_layer()).then(|| SyntheticNext::new(space, &LayerShape::new(space, layer + 1)));
+                (layer + 1 < space.end_layer()).then(|| SyntheticNext::new(space, layer + 1));
             let core_seconds: Vec<f64> = (0..runs.max(1))
                 .map(|_| {
                     let (started, before) = (Instant::now(), process_cpu_seconds());

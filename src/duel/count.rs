@@ -9,7 +9,9 @@
 use serde::Serialize;
 
 use super::cards::{CardSet, Cards, window};
-use super::layout::bound_classes;
+use rayon::prelude::*;
+
+use super::layout::{bound_classes, window_len};
 use super::solve::Space;
 use crate::turn::lanes::BLOCK;
 
@@ -49,24 +51,34 @@ pub fn count_layers(space: &Space) -> Vec<LayerCount> {
     let cards = space.cards();
     let classes = |set: &CardSet, k: usize| bound_classes(cards, set.with_filled(k));
     (space.first_layer()..space.end_layer())
+        .into_par_iter()
         .map(|layer| {
             let (mover_filled, opponent_filled) = layer_split(layer);
-            let mut count = LayerCount { layer, mover_filled, ..LayerCount::default() };
             let opponents = classes(space.opponents(layer), opponent_filled);
             let movers = classes(space.movers(layer), mover_filled);
-            count.movers = movers.iter().map(|&(_, n)| n).sum();
-            count.opponents = opponents.iter().map(|&(_, n)| n).sum();
-            for &(mover, m) in &movers {
-                for &(opponent, o) in &opponents {
-                    let (lo, hi) = window(mover, opponent);
-                    if lo <= hi {
-                        let len = (hi - lo + 1) as u64;
-                        count.pairs += m * o;
-                        count.positions += m * o * len;
-                        count.lanes += m * o * len.div_ceil(BLOCK as u64) * BLOCK as u64;
+            let mut count = LayerCount {
+                layer,
+                mover_filled,
+                movers: movers.iter().map(|&(_, n)| n).sum(),
+                opponents: opponents.iter().map(|&(_, n)| n).sum(),
+                ..LayerCount::default()
+            };
+            let (pairs, positions, lanes) = movers
+                .par_iter()
+                .map(|&(mover, m)| {
+                    let mut sums = (0, 0, 0);
+                    for &(opponent, o) in &opponents {
+                        let len = window_len(window(mover, opponent));
+                        if len > 0 {
+                            sums.0 += m * o;
+                            sums.1 += m * o * len;
+                            sums.2 += m * o * len.div_ceil(BLOCK as u64) * BLOCK as u64;
+                        }
                     }
-                }
-            }
+                    sums
+                })
+                .reduce(|| (0, 0, 0), |a, b| (a.0 + b.0, a.1 + b.1, a.2 + b.2));
+            (count.pairs, count.positions, count.lanes) = (pairs, positions, lanes);
             count
         })
         .collect()
