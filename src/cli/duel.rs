@@ -12,7 +12,7 @@ use yz::cluster::launch::{mem_available, memory_per_rank};
 use yz::cluster::{LayerReport, Ranks, SolveOptions, solve_tables as solve_cluster};
 use yz::duel::advise::{PositionSource, Solved, Tables};
 use yz::duel::calibrate::calibrate;
-use yz::duel::count::{LayerCount, count_layers, count_terminal};
+use yz::duel::count::{LayerCount, count_layers, count_layers_from, count_terminal};
 use yz::duel::plan::{MAX_RANKS, PlanSpec, check_fits, gib, min_ranks};
 use yz::duel::{Cards, DuelValue, Space, SpaceError, WinDraw, solve};
 use yz::game::{Card, Game, RollId, StateId, parse_dice};
@@ -430,7 +430,7 @@ fn solve_tables(
 
 /// The layers a solve of `space` with `options` runs, counted.
 fn solved_layers(space: &Space, options: &SolveOptions) -> Vec<LayerCount> {
-    count_layers(space).into_iter().filter(|c| c.layer >= options.stop_after).collect()
+    count_layers_from(space, options.stop_after)
 }
 
 /// Bytes of a value while solving: the draw probability rides along when the solve runs to

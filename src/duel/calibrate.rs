@@ -163,8 +163,7 @@ pub fn calibrate(space: &Space, counts: &[LayerCount], lane_updates: u64, runs: 
         .map(|count| {
             let layer = count.layer;
             let sample = LayerSample::new(space, count, lane_updates, seed);
-            let next =
-                (layer + 1 < space.end_layer()).then(|| SyntheticNext::new(space, layer + 1));
+            let next = (layer + 1 < space.end_layer()).then(|| SyntheticNext::new(space, layer + 1));
             let core_seconds: Vec<f64> = (0..runs.max(1))
                 .map(|_| {
                     let (started, before) = (Instant::now(), process_cpu_seconds());

@@ -48,9 +48,14 @@ pub fn layer_split(layer: usize) -> (usize, usize) {
 
 /// Counts every layer of `space` in which someone moves.
 pub fn count_layers(space: &Space) -> Vec<LayerCount> {
+    count_layers_from(space, space.first_layer())
+}
+
+/// Counts the layers of `space` from `first` (at least the space's first layer) on.
+pub fn count_layers_from(space: &Space, first: usize) -> Vec<LayerCount> {
     let cards = space.cards();
     let classes = |set: &CardSet, k: usize| bound_classes(cards, set.with_filled(k));
-    (space.first_layer()..space.end_layer())
+    (first.max(space.first_layer())..space.end_layer())
         .into_par_iter()
         .map(|layer| {
             let (mover_filled, opponent_filled) = layer_split(layer);
