@@ -86,6 +86,11 @@ pub enum DuelCommand {
         layers: LayerArgs,
         #[command(flatten)]
         calibration: Calibration,
+        /// Instead of measuring rates, build rank R's real partition and layout structures
+        /// at every layer (no values computed) and report their measured bytes beside the
+        /// plan's figures: the plan's memory claim, measured on one machine.
+        #[arg(long, value_name = "R")]
+        rehearse_rank: Option<u64>,
     },
 }
 
@@ -206,8 +211,11 @@ pub fn run(command: DuelCommand, data: &Path, as_json: bool) -> Result<()> {
     match command {
         DuelCommand::Count { game, scope } => count(game.game()?, &scope, as_json),
         DuelCommand::MoveErrors(args) => super::move_errors::run(args, data, as_json),
-        DuelCommand::Plan { game, scope, ranks, mem_per_rank, layers, calibration } => {
-            plan(game.game()?, &scope, &layers, ranks, mem_per_rank, &calibration, as_json)
+        DuelCommand::Plan { game, scope, ranks, mem_per_rank, layers, calibration, rehearse_rank } => {
+            match rehearse_rank {
+                Some(rank) => rehearse(game.game()?, &scope, &layers, ranks, rank, as_json),
+                None => plan(game.game()?, &scope, &layers, ranks, mem_per_rank, &calibration, as_json),
+            }
         }
         DuelCommand::Solve { game, scope, out, resume, layers } => {
             solve_tables(game.game()?, &scope, &layers, out, resume, data, as_json)
@@ -641,6 +649,97 @@ fn plan(
         calibration.runs,
         rayon::current_num_threads()
     );
+    Ok(())
+}
+
+/// `duel plan --rehearse-rank`: one rank's structures at every layer, measured.
+fn rehearse(game: Game, scope: &Scope, layer_args: &LayerArgs, ranks: u64, rank: u64, as_json: bool) -> Result<()> {
+    if ranks == 0 || ranks > MAX_RANKS {
+        bail!("--ranks must be 1 to {MAX_RANKS}; got {ranks}");
+    }
+    if rank >= ranks {
+        bail!("--rehearse-rank {rank}: ranks are numbered 0 to {} for --ranks {ranks}", ranks - 1);
+    }
+    let started = Instant::now();
+    let cards = Cards::new(game);
+    let space = scope.space(&cards);
+    let options = layer_args.options(&space, false)?;
+    let counts = solved_layers(&space, &options);
+    let spec = PlanSpec { ranks, value_bytes: value_bytes(&options), write_from: options.write_from };
+    let plan = yz::duel::plan::plan(&counts, cards.boxes(), spec);
+    if !as_json {
+        eprintln!("building rank {rank}'s structures of {} layers at {ranks} ranks ...", counts.len());
+    }
+    let layers =
+        yz::cluster::rehearse::rehearse(&space, ranks as usize, rank as usize, options.stop_after, spec.value_bytes);
+    let peak = |f: fn(&yz::cluster::rehearse::RankLayer) -> u64| layers.iter().map(f).max().unwrap_or(0);
+    let (peak_layout, peak_total) = (peak(|l| l.layout_bytes), peak(|l| l.layout_bytes + l.value_bytes));
+    let seconds = started.elapsed().as_secs_f64();
+    if as_json {
+        print_json(json!({
+            "rules": game.rules.name(),
+            "categories": game.categories.names(),
+            "rank": rank,
+            "ranks": ranks,
+            "plan": plan,
+            "rehearsal": layers,
+            "peak_layout_bytes": peak_layout,
+            "peak_bytes": peak_total,
+            "seconds": seconds,
+        }));
+        return Ok(());
+    }
+    let mib = |b: u64| b as f64 / (1u64 << 20) as f64;
+    println!("rules       {}", game.rules);
+    println!("categories  {}", game.categories.names().join(","));
+    println!("rank        {rank} of {ranks}: structures built for real, values counted (not computed)");
+    println!();
+    println!(
+        "  {:>5} {:>10} {:>9} {:>9} {:>9} {:>9} {:>9} {:>11} {:>11} {:>11} {:>7}",
+        "layer",
+        "shapes",
+        "shares",
+        "computed",
+        "kept",
+        "held",
+        "segments",
+        "layout",
+        "plan layout",
+        "values",
+        "seconds"
+    );
+    println!(
+        "  {:>5} {:>10} {:>9} {:>9} {:>9} {:>9} {:>9} {:>11} {:>11} {:>11}",
+        "", "MiB", "MiB", "tile MiB", "tile MiB", "tile MiB", "MiB", "MiB", "MiB", "GiB"
+    );
+    for (l, p) in layers.iter().zip(&plan.layers) {
+        println!(
+            "  {:>5} {:>10.1} {:>9.2} {:>9.1} {:>9.1} {:>9.1} {:>9.2} {:>11.1} {:>11.1} {:>11.3} {:>7.2}",
+            l.layer,
+            mib(l.shape_bytes),
+            mib(l.shares_bytes),
+            mib(l.computed_tile_bytes),
+            mib(l.kept_tile_bytes),
+            mib(l.held_tile_bytes),
+            mib(l.segment_bytes),
+            mib(l.layout_bytes),
+            mib(p.layout_bytes_per_rank),
+            gib(l.value_bytes),
+            l.seconds
+        );
+    }
+    println!();
+    println!(
+        "peak layout  {:.1} MiB measured (plan: {:.1} MiB)",
+        mib(peak_layout),
+        mib(plan.layers.iter().map(|l| l.layout_bytes_per_rank).max().unwrap_or(0))
+    );
+    println!(
+        "peak         {:.2} GiB of layout and values (plan: {:.2} GiB)",
+        gib(peak_total),
+        gib(plan.peak_bytes_per_rank)
+    );
+    println!("seconds      {seconds:.1}");
     Ok(())
 }
 

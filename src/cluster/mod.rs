@@ -51,6 +51,7 @@ pub mod launch;
 pub mod mpi;
 pub mod partition;
 pub mod ranks;
+pub mod rehearse;
 pub mod solve;
 
 pub use ranks::{Alone, Ranks};

@@ -73,7 +73,9 @@ pub struct RankShares {
     pub columns: Vec<usize>,
     /// Rank `r` keeps the rows (movers) `rows[r]..rows[r + 1]` for the layer before.
     pub rows: Vec<usize>,
-    /// The rank that writes each shard (none when the layer is not written).
+    /// The shards of the layer (none when it is not written), and the rank that writes each.
+    pub shards: Vec<Range<usize>>,
+    /// The rank that writes each shard.
     pub owners: Vec<usize>,
     /// The rows each rank receives after the layer: those it keeps and those of the
     /// shards it writes.
@@ -93,9 +95,20 @@ impl RankShares {
     ) -> RankShares {
         let columns = compute_bounds(space, shape, ranks);
         let rows = row_bounds(space, shape, before, ranks);
-        let owners = if writes { shard_owners(shape, &rows) } else { Vec::new() };
-        let received = (0..ranks).map(|r| received_rows(shape, &rows, &owners, r)).collect();
-        RankShares { columns, rows, owners, received }
+        let shards = if writes { shard_ranges(shape) } else { Vec::new() };
+        let owners = shard_owners(shape, &shards, &rows);
+        let received = (0..ranks).map(|r| received_rows(&shards, &rows, &owners, r)).collect();
+        RankShares { columns, rows, shards, owners, received }
+    }
+
+    /// Bytes these shares hold.
+    pub fn bytes(&self) -> u64 {
+        let word = std::mem::size_of::<usize>() as u64;
+        word * (self.columns.len()
+            + self.rows.len()
+            + 2 * self.shards.len()
+            + self.owners.len()
+            + 2 * self.received.len()) as u64
     }
 
     /// The opponents rank `rank` computes.
@@ -138,10 +151,11 @@ impl RankShares {
     }
 }
 
-/// Where each shard of a finished layer is written: by the rank that keeps most of its
-/// positions (the lowest such rank on a tie), so that few values travel only to be written.
-pub fn shard_owners(shape: &LayerShape, rows: &[usize]) -> Vec<usize> {
-    shard_ranges(shape)
+/// Where each shard (`shards`, mover ranges of `shape`) of a finished layer is written: by
+/// the rank that keeps most of its positions (the lowest such rank on a tie), so that few
+/// values travel only to be written.
+pub fn shard_owners(shape: &LayerShape, shards: &[Range<usize>], rows: &[usize]) -> Vec<usize> {
+    shards
         .iter()
         .map(|shard| {
             let overlap = |r: usize| {
@@ -167,10 +181,10 @@ pub fn shard_owners(shape: &LayerShape, rows: &[usize]) -> Vec<usize> {
 /// The rows rank `rank` receives after a layer: those it keeps for the layer before and
 /// those of the shards it writes (one range: every such shard overlaps the rows it keeps,
 /// or it would not write it).
-pub fn received_rows(shape: &LayerShape, rows: &[usize], owners: &[usize], rank: usize) -> Range<usize> {
+pub fn received_rows(shards: &[Range<usize>], rows: &[usize], owners: &[usize], rank: usize) -> Range<usize> {
     let mut start = rows[rank];
     let mut end = rows[rank + 1];
-    for (shard, &owner) in shard_ranges(shape).iter().zip(owners) {
+    for (shard, &owner) in shards.iter().zip(owners) {
         if owner == rank {
             start = start.min(shard.start);
             end = end.max(shard.end);

@@ -12,9 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use super::partition::{RankShares, row_bounds};
 use super::ranks::Ranks;
-use crate::duel::shard::{
-    self, LayerEntry, Manifest, ShardEntry, ShardError, check_manifest, shard_ranges, verify_listed,
-};
+use crate::duel::shard::{self, LayerEntry, Manifest, ShardEntry, ShardError, check_manifest, verify_listed};
 use crate::duel::solve::{LayerRows, solve_tile};
 use crate::duel::{DuelValue, LayerShape, Space, Tile};
 
@@ -232,7 +230,7 @@ pub fn solve_tables<V: DuelValue + Pod>(
             });
             if writes {
                 let to_write =
-                    shard_ranges(&shape).into_iter().enumerate().filter(|&(i, _)| shares.owners[i] == me).collect();
+                    shares.shards.iter().cloned().enumerate().filter(|&(i, _)| shares.owners[i] == me).collect();
                 jobs.send((mine.clone(), to_write))
                     .map_err(|_| ClusterError::Exchange("the shard writer stopped".into()))?;
             }
@@ -583,7 +581,7 @@ impl<V> Outcome<V> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use std::collections::BTreeMap;
     use std::path::PathBuf;
 
@@ -601,7 +599,7 @@ mod tests {
     }
 
     /// Solves on `size` thread ranks into a fresh directory.
-    fn solve_on_threads<V: DuelValue + Pod>(space: &Space, size: usize, dir: &Path) -> Outcome<V> {
+    pub(crate) fn solve_on_threads<V: DuelValue + Pod>(space: &Space, size: usize, dir: &Path) -> Outcome<V> {
         let outcomes: Vec<Outcome<V>> = std::thread::scope(|s| {
             let handles: Vec<_> = threads::group(size)
                 .into_iter()

@@ -1,0 +1,122 @@
+//! A rank's rehearsal: the partition and layout structures one rank of a solve would build
+//! at each layer, built for real but without computing a value, and measured.
+//!
+//! This turns a plan's memory claim for a game too large to solve here (the full game at
+//! 1,024 ranks, say) into a measurement on one ordinary machine: the structures are the
+//! very ones the cluster solve builds ([`RankShares`], its tiles and exchange segments),
+//! only the values are left out, and they are counted instead.
+
+use std::time::Instant;
+
+use serde::Serialize;
+
+use super::partition::RankShares;
+use crate::duel::{LayerShape, Space, Tile};
+
+/// What one rank holds at one layer of a solve, in bytes.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct RankLayer {
+    /// The layer.
+    pub layer: usize,
+    /// The per-card shapes of this layer and of the layer solved next.
+    pub shape_bytes: u64,
+    /// Who computes, keeps and writes what (a few numbers per rank and per shard).
+    pub shares_bytes: u64,
+    /// The tile of the pairs this rank computes (every mover against its opponents).
+    pub computed_tile_bytes: u64,
+    /// The tile of the rows it keeps of this layer (its movers against every opponent).
+    pub kept_tile_bytes: u64,
+    /// The tile of the rows it kept of the layer after, still held while computing.
+    pub held_tile_bytes: u64,
+    /// The exchange's per-row segment lengths.
+    pub segment_bytes: u64,
+    /// All of the above.
+    pub layout_bytes: u64,
+    /// Positions it computes.
+    pub computed_positions: u64,
+    /// Positions of the rows it receives (kept, and of the shards it writes).
+    pub received_positions: u64,
+    /// Bytes of values it would hold at once, at `value_bytes` per value: the computed
+    /// pairs with the larger of the next layer's rows and the rows received.
+    pub value_bytes: u64,
+    /// Seconds the structures took to build.
+    pub seconds: f64,
+}
+
+/// Builds rank `rank`'s structures for every layer of `space` from the last down to
+/// `stop_after`, as a solve over `ranks` ranks writing every layer would, one layer at a
+/// time, and measures them; values are counted at `value_bytes` bytes each, not computed.
+pub fn rehearse(space: &Space, ranks: usize, rank: usize, stop_after: usize, value_bytes: u64) -> Vec<RankLayer> {
+    assert!(rank < ranks, "rank {rank} of {ranks}");
+    let mut held: Option<(Tile, u64)> = None;
+    let mut next_shape = None;
+    let mut layers = Vec::new();
+    for layer in (stop_after.max(space.first_layer())..space.end_layer()).rev() {
+        let started = Instant::now();
+        let shape = next_shape.take().unwrap_or_else(|| LayerShape::new(space, layer));
+        let before = (layer > stop_after).then(|| LayerShape::new(space, layer - 1));
+        let shares = RankShares::new(space, &shape, before.as_ref(), ranks, true);
+        let computed = shares.computed_tile(space, &shape, rank);
+        let kept = shares.kept_tile(space, &shape, rank);
+        let segments = if ranks > 1 { shares.received_segments(space, &shape, rank) } else { Vec::new() };
+        let received = shape.rows(shares.received[rank].clone());
+        let received_positions = received.end - received.start;
+        let (held_tile_bytes, held_positions) = held.as_ref().map_or((0, 0), |(tile, values)| (tile.bytes(), *values));
+        let mut report = RankLayer {
+            layer,
+            shape_bytes: shape.bytes() + before.as_ref().map_or(0, LayerShape::bytes),
+            shares_bytes: shares.bytes(),
+            computed_tile_bytes: computed.bytes(),
+            kept_tile_bytes: kept.bytes(),
+            held_tile_bytes,
+            segment_bytes: std::mem::size_of_val(segments.as_slice()) as u64,
+            computed_positions: computed.positions(),
+            received_positions,
+            value_bytes: value_bytes * (computed.positions() + held_positions.max(received_positions)),
+            ..RankLayer::default()
+        };
+        report.layout_bytes = report.shape_bytes
+            + report.shares_bytes
+            + report.computed_tile_bytes
+            + report.kept_tile_bytes
+            + report.held_tile_bytes
+            + report.segment_bytes;
+        report.seconds = started.elapsed().as_secs_f64();
+        tracing::info!(layer, seconds = report.seconds, layout_bytes = report.layout_bytes, "rehearsed");
+        layers.push(report);
+        held = Some((kept, received_positions));
+        next_shape = before;
+    }
+    layers
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::duel::Cards;
+    use crate::game::{CategorySet, Game, Rules};
+
+    /// The rehearsal builds what the solve builds: the same tile bytes and values, rank by
+    /// rank, as the thread-rank solve reports.
+    #[test]
+    fn the_rehearsal_measures_what_the_solve_holds() {
+        let cards = Cards::new(Game { rules: Rules::Official, categories: CategorySet::first(5) });
+        let space = Space::whole_game(&cards);
+        let dir = tempfile::tempdir().unwrap();
+        let solved = crate::cluster::solve::tests::solve_on_threads::<f32>(&space, 3, dir.path());
+        for rank in 0..3 {
+            let rehearsed = rehearse(&space, 3, rank, 0, 4);
+            assert_eq!(rehearsed.len(), solved.layers.len());
+            for (r, s) in rehearsed.iter().zip(&solved.layers) {
+                assert_eq!(r.layer, s.layer);
+                assert_eq!(
+                    r.computed_tile_bytes + r.kept_tile_bytes + r.held_tile_bytes,
+                    s.tile_bytes[rank],
+                    "layer {}",
+                    r.layer
+                );
+                assert_eq!(r.value_bytes, s.value_bytes[rank], "layer {}", r.layer);
+            }
+        }
+    }
+}
