@@ -13,7 +13,9 @@ use yz::cluster::{LayerReport, Ranks, SolveOptions, solve_tables as solve_cluste
 use yz::duel::advise::{PositionSource, Solved, Tables};
 use yz::duel::calibrate::calibrate;
 use yz::duel::count::{LayerCount, count_layers, count_layers_from, count_terminal};
-use yz::duel::plan::{MAX_RANKS, PlanSpec, check_fits, gib, min_ranks};
+use yz::duel::plan::{
+    DRAW_VALUE_BYTES, MAX_RANKS, PLAIN_VALUE_BYTES, PlanSpec, check_fits, gib, min_ranks, value_bytes,
+};
 use yz::duel::{Cards, DuelValue, Space, SpaceError, WinDraw, solve};
 use yz::game::{Card, Game, RollId, StateId, parse_dice};
 use yz::turn::choice::{Choice, ChoiceJson};
@@ -251,12 +253,12 @@ pub fn run(command: DuelCommand, data: &Path, as_json: bool) -> Result<()> {
             Ok(())
         }
         DuelCommand::Advise { game, position, dice, rolls_left } => {
-            let cards = Cards::new(game.game()?);
-            let p = position.parse(&cards)?;
             let roll = parse_dice(&dice)?;
             if rolls_left > 2 {
                 bail!("--rolls-left must be 0, 1 or 2 (rerolls still allowed this turn); got {rolls_left}");
             }
+            let cards = Cards::new(game.game()?);
+            let p = position.parse(&cards)?;
             if p.layer == 2 * cards.boxes() {
                 bail!("both cards are full: the game is over");
             }
@@ -441,10 +443,18 @@ fn solved_layers(space: &Space, options: &SolveOptions) -> Vec<LayerCount> {
     count_layers_from(space, options.stop_after)
 }
 
-/// Bytes of a value while solving: the draw probability rides along when the solve runs to
-/// the start of the game.
-fn value_bytes(options: &SolveOptions) -> u64 {
-    if options.stop_after == 0 { std::mem::size_of::<WinDraw<f32>>() as u64 } else { 4 }
+/// The plan of the layers a solve runs on `ranks` ranks with `available` bytes each (if
+/// known), with the draw probability carried where it fits ([`value_bytes`]).
+fn plan_spec(
+    space: &Space,
+    options: &SolveOptions,
+    counts: &[LayerCount],
+    ranks: u64,
+    available: Option<u64>,
+) -> PlanSpec {
+    let spec = PlanSpec { ranks, value_bytes: PLAIN_VALUE_BYTES, write_from: options.write_from };
+    let to_start = options.stop_after == 0;
+    PlanSpec { value_bytes: value_bytes(counts, space.cards().boxes(), spec, to_start, available), ..spec }
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -464,9 +474,9 @@ fn solve_on(
     let options = layer_args.options(&space, resume)?;
     let layers = solved_layers(&space, &options);
     let positions: u64 = layers.iter().map(|l| l.positions).sum();
-    let spec =
-        PlanSpec { ranks: ranks.size() as u64, value_bytes: value_bytes(&options), write_from: options.write_from };
-    if let Some(available) = memory_per_rank(|name| std::env::var(name).ok(), mem_available()) {
+    let available = memory_per_rank(|name| std::env::var(name).ok(), mem_available());
+    let spec = plan_spec(&space, &options, &layers, ranks.size() as u64, available);
+    if let Some(available) = available {
         check_fits(&layers, cards.boxes(), spec, available)?;
     }
     let dir = out.unwrap_or_else(|| data.join(format!("{}{}", table_prefix(game), scope.name())));
@@ -487,7 +497,7 @@ fn solve_on(
     };
     let context = || format!("table directory {}", dir.display());
     let to_start = options.stop_after == 0;
-    let (report, outcome) = if to_start {
+    let (report, outcome) = if spec.value_bytes == DRAW_VALUE_BYTES {
         let outcome = solve_cluster::<WinDraw<f32>>(&space, ranks, &dir, options, progress).with_context(context)?;
         let start = outcome.first_value.unwrap_or_default();
         let known = |x: f64| if x.is_nan() { serde_json::Value::Null } else { json!(x) };
@@ -495,7 +505,11 @@ fn solve_on(
         (report, outcome.map_first(|v| v.value()))
     } else {
         let outcome = solve_cluster::<f32>(&space, ranks, &dir, options, progress).with_context(context)?;
-        (json!({}), outcome.map_first(|v| v as f64))
+        let report = match outcome.first_value.filter(|_| to_start) {
+            Some(v) => json!({"value": v, "p_win": null, "p_draw": null, "p_lose": null}),
+            None => json!({}),
+        };
+        (report, outcome.map_first(|v| v as f64))
     };
     if ranks.rank() != 0 {
         return Ok(());
@@ -528,7 +542,9 @@ fn solve_on(
         for key in ["p_win", "p_draw", "p_lose"] {
             match report[key].as_f64() {
                 Some(p) => println!("{key:<12} {p:.6}"),
-                None => println!("{key:<12} unknown (resumed from stored layers, which keep values only)"),
+                None => println!(
+                    "{key:<12} unknown (winning chances only: resumed from stored layers, or values with draws did not fit)"
+                ),
             }
         }
     } else {
@@ -569,7 +585,8 @@ fn plan(
     let space = scope.space(&cards);
     let options = layer_args.options(&space, false)?;
     let counts = solved_layers(&space, &options);
-    let spec = PlanSpec { ranks, value_bytes: value_bytes(&options), write_from: options.write_from };
+    let mem_bytes = (mem_per_rank * (1u64 << 30) as f64) as u64;
+    let spec = plan_spec(&space, &options, &counts, ranks, Some(mem_bytes));
     let plan = yz::duel::plan::plan(&counts, cards.boxes(), spec);
     if !as_json {
         eprintln!("measuring the solve rate of each of the {} layers on a sample of its pairs ...", counts.len());
@@ -578,7 +595,6 @@ fn plan(
     let core_hours: f64 = rates.iter().map(|r| r.core_hours).sum();
     let core_hours_min: f64 = rates.iter().map(|r| r.core_hours_min).sum();
     let core_hours_max: f64 = rates.iter().map(|r| r.core_hours_max).sum();
-    let mem_bytes = (mem_per_rank * (1u64 << 30) as f64) as u64;
     let fits = plan.peak_bytes_per_rank <= mem_bytes;
     let min_ranks = min_ranks(&counts, cards.boxes(), spec, mem_bytes, MAX_RANKS);
     if as_json {
@@ -665,7 +681,7 @@ fn rehearse(game: Game, scope: &Scope, layer_args: &LayerArgs, ranks: u64, rank:
     let space = scope.space(&cards);
     let options = layer_args.options(&space, false)?;
     let counts = solved_layers(&space, &options);
-    let spec = PlanSpec { ranks, value_bytes: value_bytes(&options), write_from: options.write_from };
+    let spec = plan_spec(&space, &options, &counts, ranks, None);
     let plan = yz::duel::plan::plan(&counts, cards.boxes(), spec);
     if !as_json {
         eprintln!("building rank {rank}'s structures of {} layers at {ranks} ranks ...", counts.len());

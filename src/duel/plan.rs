@@ -24,6 +24,13 @@ pub const VALUE_BYTES: u64 = 4;
 /// to 8.5 on its large layers). Measured on a small game only.
 pub const EXCHANGE_COMPRESSION: f64 = 2.9;
 
+/// How much more than `1/P` of a layer the busiest rank holds: the partition balances
+/// kernel work, not positions or pairs. Measured by `yz duel plan --rehearse-rank 511
+/// --ranks 1024` on the full game: values 5% and tiles 16% above the even share at layer
+/// 14 (README, "Rehearsal").
+const VALUE_IMBALANCE: f64 = 1.1;
+/// The same for the tiles (one offset per pair).
+const TILE_IMBALANCE: f64 = 1.2;
 /// Bytes of one offset of a [`super::Tile`] (a `u64` per pair).
 const OFFSET_BYTES: u64 = 8;
 /// Bytes per card of a [`super::LayerShape`]: the card id and its row start.
@@ -115,8 +122,11 @@ pub fn plan(counts: &[LayerCount], boxes: usize, spec: PlanSpec) -> Plan {
             let next_pairs = next.map_or(0, |n| n.movers * n.opponents);
             let pairs = c.movers * c.opponents;
             let exchanged_bytes = c.positions * VALUE_BYTES / ranks * (ranks - 1);
-            let value_bytes_per_rank = value_bytes * (share(c.positions) + share(c.positions.max(next_positions)));
-            let layout_bytes_per_rank = OFFSET_BYTES * (2 * share(pairs) + share(next_pairs) + c.movers)
+            let values = value_bytes * (share(c.positions) + share(c.positions.max(next_positions)));
+            let value_bytes_per_rank = (values as f64 * VALUE_IMBALANCE) as u64;
+            let tiles = OFFSET_BYTES * (2 * share(pairs) + share(next_pairs));
+            let layout_bytes_per_rank = (tiles as f64 * TILE_IMBALANCE) as u64
+                + OFFSET_BYTES * c.movers
                 + CARD_BYTES * 2 * (c.movers + c.opponents);
             LayerPlan {
                 layer: c.layer,
@@ -210,6 +220,21 @@ pub fn check_fits(counts: &[LayerCount], boxes: usize, spec: PlanSpec, available
         available,
         min_ranks: min_ranks(counts, boxes, spec, budget, MAX_RANKS),
     })
+}
+
+/// Bytes of a stored value (an `f32` winning chance).
+pub const PLAIN_VALUE_BYTES: u64 = 4;
+/// Bytes of a value carrying the draw probability beside it.
+pub const DRAW_VALUE_BYTES: u64 = 8;
+
+/// Bytes of a value while solving: the draw probability rides along (so a solve from the
+/// start reports P(win), P(draw), P(lose)) when the solve reaches the game's start
+/// (`to_start`) and still fits `available` bytes per rank (unknown: it fits); otherwise
+/// plain winning chances, which halve the memory.
+pub fn value_bytes(counts: &[LayerCount], boxes: usize, spec: PlanSpec, to_start: bool, available: Option<u64>) -> u64 {
+    let with_draws = PlanSpec { value_bytes: DRAW_VALUE_BYTES, ..spec };
+    let fits = available.is_none_or(|bytes| check_fits(counts, boxes, with_draws, bytes).is_ok());
+    if to_start && fits { DRAW_VALUE_BYTES } else { PLAIN_VALUE_BYTES }
 }
 
 /// Bytes in GiB.
