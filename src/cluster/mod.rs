@@ -12,10 +12,20 @@
 //! so each pair is computed alone exactly as in the single-process solve and the values do
 //! not depend on the number of ranks.
 //!
+//! # Layout
+//!
+//! No rank holds a structure with an entry per pair of a whole layer (the full game's
+//! largest layers have 6e9 pairs). A rank builds the per-card [`crate::duel::LayerShape`]
+//! (cards, one row start per mover), the [`partition::RankShares`] (a few numbers per rank
+//! and shard), and two [`crate::duel::Tile`]s per layer: the pairs it computes and the rows
+//! it keeps, `1/P` of the layer's pairs each. Row lengths and rank loads are summed over
+//! bound classes. [`rehearse`] builds one rank's structures without values, to measure them.
+//!
 //! # Exchange
 //!
 //! After the layer, its values sit in blocks by opponent range while the layer before needs
-//! them by mover. One all-to-all transposes them: the rows are split into ranges
+//! them by mover. One all-to-all (in pieces of at most a set size, see [`Ranks`])
+//! transposes them: the rows are split into ranges
 //! ([`partition::row_bounds`]: the opponent ranges of layer `t − 1`, since its opponents are
 //! layer `t`'s movers), and each rank sends every other rank the slice of its block for
 //! that rank's rows (one contiguous slice, zstd-compressed), then assembles its rows from
