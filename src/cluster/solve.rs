@@ -79,7 +79,7 @@ pub struct Outcome<V> {
     pub resumed_from: Option<usize>,
     /// The layers solved now, in solve order (rank 0 only).
     pub layers: Vec<LayerReport>,
-    /// Bytes of every shard the manifest lists (rank 0 only).
+    /// Bytes of every shard the manifest lists, those of earlier runs included (rank 0 only).
     pub table_bytes: u64,
     /// The value of the first position of the space's first layer (the start of the game
     /// when the space starts at layer 0), on the rank that holds it.
@@ -261,6 +261,9 @@ pub fn solve_tables<V: DuelValue + Pod>(
     {
         outcome.first_value = Some(value);
     }
+    if me == 0 {
+        outcome.table_bytes = manifest.listed().iter().map(|(_, shard)| shard.bytes).sum();
+    }
     Ok(outcome)
 }
 
@@ -413,7 +416,6 @@ fn record<V>(
             )));
         }
         let entry = LayerEntry { layer, positions, shards: shards.into_iter().map(|(_, s)| s).collect() };
-        outcome.table_bytes += entry.shards.iter().map(|s| s.bytes).sum::<u64>();
         manifest.layers.push(entry);
         manifest.complete = manifest.layers.len() == manifest.end_layer - manifest.first_layer;
         manifest.write(dir)?;
@@ -695,6 +697,8 @@ pub(crate) mod tests {
         });
         assert_eq!(resumed[0].resumed_from, Some(5));
         assert_eq!(files(&cut), files(&whole));
+        let whole_bytes = Manifest::open(&whole).unwrap().listed().iter().map(|(_, s)| s.bytes).sum::<u64>();
+        assert_eq!(resumed[0].table_bytes, whole_bytes, "a resumed solve reports every table's bytes");
         // Only layers 6 and 7 written; the solve still runs to the start and finds its value.
         let partial = solve_tables::<f32>(&space, &Alone, &top, SolveOptions { write_from: 6, ..every }, |_| {});
         let partial = partial.unwrap();
