@@ -277,9 +277,29 @@ fn shard_file(layer: usize, index: usize) -> String {
     format!("layer-{layer:02}-shard-{index:05}.yzs")
 }
 
-/// Reads the values of the movers `entry` holds, checking them against `shape`.
+/// Why a shard name a manifest lists for `layer` may not be opened, if it may not: only a
+/// name this writer gives (`layer-NN-shard-NNNNN.yzs` of that layer) inside the table
+/// directory, and no symbolic link, so a manifest can never make a reader open a file
+/// outside its directory or learn whether one exists.
+fn unconfined(dir: &Path, layer: usize, file: &str) -> Option<String> {
+    let index = file.strip_prefix(&format!("layer-{layer:02}-shard-")).and_then(|rest| rest.strip_suffix(".yzs"));
+    if !index.is_some_and(|i| i.len() == 5 && i.bytes().all(|b| b.is_ascii_digit())) {
+        return Some(format!(
+            "the manifest lists {file:?} for layer {layer}; a shard's name is layer-{layer:02}-shard-NNNNN.yzs, \
+             a plain name inside the table directory"
+        ));
+    }
+    let is_link = std::fs::symlink_metadata(dir.join(file)).is_ok_and(|m| m.file_type().is_symlink());
+    is_link.then(|| format!("{file} is a symbolic link; shards must be regular files in the table directory"))
+}
+
+/// Reads the values of the movers `entry` holds, checking them against `shape`: each a
+/// winning chance, finite and within 0 to 1.
 pub fn read_shard(dir: &Path, game: Game, shape: &LayerShape, entry: &ShardEntry) -> Result<Vec<f32>, ShardError> {
     let path = dir.join(&entry.file);
+    if let Some(what) = unconfined(dir, shape.layer, &entry.file) {
+        return Err(ShardError::Mismatch { path: dir.join(MANIFEST_FILE), what });
+    }
     let file = StoreFile::open(&path, SHARD_KIND)?;
     let mismatch = |what: String| ShardError::Mismatch { path: path.clone(), what };
     let header: ShardHeader = serde_json::from_value(file.metadata().clone())
@@ -318,7 +338,14 @@ pub fn read_shard(dir: &Path, game: Game, shape: &LayerShape, entry: &ShardEntry
     if raw.len() != raw_len {
         return Err(ShardError::Decompress { path, reason: format!("{} bytes instead of {raw_len}", raw.len()) });
     }
-    Ok(raw.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect())
+    let values: Vec<f32> = raw.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();
+    if let Some(at) = values.iter().position(|v| !(0.0..=1.0).contains(v)) {
+        return Err(mismatch(format!(
+            "value {} at position {at} of layer {} movers {}..{} is not a winning chance (0 to 1)",
+            values[at], shape.layer, entry.mover_start, entry.mover_end
+        )));
+    }
+    Ok(values)
 }
 
 /// The shards of a layer: contiguous mover ranges of at most [`SHARD_POSITIONS`]
@@ -498,6 +525,10 @@ pub fn verify_file(path: &Path) -> Result<TableCheck, ShardError> {
 pub fn verify_listed(dir: &Path, game: &GameTag, layer: usize, entry: &ShardEntry) -> FileCheck {
     let path = dir.join(&entry.file);
     let mut check = FileCheck { path: path.clone(), layer: Some(layer), checksum: None, problem: None };
+    if let Some(problem) = unconfined(dir, layer, &entry.file) {
+        check.problem = Some(problem);
+        return check;
+    }
     let file = match StoreFile::open(&path, SHARD_KIND) {
         Ok(file) => file,
         Err(error) => {

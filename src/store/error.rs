@@ -20,6 +20,16 @@ pub enum StoreError {
         source: io::Error,
     },
 
+    /// The path is not a regular file (a FIFO, a device, a directory): opening it could
+    /// block or read something else, so it is refused before it is opened.
+    #[error("{} is not a regular file but a {what}; a yz store file is a regular file", .path.display())]
+    NotARegularFile {
+        /// The path.
+        path: PathBuf,
+        /// What it is instead.
+        what: &'static str,
+    },
+
     /// The file does not start with the store magic bytes: it is not a yz store file.
     #[error("{} is not a yz store file (it does not start with the YZSTORE magic bytes)", .path.display())]
     NotAStoreFile {

@@ -119,12 +119,25 @@ pub fn verify(path: &Path) -> Result<VerifyReport, StoreError> {
 }
 
 fn map_file(path: &Path) -> Result<Mmap, StoreError> {
+    check_regular(path)?;
     let file = File::open(path).map_err(|source| StoreError::Io { path: path.to_owned(), action: "open", source })?;
     // SAFETY: a mapping is only sound while nobody changes the file. yz writes each store
     // file once, under a temporary name, and renames it into place; it never modifies a
     // file in place, and a later write replaces the directory entry, not the contents of
     // the mapped file.
     unsafe { Mmap::map(&file) }.map_err(|source| StoreError::Io { path: path.to_owned(), action: "map", source })
+}
+
+/// Refuses a path that is not a regular file (after following symbolic links) before it
+/// is opened: opening a FIFO blocks until a writer comes.
+pub fn check_regular(path: &Path) -> Result<(), StoreError> {
+    let meta =
+        std::fs::metadata(path).map_err(|source| StoreError::Io { path: path.to_owned(), action: "open", source })?;
+    if meta.is_file() {
+        return Ok(());
+    }
+    let what = if meta.is_dir() { "directory" } else { "special file (FIFO, socket or device)" };
+    Err(StoreError::NotARegularFile { path: path.to_owned(), what })
 }
 
 /// Where things are in a checked file, and what its header says.
