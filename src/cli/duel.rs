@@ -48,6 +48,10 @@ pub enum DuelCommand {
         resume: bool,
         #[command(flatten)]
         layers: LayerArgs,
+        /// Replace tables of another game or scope found in the output directory (without
+        /// it, the solve refuses them and says what is there).
+        #[arg(long)]
+        force: bool,
     },
     /// The mover's winning chance (P(win) + ½ P(draw)) at the start of a turn.
     Value {
@@ -131,7 +135,7 @@ impl LayerArgs {
             bail!("--stop-after-layer {stop_after}: this solve covers layers {first}..={}", end - 1);
         }
         let write_from = SolveOptions::parse_write(&self.write).map_err(anyhow::Error::msg)?;
-        Ok(SolveOptions { resume, stop_after, write_from })
+        Ok(SolveOptions { resume, stop_after, write_from, force: false })
     }
 }
 
@@ -219,8 +223,8 @@ pub fn run(command: DuelCommand, data: &Path, as_json: bool) -> Result<()> {
                 None => plan(game.game()?, &scope, &layers, ranks, mem_per_rank, &calibration, as_json),
             }
         }
-        DuelCommand::Solve { game, scope, out, resume, layers } => {
-            solve_tables(game.game()?, &scope, &layers, out, resume, data, as_json)
+        DuelCommand::Solve { game, scope, out, resume, layers, force } => {
+            solve_tables(game.game()?, &scope, &layers, out, resume, force, data, as_json)
         }
         DuelCommand::Value { game, position } => {
             let cards = Cards::new(game.game()?);
@@ -416,25 +420,27 @@ fn print_layers(layers: &[LayerCount]) {
 
 /// Runs the solve on the ranks this build has: the MPI world (feature `mpi`), else this
 /// process alone. In an MPI job a rank that fails reports itself and aborts the job.
+#[allow(clippy::too_many_arguments)]
 fn solve_tables(
     game: Game,
     scope: &Scope,
     layers: &LayerArgs,
     out: Option<PathBuf>,
     resume: bool,
+    force: bool,
     data: &Path,
     as_json: bool,
 ) -> Result<()> {
     #[cfg(feature = "mpi")]
     {
         let world = yz::cluster::mpi::World::init()?;
-        let result = solve_on(&world, game, scope, layers, out, resume, data, as_json);
+        let result = solve_on(&world, game, scope, layers, out, (resume, force), data, as_json);
         world.stop_on_error(result)
     }
     #[cfg(not(feature = "mpi"))]
     {
         yz::cluster::launch::check(1, false, |name| std::env::var(name).ok())?;
-        solve_on(&yz::cluster::Alone, game, scope, layers, out, resume, data, as_json)
+        solve_on(&yz::cluster::Alone, game, scope, layers, out, (resume, force), data, as_json)
     }
 }
 
@@ -464,14 +470,14 @@ fn solve_on(
     scope: &Scope,
     layer_args: &LayerArgs,
     out: Option<PathBuf>,
-    resume: bool,
+    (resume, force): (bool, bool),
     data: &Path,
     as_json: bool,
 ) -> Result<()> {
     let started = Instant::now();
     let cards = Cards::new(game);
     let space = scope.space(&cards);
-    let options = layer_args.options(&space, resume)?;
+    let options = SolveOptions { force, ..layer_args.options(&space, resume)? };
     let layers = solved_layers(&space, &options);
     let positions: u64 = layers.iter().map(|l| l.positions).sum();
     let available = memory_per_rank(|name| std::env::var(name).ok(), mem_available());

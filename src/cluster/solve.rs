@@ -36,6 +36,22 @@ pub enum ClusterError {
         /// Why not.
         reason: String,
     },
+    /// The table directory holds other tables, which a fresh solve would replace.
+    #[error("{dir} holds {what}; choose another --out, --resume to continue them, or --force to replace them")]
+    Overwrite {
+        /// The table directory.
+        dir: String,
+        /// What it holds.
+        what: String,
+    },
+    /// Another solve is writing into the table directory.
+    #[error(
+        "another yz solve is writing into {dir} (it holds the directory's lock); wait for it, or choose another --out"
+    )]
+    Busy {
+        /// The table directory.
+        dir: String,
+    },
     /// Rank 0 stopped the solve (its own error says why).
     #[error("rank 0 stopped the solve; its message says why")]
     StoppedByRankZero,
@@ -141,12 +157,14 @@ pub struct SolveOptions {
     /// Layers from this one on are written as shards; those below are solved and handed
     /// on but not kept (`0`: every layer; `usize::MAX`: none).
     pub write_from: usize,
+    /// Replace tables of another game or scope found in the directory (else refused).
+    pub force: bool,
 }
 
 impl SolveOptions {
     /// Every layer of `space`, all written, from scratch.
     pub fn whole(space: &Space) -> SolveOptions {
-        SolveOptions { resume: false, stop_after: space.first_layer(), write_from: 0 }
+        SolveOptions { resume: false, stop_after: space.first_layer(), write_from: 0, force: false }
     }
 
     /// The first layer written, from `all`, `none` or `K..` (layer K and those after it).
@@ -177,7 +195,8 @@ pub fn solve_tables<V: DuelValue + Pod>(
     let game = space.cards().game();
     let first = space.first_layer();
     let last = options.stop_after.max(first);
-    let mut manifest = start(space, ranks, dir, options.resume)?;
+    // Rank 0 holds the table directory's lock until the solve ends.
+    let (mut manifest, _lock) = start(space, ranks, dir, options)?;
     let mut outcome = Outcome { resumed_from: None, layers: Vec::new(), table_bytes: 0, first_value: None };
     // The rows of the last finished layer this rank holds.
     let mut held: Option<Arc<Held<V>>> = None;
@@ -278,26 +297,52 @@ struct Pending {
 
 /// The manifest to continue: a fresh one (written by rank 0), or with `resume` the one in
 /// `dir` after rank 0 checked it and every rank checked a share of its shards.
-fn start(space: &Space, ranks: &impl Ranks, dir: &Path, resume: bool) -> Result<Manifest, ClusterError> {
+fn start(
+    space: &Space,
+    ranks: &impl Ranks,
+    dir: &Path,
+    SolveOptions { resume, force, .. }: SolveOptions,
+) -> Result<(Manifest, Option<std::fs::File>), ClusterError> {
     let (me, size) = (ranks.rank(), ranks.size());
     let game = space.cards().game();
     let fresh = Manifest::new(game, space.first_layer(), space.end_layer());
     let refuse = |reason: String| ClusterError::Resume { dir: dir.display().to_string(), reason };
     // Rank 0 decides: a manifest to continue, a fresh start, or an error it reports.
     let mut decision: Result<Manifest, ClusterError> = Ok(fresh.clone());
+    let mut lock = None;
     if me == 0 {
-        // Writers killed mid-write (a cancelled or requeued job) leave their temporary files.
-        if dir.is_dir() {
-            match crate::store::remove_stale_temp_files(dir) {
-                Ok(removed) if !removed.is_empty() => {
-                    tracing::info!(dir = %dir.display(), ?removed, "removed temporary files of an interrupted run")
-                }
-                Ok(_) => {}
-                Err(e) => tracing::warn!(dir = %dir.display(), error = %e, "cannot clear old temporary files"),
+        match lock_dir(dir) {
+            Ok(held) => lock = Some(held),
+            Err(e) => decision = Err(e),
+        }
+    }
+    if me == 0 && decision.is_ok() {
+        // Writers killed mid-write (a cancelled or requeued job) leave their temporary
+        // files; with the directory locked, no live writer's can be among them.
+        match crate::store::remove_stale_temp_files(dir) {
+            Ok(removed) if !removed.is_empty() => {
+                tracing::info!(dir = %dir.display(), ?removed, "removed temporary files of an interrupted run")
             }
+            Ok(_) => {}
+            Err(e) => tracing::warn!(dir = %dir.display(), error = %e, "cannot clear old temporary files"),
         }
         let exists = dir.join(shard::MANIFEST_FILE).exists();
-        decision = if resume && exists {
+        decision = if exists && !resume && !force {
+            let there = match Manifest::open(dir) {
+                Ok(m)
+                    if (m.game == fresh.game
+                        && (m.first_layer, m.end_layer) == (fresh.first_layer, fresh.end_layer)) =>
+                {
+                    None
+                }
+                Ok(m) => Some(format!("tables of {:?}, layers {}..{}", m.game, m.first_layer, m.end_layer)),
+                Err(e) => Some(format!("a manifest that does not open ({e})")),
+            };
+            match there {
+                None => fresh.write(dir).map(|_| fresh.clone()).map_err(ClusterError::from),
+                Some(what) => Err(ClusterError::Overwrite { dir: dir.display().to_string(), what }),
+            }
+        } else if resume && exists {
             match check_manifest(dir) {
                 (Some(manifest), check) if check.problem.is_none() => {
                     if manifest.game != fresh.game {
@@ -370,7 +415,28 @@ fn start(space: &Space, ranks: &impl Ranks, dir: &Path, resume: bool) -> Result<
         }
         return Err(ClusterError::StoppedByRankZero);
     }
-    Ok(manifest)
+    Ok((manifest, lock))
+}
+
+/// Creates the table directory if needed and takes its advisory lock (`flock`), so that
+/// a second solve into the same directory is refused instead of mixing files; the lock
+/// goes with the returned file.
+fn lock_dir(dir: &Path) -> Result<std::fs::File, ClusterError> {
+    use std::os::fd::AsRawFd;
+    let io = |action: &'static str| {
+        move |source| ShardError::from(crate::store::StoreError::Io { path: dir.to_owned(), action, source })
+    };
+    std::fs::create_dir_all(dir).map_err(io("create"))?;
+    let file = std::fs::File::open(dir).map_err(io("open"))?;
+    // SAFETY: flock on a descriptor this function owns; it touches no memory.
+    if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
+        let error = std::io::Error::last_os_error();
+        if error.kind() == std::io::ErrorKind::WouldBlock {
+            return Err(ClusterError::Busy { dir: dir.display().to_string() });
+        }
+        return Err(io("lock")(error).into());
+    }
+    Ok(file)
 }
 
 /// Collects the shards a layer's writer wrote, and on rank 0 adds the layer to the
@@ -711,6 +777,35 @@ pub(crate) mod tests {
         for name in listed {
             assert_eq!(files(&top)[&name], files(&whole)[&name]);
         }
+    }
+
+    /// A fresh solve refuses a directory holding other tables (unless forced), and a
+    /// second solve while one holds the directory's lock.
+    #[test]
+    fn other_tables_and_a_second_writer_are_refused() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join("t");
+        let four = Cards::new(Game { rules: Rules::Official, categories: CategorySet::first(4) });
+        let three = Cards::new(Game { rules: Rules::Official, categories: CategorySet::first(3) });
+        let (four, three) = (Space::whole_game(&four), Space::whole_game(&three));
+        solve_tables::<f32>(&four, &Alone, &dir, SolveOptions::whole(&four), |_| {}).unwrap();
+        let kept = files(&dir);
+        let refused = solve_tables::<f32>(&three, &Alone, &dir, SolveOptions::whole(&three), |_| {}).unwrap_err();
+        assert!(matches!(refused, ClusterError::Overwrite { .. }), "{refused}");
+        assert!(refused.to_string().contains("--force"), "{refused}");
+        assert_eq!(files(&dir), kept, "nothing was touched");
+        // The same tables again are solved afresh; another game only with --force.
+        solve_tables::<f32>(&four, &Alone, &dir, SolveOptions::whole(&four), |_| {}).unwrap();
+        let forced = SolveOptions { force: true, ..SolveOptions::whole(&three) };
+        solve_tables::<f32>(&three, &Alone, &dir, forced, |_| {}).unwrap();
+        // A user's file that looks a little like a temporary one survives a solve.
+        std::fs::write(dir.join(".thesis.tmp.backup"), b"mine").unwrap();
+        let held = lock_dir(&dir).unwrap();
+        let busy = solve_tables::<f32>(&three, &Alone, &dir, forced, |_| {}).unwrap_err();
+        assert!(matches!(busy, ClusterError::Busy { .. }), "{busy}");
+        drop(held);
+        solve_tables::<f32>(&three, &Alone, &dir, forced, |_| {}).unwrap();
+        assert!(dir.join(".thesis.tmp.backup").exists());
     }
 
     #[test]

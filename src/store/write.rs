@@ -59,9 +59,16 @@ fn temp_name(name: &std::ffi::OsStr, n: u64) -> String {
     format!(".{}.tmp.{}.{n}", name.to_string_lossy(), std::process::id())
 }
 
-/// Whether `name` is the temporary name of some writer (of any process).
+/// Whether `name` is the temporary name of some writer (of any process): exactly
+/// `.NAME.tmp.PID.N`, so that a user's `.notes.tmp.backup` is never taken for one.
 fn is_temp_name(name: &str) -> bool {
-    name.starts_with('.') && name.contains(".tmp.")
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    let mut parts = name.rsplitn(3, '.');
+    let (n, pid, rest) = (parts.next(), parts.next(), parts.next());
+    name.starts_with('.')
+        && n.is_some_and(digits)
+        && pid.is_some_and(digits)
+        && rest.and_then(|r| r.strip_suffix(".tmp")).is_some_and(|base| base.len() > 1)
 }
 
 /// Removes the temporary files that writers killed before their rename left in `dir`, and
