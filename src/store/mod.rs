@@ -437,11 +437,14 @@ mod tests {
         writer.write_payload(&[1; 4]).unwrap();
         std::mem::forget(writer); // as a killed process: no drop, no clean-up
         fs::write(dir.path().join("notes.tmp.txt"), b"not ours").unwrap();
-        assert_eq!(temp_files(dir.path()).len(), 2);
+        for mine in [".thesis.tmp.backup", ".a.tmp.12", ".tmp.1.2", ".x.tmp.1.two"] {
+            fs::write(dir.path().join(mine), b"a user's").unwrap();
+        }
+        assert_eq!(temp_files(dir.path()).len(), 6);
         let removed = remove_stale_temp_files(dir.path()).unwrap();
         assert_eq!(removed.len(), 1);
         assert!(removed[0].starts_with(".killed.yzs.tmp."), "{removed:?}");
-        assert_eq!(temp_files(dir.path()), vec![dir.path().join("notes.tmp.txt")]);
+        assert_eq!(temp_files(dir.path()).len(), 5, "only the writer's own pattern is removed");
         assert_eq!(StoreFile::open(&path, KIND).unwrap().payload(), &[1; 10]);
     }
 
