@@ -68,48 +68,93 @@ fn zip_blocks<T: Lane>(dst: &mut [T], a: &[T], op: impl Fn(T, T) -> T) {
     }
 }
 
+/// One step of a lane loop: the lanes `start..start + W`, `W` a multiple of [`BLOCK`].
+trait Step {
+    fn step<const W: usize>(&mut self, start: usize);
+}
+
+/// Runs `op` over the lanes `0..n` in wide steps, then in steps of [`BLOCK`] lanes, and
+/// returns where the scalar tail starts. A wide step finds each row's lanes once for
+/// several vectors: with one vector per step, finding them cost more than the maxima (the
+/// sampled full-game layers ran 1.4 times faster with 64-lane `f32` steps). The width is 64
+/// lanes of `f32` (eight AVX2 registers of accumulators) and 16 of `f64` (32 spilled the
+/// SSE2 registers: the baseline `f64` turn took 1.4 times as long).
+#[inline(always)]
+fn in_steps<T>(n: usize, op: &mut impl Step) -> usize {
+    #[inline(always)]
+    fn steps<const W: usize>(n: usize, start: &mut usize, op: &mut impl Step) {
+        while *start + W <= n {
+            op.step::<W>(*start);
+            *start += W;
+        }
+    }
+    let mut start = 0;
+    match std::mem::size_of::<T>() {
+        4 => steps::<{ 8 * BLOCK }>(n, &mut start, op),
+        8 => steps::<{ 2 * BLOCK }>(n, &mut start, op),
+        _ => {}
+    }
+    steps::<BLOCK>(n, &mut start, op);
+    start
+}
+
 /// `dst[i] = max over terms (row, add) of row[i] + add`: the best of several candidates,
-/// each lane block kept in registers while every candidate is read once.
+/// each step's lanes kept in registers while every candidate is read once.
 ///
 /// # Panics
 /// If `terms` is empty or a row is shorter than `dst`.
 #[inline(always)]
 pub fn max_of_plus<T: Lane>(dst: &mut [T], terms: &[(&[T], T)]) {
-    let n = dst.len();
-    let whole = n - n % BLOCK;
-    for start in (0..whole).step_by(BLOCK) {
-        let (row, add) = terms[0];
-        let mut acc: [T; BLOCK] = std::array::from_fn(|k| row[start + k] + add);
-        for &(row, add) in &terms[1..] {
-            let row = &row[start..start + BLOCK];
-            for k in 0..BLOCK {
-                acc[k] = lane_max(acc[k], row[k] + add);
-            }
-        }
-        dst[start..start + BLOCK].copy_from_slice(&acc);
+    struct MaxOfPlus<'a, 'b, T> {
+        dst: &'a mut [T],
+        terms: &'a [(&'b [T], T)],
     }
-    for i in whole..n {
+    impl<T: Lane> Step for MaxOfPlus<'_, '_, T> {
+        #[inline(always)]
+        fn step<const W: usize>(&mut self, start: usize) {
+            let (row, add) = self.terms[0];
+            let row = &row[start..start + W];
+            let mut acc: [T; W] = std::array::from_fn(|k| row[k] + add);
+            for &(row, add) in &self.terms[1..] {
+                let row = &row[start..start + W];
+                for k in 0..W {
+                    acc[k] = lane_max(acc[k], row[k] + add);
+                }
+            }
+            self.dst[start..start + W].copy_from_slice(&acc);
+        }
+    }
+    let n = dst.len();
+    let tail = in_steps::<T>(n, &mut MaxOfPlus { dst: &mut *dst, terms });
+    for i in tail..n {
         dst[i] = terms.iter().fold(terms[0].0[i] + terms[0].1, |best, &(row, add)| lane_max(best, row[i] + add));
     }
 }
 
-/// `dst[i] = max(dst[i], max over sources of src[i])`, block by block like [`max_of_plus`].
+/// `dst[i] = max(dst[i], max over sources of src[i])`, step by step like [`max_of_plus`].
 #[inline(always)]
 pub fn max_assign_many<T: Lane>(dst: &mut [T], sources: &[&[T]]) {
-    let n = dst.len();
-    let whole = n - n % BLOCK;
-    for start in (0..whole).step_by(BLOCK) {
-        let block = &mut dst[start..start + BLOCK];
-        let mut acc: [T; BLOCK] = std::array::from_fn(|k| block[k]);
-        for src in sources {
-            let src = &src[start..start + BLOCK];
-            for k in 0..BLOCK {
-                acc[k] = lane_max(acc[k], src[k]);
-            }
-        }
-        block.copy_from_slice(&acc);
+    struct MaxAssign<'a, 'b, T> {
+        dst: &'a mut [T],
+        sources: &'a [&'b [T]],
     }
-    for i in whole..n {
+    impl<T: Lane> Step for MaxAssign<'_, '_, T> {
+        #[inline(always)]
+        fn step<const W: usize>(&mut self, start: usize) {
+            let block = &mut self.dst[start..start + W];
+            let mut acc: [T; W] = std::array::from_fn(|k| block[k]);
+            for src in self.sources {
+                let src = &src[start..start + W];
+                for k in 0..W {
+                    acc[k] = lane_max(acc[k], src[k]);
+                }
+            }
+            block.copy_from_slice(&acc);
+        }
+    }
+    let n = dst.len();
+    let tail = in_steps::<T>(n, &mut MaxAssign { dst: &mut *dst, sources });
+    for i in tail..n {
         dst[i] = sources.iter().fold(dst[i], |best, src| lane_max(best, src[i]));
     }
 }
@@ -169,5 +214,23 @@ mod tests {
         max_of_plus(&mut blocked, &[(&long, 0.0), (&reversed, 0.5)]);
         let scalar: Vec<f64> = (0..19).map(|i| f64::max(i as f64, (18 - i) as f64 + 0.5)).collect();
         assert_eq!(blocked, scalar);
+    }
+
+    #[test]
+    fn wide_steps_match_lane_by_lane_maxima() {
+        fn check<T: Lane>() {
+            let rows: Vec<Vec<T>> =
+                (0..4).map(|r| (0..150).map(|i| T::from_f64(((i * 37 + r * 11) % 23) as f64)).collect()).collect();
+            let mut dst = rows[0].clone();
+            max_assign_many(&mut dst, &[&rows[1], &rows[2]]);
+            let mut plus = vec![T::ZERO; 150];
+            max_of_plus(&mut plus, &[(&rows[1], T::from_f64(0.5)), (&rows[3], T::ZERO)]);
+            for i in 0..150 {
+                assert_eq!(dst[i], lane_max(lane_max(rows[0][i], rows[1][i]), rows[2][i]), "{i}");
+                assert_eq!(plus[i], lane_max(rows[1][i] + T::from_f64(0.5), rows[3][i]), "{i}");
+            }
+        }
+        check::<f32>();
+        check::<f64>();
     }
 }
