@@ -7,9 +7,9 @@ use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, SamplingMode, Throughput, criterion_group, criterion_main};
 use yz::duel::calibrate::{LayerSample, SyntheticNext};
-use yz::duel::count::count_layers;
+use yz::duel::count::{count_layers, count_layers_from};
 use yz::duel::solve::{solve_layer, solve_tile_in_strips, strip_lanes};
-use yz::duel::{Cards, LayerShape, Space, WinDraw, solve};
+use yz::duel::{Cards, Space, WinDraw, solve};
 use yz::game::{Category, CategorySet, Game, Rules};
 
 fn whole_games(c: &mut Criterion) {
@@ -61,8 +61,7 @@ fn endgame_layer(c: &mut Criterion) {
 
 /// Sampled layers of the full game.
 const SAMPLED_LAYERS: [usize; 5] = [8, 12, 14, 18, 24];
-/// Lane-updates sampled per layer: about 0.2 s of one core (layer 24 is small, so its
-/// sample is the whole layer: 7.5e9 lane-updates).
+/// Lane-updates sampled per layer: about 0.2 s of one core.
 const SAMPLED_LANE_UPDATES: u64 = 2_000_000_000;
 
 /// The rate of sampled pairs of full-game layers (tiles of one mover × 64 opponents, next
@@ -76,8 +75,9 @@ fn sampled_layers(c: &mut Criterion) {
     let mut group = c.benchmark_group("duel_layers");
     group.sample_size(10).sampling_mode(SamplingMode::Flat);
     for layer in SAMPLED_LAYERS {
-        let sample = LayerSample::new(&space, layer, SAMPLED_LANE_UPDATES, 1);
-        let next = SyntheticNext::new(&space, &LayerShape::new(&space, layer + 1));
+        let count = count_layers_from(&space, layer)[0];
+        let sample = LayerSample::new(&space, &count, SAMPLED_LANE_UPDATES, 1);
+        let next = SyntheticNext::new(&space, layer + 1);
         group.throughput(Throughput::Elements(sample.lane_updates));
         for (name, strip) in [("whole", usize::MAX), ("strips", strip_lanes::<f32>())] {
             group.bench_function(BenchmarkId::new(format!("layer_{layer}"), name), |b| {
