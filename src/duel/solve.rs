@@ -19,6 +19,12 @@
 //! lane (the bounds of A' contain A's plus the points); the lanes the block padding adds
 //! may read it and get the nearest stored value.
 //!
+//! **Strips.** A wide window's turn does not fit a core's L2 (462 lane vectors of 1,000
+//! lanes are 1.8 MB of `f32`), so every phase would stream from L3. Lanes never interact,
+//! so a pair's turn runs in strips of equal width, at most [`strip_lanes`], each strip a
+//! whole turn over its lanes: every lane's arithmetic is the same as in one turn over the
+//! whole window, bit for bit.
+//!
 //! **Determinism.** Each pair is computed alone from the finished next layer, in a fixed
 //! order of operations, so the values do not depend on the number of threads (or, in the
 //! cluster solve, of ranks). Ties between equally good choices keep the earlier candidate:
@@ -31,6 +37,7 @@ use rayon::prelude::*;
 use super::cards::{CardSet, Cards, Move, decided, window};
 use super::layout::{LayerShape, Tile};
 use super::value::DuelValue;
+use crate::game::dice::NUM_KEEPS;
 use crate::game::{NUM_CATEGORIES, NUM_ROLLS, RollId, StateId};
 use crate::turn::lanes::{BLOCK, max_of_plus};
 use crate::turn::simd::{self, SimdWork};
@@ -205,6 +212,19 @@ impl<V> LayerValues<V> {
     }
 }
 
+/// Bytes of a strip's turn buffer (its lane vectors, one per keep) at most: a Zen 4 core's
+/// L2. Measured on sampled full-game layers (`benches/duel.rs`), strips of 512 `f32` lanes
+/// solve the wide layers 2-6% faster than whole windows; strips of 256 lanes cost more per
+/// strip than the cache saves (6% slower on layer 24, whose windows have 180-340 lanes).
+pub const STRIP_BYTES: usize = 1 << 20;
+
+/// Lanes per strip for values of type `V`: the largest power of two (at least [`BLOCK`])
+/// whose turn buffer fits [`STRIP_BYTES`]: 512 for `f32`, 256 for `f64`.
+pub fn strip_lanes<V>() -> usize {
+    let fits = STRIP_BYTES / (NUM_KEEPS * std::mem::size_of::<V>());
+    1 << fits.max(BLOCK).ilog2()
+}
+
 /// Solves the pairs of the rectangle `tile` of layer `shape.layer`, reading the next layer
 /// from `next` (`None` when the next layer is the end of the game). Returns their values in
 /// the tile's order: by mover, then opponent.
@@ -213,6 +233,19 @@ pub fn solve_tile<V: DuelValue>(
     shape: &LayerShape,
     next: Option<&impl NextValues<V>>,
     tile: &Tile,
+) -> Vec<V> {
+    solve_tile_in_strips(space, shape, next, tile, strip_lanes::<V>())
+}
+
+/// [`solve_tile`] with each pair's turn in strips of at most `strip` lanes (a multiple of
+/// [`BLOCK`]; `usize::MAX` for one turn over the whole window): the same values for any
+/// `strip`, at a different speed.
+pub fn solve_tile_in_strips<V: DuelValue>(
+    space: &Space,
+    shape: &LayerShape,
+    next: Option<&impl NextValues<V>>,
+    tile: &Tile,
+    strip: usize,
 ) -> Vec<V> {
     let mut values = vec![V::ZERO; tile.positions() as usize];
     let mut outputs: Vec<(usize, usize, &mut [V])> = Vec::with_capacity(tile.movers.len() * tile.opponents.len());
@@ -227,15 +260,17 @@ pub fn solve_tile<V: DuelValue>(
         }
     }
     let layer = shape.layer;
+    let widest = outputs.iter().map(|(_, _, out)| out.len().div_ceil(BLOCK) * BLOCK).max().unwrap_or(0);
+    let strip = strip.min(widest.max(BLOCK));
+    assert!(strip > 0 && strip % BLOCK == 0, "a strip of {strip} lanes is not whole blocks");
     outputs.into_par_iter().for_each_init(
-        || PairScratch::<V>::new(),
+        || PairScratch::<V>::new(strip),
         |scratch, (m, o, out)| {
             let (mover, opponent) = (shape.movers[m], shape.opponents[o]);
             if scratch.plan_of != Some(mover) {
-                scratch.plan = MoverPlan::new(space.cards(), mover);
-                scratch.plan_of = Some(mover);
+                scratch.set_mover(space.cards(), mover, widest);
             }
-            simd::dispatch(PairTurn { space, layer, next, mover, opponent, scratch, out });
+            simd::dispatch(PairTurn { space, layer, next, mover, opponent, strip, scratch, out });
         },
     );
     values
@@ -278,36 +313,51 @@ impl MoverPlan {
     }
 }
 
-/// Per-thread working memory.
+/// Per-thread working memory, sized once so that no pair's turn allocates.
 struct PairScratch<V> {
+    /// A strip's turn.
     buffer: TurnBuffer<V>,
     plan: MoverPlan,
     plan_of: Option<StateId>,
     /// Per successor: the mover's value after scoring, by `x = d + p` from the window's
     /// `lo` plus the fewest points leading there.
     successors: Vec<Vec<V>>,
+    /// The last strip's values, padding lanes included.
     out: Vec<V>,
 }
 
 impl<V: DuelValue> PairScratch<V> {
-    fn new() -> PairScratch<V> {
+    fn new(strip: usize) -> PairScratch<V> {
         PairScratch {
-            buffer: TurnBuffer::new(BLOCK),
+            buffer: TurnBuffer::new(strip),
             plan: MoverPlan::default(),
             plan_of: None,
             successors: Vec::new(),
-            out: Vec::new(),
+            out: vec![V::ZERO; strip],
+        }
+    }
+
+    /// Plans `mover`'s turns, with a successor row long enough for windows of `widest` lanes.
+    fn set_mover(&mut self, cards: &Cards, mover: StateId, widest: usize) {
+        self.plan = MoverPlan::new(cards, mover);
+        self.plan_of = Some(mover);
+        let spread = self.plan.points.iter().map(|&(least, most)| (most - least) as usize).max().unwrap_or(0);
+        self.successors.resize_with(self.successors.len().max(self.plan.successors.len()), Vec::new);
+        for row in &mut self.successors {
+            row.clear();
+            row.reserve(widest + spread);
         }
     }
 }
 
-/// One pair's turn with lanes over its window.
+/// One pair's turn with lanes over its window, in even strips of at most `strip` lanes.
 struct PairTurn<'s, 'a, V, N> {
     space: &'s Space<'a>,
     layer: usize,
     next: Option<&'s N>,
     mover: StateId,
     opponent: StateId,
+    strip: usize,
     scratch: &'s mut PairScratch<V>,
     out: &'s mut [V],
 }
@@ -317,22 +367,28 @@ impl<V: DuelValue, N: NextValues<V>> SimdWork for PairTurn<'_, '_, V, N> {
 
     #[inline(always)]
     fn run(self) {
-        let PairTurn { space, layer, next, mover, opponent, scratch, out } = self;
+        let PairTurn { space, layer, next, mover, opponent, strip, scratch, out } = self;
         let cards = space.cards();
         let (lo, _) = window(cards.bounds(mover), cards.bounds(opponent));
-        let lanes = out.len().div_ceil(BLOCK) * BLOCK;
+        let (n, lanes) = (out.len(), out.len().div_ceil(BLOCK) * BLOCK);
         let plan = &scratch.plan;
-        scratch.successors.resize_with(plan.successors.len(), Vec::new);
         for ((row, &card), &(least, most)) in scratch.successors.iter_mut().zip(&plan.successors).zip(&plan.points) {
             let len = lanes + (most - least) as usize;
             fill_after_turn(space, layer, next, opponent, card, lo + least as i32, len, row);
         }
-        scratch.buffer.set_lanes(lanes);
-        scratch.out.resize(lanes, V::ZERO);
-        let scorer = PairScorer { successors: &scratch.successors, plan, lanes };
-        scratch.buffer.solve(&scorer, &mut scratch.out);
-        let n = out.len();
-        out.copy_from_slice(&scratch.out[..n]);
+        // Strips of equal width (whole blocks), at most `strip`: no narrow last strip.
+        let even = lanes.div_ceil(lanes.div_ceil(strip)).next_multiple_of(BLOCK);
+        for first in (0..lanes).step_by(even) {
+            let width = even.min(lanes - first);
+            scratch.buffer.set_lanes(width);
+            let scorer = PairScorer { successors: &scratch.successors, plan, first, lanes: width };
+            if first + width <= n {
+                scratch.buffer.solve(&scorer, &mut out[first..first + width]);
+            } else {
+                scratch.buffer.solve(&scorer, &mut scratch.out[..width]);
+                out[first..].copy_from_slice(&scratch.out[..n - first]);
+            }
+        }
     }
 }
 
@@ -392,9 +448,11 @@ fn fill_after_turn<V: DuelValue>(
     }));
 }
 
+/// Scores the rolls of a strip: lanes `first..first + lanes` of a pair's window.
 struct PairScorer<'a, V> {
     successors: &'a [Vec<V>],
     plan: &'a MoverPlan,
+    first: usize,
     lanes: usize,
 }
 
@@ -405,7 +463,7 @@ impl<V: DuelValue> RollScorer<V> for PairScorer<'_, V> {
         let mut count = 0;
         for &(slot, points) in &self.plan.by_roll[roll.0 as usize] {
             if slot != u16::MAX {
-                let start = (points - self.plan.points[slot as usize].0) as usize;
+                let start = self.first + (points - self.plan.points[slot as usize].0) as usize;
                 terms[count] = (&self.successors[slot as usize][start..start + self.lanes], V::ZERO);
                 count += 1;
             }
@@ -437,6 +495,27 @@ mod tests {
         // f32 lanes: the same to single precision, the draw probability following the play.
         let v: WinDraw<f32> = start_value(CategorySet::EMPTY.with(Category::Yahtzee));
         assert!((v.value() - 0.5).abs() < 1e-5 && (v.win() - q * (1.0 - q)).abs() < 1e-5, "{v:?}");
+    }
+
+    #[test]
+    fn strips_give_the_values_of_whole_turns_bit_for_bit() {
+        let cards = Cards::new(Game { rules: Rules::Official, categories: CategorySet::first(5) });
+        let space = Space::whole_game(&cards);
+        let (mut next, mut widest): (Option<LayerValues<f32>>, usize) = (None, 0);
+        for layer in (0..space.end_layer()).rev() {
+            let shape = LayerShape::new(&space, layer);
+            let tile = Tile::new(&space, &shape, 0..shape.movers.len(), 0..shape.opponents.len());
+            let rows = next.as_ref().map(LayerValues::rows);
+            let whole = solve_tile_in_strips(&space, &shape, rows.as_ref(), &tile, usize::MAX);
+            for strip in [BLOCK, 3 * BLOCK] {
+                let strips = solve_tile_in_strips(&space, &shape, rows.as_ref(), &tile, strip);
+                assert!(whole.iter().zip(&strips).all(|(a, b)| a.to_bits() == b.to_bits()), "layer {layer}, {strip}");
+            }
+            let pairs = (0..shape.movers.len()).flat_map(|m| (0..shape.opponents.len()).map(move |o| (m, o)));
+            widest = widest.max(pairs.map(|(m, o)| tile.pair_range(m, o).len()).max().unwrap_or(0));
+            next = Some(LayerValues { shape, tile, values: whole });
+        }
+        assert!(widest > 10 * BLOCK, "the widest window has {widest} lanes");
     }
 
     #[test]
