@@ -52,7 +52,8 @@ fn endgame_layer(c: &mut Criterion) {
         b.iter(|| {
             let layer = solve_layer::<f32>(&space, 24, Some(&last));
             assert_eq!(layer.values.len() as u64, layer_24.positions);
-            assert!(layer.values.iter().all(|v| (0.0..=1.0).contains(v)));
+            // Probabilities to f32 rounding: a mean of six 1.0s is 1.0000001 (1/6 rounds up).
+            assert!(layer.values.iter().all(|v| (-1e-5..=1.0 + 1e-5).contains(v)));
             black_box(layer.values[0])
         })
     });
@@ -61,7 +62,7 @@ fn endgame_layer(c: &mut Criterion) {
 
 /// Sampled layers of the full game.
 const SAMPLED_LAYERS: [usize; 5] = [8, 12, 14, 18, 24];
-/// Lane-updates sampled per layer: about 0.2 s of one core.
+/// Lane-updates sampled per layer: about 0.15 s of one core.
 const SAMPLED_LANE_UPDATES: u64 = 2_000_000_000;
 
 /// The rate of sampled pairs of full-game layers (tiles of one mover × 64 opponents, next

@@ -237,7 +237,7 @@ pub fn solve_tile<V: DuelValue>(
     solve_tile_in_strips(space, shape, next, tile, strip_lanes::<V>())
 }
 
-/// [`solve_tile`] with each pair's turn in strips of `strip` lanes (a multiple of
+/// [`solve_tile`] with each pair's turn in strips of at most `strip` lanes (a multiple of
 /// [`BLOCK`]; `usize::MAX` for one turn over the whole window): the same values for any
 /// `strip`, at a different speed.
 pub fn solve_tile_in_strips<V: DuelValue>(
@@ -350,7 +350,7 @@ impl<V: DuelValue> PairScratch<V> {
     }
 }
 
-/// One pair's turn with lanes over its window, in strips of `strip` lanes.
+/// One pair's turn with lanes over its window, in even strips of at most `strip` lanes.
 struct PairTurn<'s, 'a, V, N> {
     space: &'s Space<'a>,
     layer: usize,
