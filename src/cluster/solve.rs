@@ -3,7 +3,7 @@
 use std::ops::Range;
 use std::path::Path;
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use bytemuck::Pod;
 use crossbeam_channel::{Receiver, Sender, bounded};
@@ -311,7 +311,7 @@ fn start(
     let mut decision: Result<Manifest, ClusterError> = Ok(fresh.clone());
     let mut lock = None;
     if me == 0 {
-        match lock_dir(dir) {
+        match lock_dir(dir, LOCK_WAIT) {
             Ok(held) => lock = Some(held),
             Err(e) => decision = Err(e),
         }
@@ -418,25 +418,39 @@ fn start(
     Ok((manifest, lock))
 }
 
-/// Creates the table directory if needed and takes its advisory lock (`flock`), so that
-/// a second solve into the same directory is refused instead of mixing files; the lock
-/// goes with the returned file.
-fn lock_dir(dir: &Path) -> Result<std::fs::File, ClusterError> {
+/// How long a solve waits for another writer's lock on its table directory: a killed or
+/// requeued job's processes can take a moment to end.
+const LOCK_WAIT: Duration = Duration::from_secs(30);
+
+/// Creates the table directory if needed and takes its advisory lock (`flock`), waiting
+/// up to `wait` for another holder to let go, so that a second solve into the same
+/// directory is refused instead of mixing files; the lock goes with the returned file.
+fn lock_dir(dir: &Path, wait: Duration) -> Result<std::fs::File, ClusterError> {
     use std::os::fd::AsRawFd;
     let io = |action: &'static str| {
         move |source| ShardError::from(crate::store::StoreError::Io { path: dir.to_owned(), action, source })
     };
     std::fs::create_dir_all(dir).map_err(io("create"))?;
     let file = std::fs::File::open(dir).map_err(io("open"))?;
-    // SAFETY: flock on a descriptor this function owns; it touches no memory.
-    if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
+    let started = Instant::now();
+    let mut announced = false;
+    loop {
+        // SAFETY: flock on a descriptor this function owns; it touches no memory.
+        if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0 {
+            return Ok(file);
+        }
         let error = std::io::Error::last_os_error();
-        if error.kind() == std::io::ErrorKind::WouldBlock {
+        if error.kind() != std::io::ErrorKind::WouldBlock {
+            return Err(io("lock")(error).into());
+        }
+        if started.elapsed() >= wait {
             return Err(ClusterError::Busy { dir: dir.display().to_string() });
         }
-        return Err(io("lock")(error).into());
+        if !std::mem::replace(&mut announced, true) {
+            tracing::info!(dir = %dir.display(), "waiting for another writer's lock on the table directory");
+        }
+        std::thread::sleep(Duration::from_millis(200));
     }
-    Ok(file)
 }
 
 /// Collects the shards a layer's writer wrote, and on rank 0 adds the layer to the
@@ -800,11 +814,16 @@ pub(crate) mod tests {
         solve_tables::<f32>(&three, &Alone, &dir, forced, |_| {}).unwrap();
         // A user's file that looks a little like a temporary one survives a solve.
         std::fs::write(dir.join(".thesis.tmp.backup"), b"mine").unwrap();
-        let held = lock_dir(&dir).unwrap();
-        let busy = solve_tables::<f32>(&three, &Alone, &dir, forced, |_| {}).unwrap_err();
-        assert!(matches!(busy, ClusterError::Busy { .. }), "{busy}");
-        drop(held);
+        let held = lock_dir(&dir, Duration::ZERO).unwrap();
+        let busy = lock_dir(&dir, Duration::from_millis(300)).unwrap_err();
+        assert!(matches!(busy, ClusterError::Busy { .. }) && busy.to_string().contains("another yz solve"), "{busy}");
+        // A solve waits for a holder that lets go (a killed job's last process ending).
+        let release = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(500));
+            drop(held);
+        });
         solve_tables::<f32>(&three, &Alone, &dir, forced, |_| {}).unwrap();
+        release.join().unwrap();
         assert!(dir.join(".thesis.tmp.backup").exists());
     }
 
