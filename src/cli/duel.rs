@@ -578,9 +578,7 @@ fn plan(
     calibration: &Calibration,
     as_json: bool,
 ) -> Result<()> {
-    if ranks == 0 || ranks > MAX_RANKS {
-        bail!("--ranks must be 1 to {MAX_RANKS}; got {ranks}");
-    }
+    check_ranks(ranks)?;
     if !mem_per_rank.is_finite() || mem_per_rank <= 0.0 || mem_per_rank > 1e6 {
         bail!("--mem-per-rank is in GiB, above 0 and at most 1,000,000; got {mem_per_rank}");
     }
@@ -674,11 +672,17 @@ fn plan(
     Ok(())
 }
 
-/// `duel plan --rehearse-rank`: one rank's structures at every layer, measured.
-fn rehearse(game: Game, scope: &Scope, layer_args: &LayerArgs, ranks: u64, rank: u64, as_json: bool) -> Result<()> {
+/// Refuses a rank count the plan cannot take.
+fn check_ranks(ranks: u64) -> Result<()> {
     if ranks == 0 || ranks > MAX_RANKS {
         bail!("--ranks must be 1 to {MAX_RANKS}; got {ranks}");
     }
+    Ok(())
+}
+
+/// `duel plan --rehearse-rank`: one rank's structures at every layer, measured.
+fn rehearse(game: Game, scope: &Scope, layer_args: &LayerArgs, ranks: u64, rank: u64, as_json: bool) -> Result<()> {
+    check_ranks(ranks)?;
     if rank >= ranks {
         bail!("--rehearse-rank {rank}: ranks are numbered 0 to {} for --ranks {ranks}", ranks - 1);
     }

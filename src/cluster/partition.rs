@@ -9,7 +9,7 @@ use crate::duel::cards::window;
 use crate::duel::layout::{per_card_sums, window_len};
 use crate::duel::shard::shard_ranges;
 use crate::duel::{LayerShape, Space, Tile};
-use crate::turn::lanes::BLOCK;
+use crate::turn::lanes::{BLOCK, padded_lanes};
 
 /// Kernel lanes a pair of `len` positions costs beyond its lanes, in lanes: filling the
 /// successor rows and the scratch set-up. A rough constant; it only sharpens the balance.
@@ -40,7 +40,7 @@ pub fn split(weights: &[u64], parts: usize) -> Vec<usize> {
 pub fn compute_bounds(space: &Space, shape: &LayerShape, ranks: usize) -> Vec<usize> {
     let work = |opponent, mover| {
         let len = window_len(window(mover, opponent));
-        if len == 0 { 0 } else { len.div_ceil(BLOCK as u64) * BLOCK as u64 + PAIR_OVERHEAD_LANES }
+        if len == 0 { 0 } else { padded_lanes(len as usize) as u64 + PAIR_OVERHEAD_LANES }
     };
     split(&per_card_sums(space.cards(), &shape.opponents, &shape.movers, work), ranks)
 }
@@ -85,15 +85,18 @@ pub struct RankShares {
 impl RankShares {
     /// The shares of layer `shape.layer` over `ranks` ranks; `before` is the shape of the
     /// layer solved next (none after the last layer solved); `writes`: whether the layer's
-    /// shards are written (else no rank receives rows only to write them).
+    /// shards are written (else no rank receives rows only to write them). `columns` are
+    /// the layer's [`compute_bounds`] where known already: the `rows` of the shares of the
+    /// layer after it, which were computed from this layer's shape.
     pub fn new(
         space: &Space,
         shape: &LayerShape,
+        columns: Option<Vec<usize>>,
         before: Option<&LayerShape>,
         ranks: usize,
         writes: bool,
     ) -> RankShares {
-        let columns = compute_bounds(space, shape, ranks);
+        let columns = columns.unwrap_or_else(|| compute_bounds(space, shape, ranks));
         let rows = row_bounds(space, shape, before, ranks);
         let shards = if writes { shard_ranges(shape) } else { Vec::new() };
         let owners = shard_owners(shape, &shards, &rows);

@@ -49,13 +49,13 @@ pub struct RankLayer {
 pub fn rehearse(space: &Space, ranks: usize, rank: usize, stop_after: usize, value_bytes: u64) -> Vec<RankLayer> {
     assert!(rank < ranks, "rank {rank} of {ranks}");
     let mut held: Option<(Tile, u64)> = None;
-    let mut next_shape = None;
+    let (mut next_shape, mut next_columns) = (None, None);
     let mut layers = Vec::new();
     for layer in (stop_after.max(space.first_layer())..space.end_layer()).rev() {
         let started = Instant::now();
         let shape = next_shape.take().unwrap_or_else(|| LayerShape::new(space, layer));
         let before = (layer > stop_after).then(|| LayerShape::new(space, layer - 1));
-        let shares = RankShares::new(space, &shape, before.as_ref(), ranks, true);
+        let shares = RankShares::new(space, &shape, next_columns.take(), before.as_ref(), ranks, true);
         let computed = shares.computed_tile(space, &shape, rank);
         let kept = shares.kept_tile(space, &shape, rank);
         let segments = if ranks > 1 { shares.received_segments(space, &shape, rank) } else { Vec::new() };
@@ -85,6 +85,7 @@ pub fn rehearse(space: &Space, ranks: usize, rank: usize, stop_after: usize, val
         tracing::info!(layer, seconds = report.seconds, layout_bytes = report.layout_bytes, "rehearsed");
         layers.push(report);
         held = Some((kept, received_positions));
+        next_columns = before.is_some().then(|| shares.rows.clone());
         next_shape = before;
     }
     layers

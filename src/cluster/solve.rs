@@ -218,13 +218,13 @@ pub fn solve_tables<V: DuelValue + Pod>(
         let (done_outbox, done) = bounded(1);
         scope.spawn(move || write_shards(dir, game, job_inbox, done_outbox));
         let mut pending: Option<Pending> = None;
-        let mut next_shape = None;
+        let (mut next_shape, mut next_columns) = (None, None);
         for layer in (last..top).rev() {
             let started = Instant::now();
             let shape = Arc::new(next_shape.take().unwrap_or_else(|| LayerShape::new(space, layer)));
             let before = (layer > last).then(|| LayerShape::new(space, layer - 1));
             let writes = layer >= options.write_from;
-            let shares = RankShares::new(space, &shape, before.as_ref(), size, writes);
+            let shares = RankShares::new(space, &shape, next_columns.take(), before.as_ref(), size, writes);
             let computed = shares.computed_tile(space, &shape, me);
             let block = solve_tile(space, &shape, held.as_ref().map(|h| h.rows()).as_ref(), &computed);
             let compute_seconds = started.elapsed().as_secs_f64();
@@ -265,6 +265,7 @@ pub fn solve_tables<V: DuelValue + Pod>(
             };
             pending = Some(Pending { layer, positions: shape.positions(), written, writes });
             held = Some(mine);
+            next_columns = before.is_some().then(|| shares.rows.clone());
             next_shape = before;
         }
         if let Some(previous) = pending.take() {

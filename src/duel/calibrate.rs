@@ -27,7 +27,7 @@ use super::layout::{LayerShape, Tile, window_len};
 use super::plan::{lane_updates_per_lane, process_cpu_seconds};
 use super::solve::{NextValues, Space, solve_tile};
 use crate::game::StateId;
-use crate::turn::lanes::BLOCK;
+use crate::turn::lanes::padded_lanes;
 
 /// Opponents per sampled tile: about what one rank computes per mover at 1,024 ranks.
 pub const RUN: usize = 64;
@@ -93,7 +93,7 @@ impl LayerSample {
         let cost = |tile: &Tile| -> u64 {
             let lanes: u64 = (tile.movers.clone())
                 .flat_map(|m| tile.opponents.clone().map(move |o| (m, o)))
-                .map(|(m, o)| (tile.pair_range(m, o).len() as u64).div_ceil(BLOCK as u64) * BLOCK as u64)
+                .map(|(m, o)| padded_lanes(tile.pair_range(m, o).len()) as u64)
                 .sum();
             lanes * per_lane
         };

@@ -13,7 +13,7 @@ use rayon::prelude::*;
 
 use super::layout::{bound_classes, window_len};
 use super::solve::Space;
-use crate::turn::lanes::BLOCK;
+use crate::turn::lanes::padded_lanes;
 
 /// Counts of one layer: every position with `layer` boxes filled on the two cards together.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
@@ -77,7 +77,7 @@ pub fn count_layers_from(space: &Space, first: usize) -> Vec<LayerCount> {
                         if len > 0 {
                             sums.0 += m * o;
                             sums.1 += m * o * len;
-                            sums.2 += m * o * len.div_ceil(BLOCK as u64) * BLOCK as u64;
+                            sums.2 += m * o * padded_lanes(len as usize) as u64;
                         }
                     }
                     sums

@@ -39,7 +39,7 @@ use super::layout::{LayerShape, Tile};
 use super::value::DuelValue;
 use crate::game::dice::NUM_KEEPS;
 use crate::game::{NUM_CATEGORIES, NUM_ROLLS, RollId, StateId};
-use crate::turn::lanes::{BLOCK, max_of_plus};
+use crate::turn::lanes::{BLOCK, max_of_plus, padded_lanes};
 use crate::turn::simd::{self, SimdWork};
 use crate::turn::{RollScorer, TurnBuffer};
 
@@ -260,7 +260,7 @@ pub fn solve_tile_in_strips<V: DuelValue>(
         }
     }
     let layer = shape.layer;
-    let widest = outputs.iter().map(|(_, _, out)| out.len().div_ceil(BLOCK) * BLOCK).max().unwrap_or(0);
+    let widest = outputs.iter().map(|(_, _, out)| padded_lanes(out.len())).max().unwrap_or(0);
     let strip = strip.min(widest.max(BLOCK));
     assert!(strip > 0 && strip % BLOCK == 0, "a strip of {strip} lanes is not whole blocks");
     outputs.into_par_iter().for_each_init(
@@ -370,7 +370,7 @@ impl<V: DuelValue, N: NextValues<V>> SimdWork for PairTurn<'_, '_, V, N> {
         let PairTurn { space, layer, next, mover, opponent, strip, scratch, out } = self;
         let cards = space.cards();
         let (lo, _) = window(cards.bounds(mover), cards.bounds(opponent));
-        let (n, lanes) = (out.len(), out.len().div_ceil(BLOCK) * BLOCK);
+        let (n, lanes) = (out.len(), padded_lanes(out.len()));
         let plan = &scratch.plan;
         for ((row, &card), &(least, most)) in scratch.successors.iter_mut().zip(&plan.successors).zip(&plan.points) {
             let len = lanes + (most - least) as usize;

@@ -14,7 +14,7 @@ use crate::game::dice::NUM_FACES;
 use crate::game::index::{NUM_SLOTS, NUM_UPPER_TOTALS, slot};
 use crate::game::rules::{Game, UPPER_BONUS, UPPER_THRESHOLD};
 use crate::game::{RollId, ScoreState};
-use crate::turn::lanes::{BLOCK, max_of_plus};
+use crate::turn::lanes::{max_of_plus, padded_lanes};
 use crate::turn::simd::{self, SimdWork};
 use crate::turn::{RollScorer, TurnBuffer};
 
@@ -103,11 +103,11 @@ fn lane_range(game: Game, filled: CategorySet) -> (usize, usize) {
     (highest_dead.min(hi), hi)
 }
 
-/// Widens `lo..=hi` to a multiple of [`BLOCK`] lanes, downward into totals that share
+/// Widens `lo..=hi` to a multiple of [`BLOCK`](crate::turn::lanes::BLOCK) lanes, downward into totals that share
 /// `lo`'s value where it can, else upward into totals that cannot occur (whose lanes hold
 /// NaN and never mix with the others).
 fn padded((lo, hi): (usize, usize)) -> (usize, usize) {
-    let lanes = (hi - lo + 1).div_ceil(BLOCK) * BLOCK;
+    let lanes = padded_lanes(hi - lo + 1);
     let lo = (hi + 1).saturating_sub(lanes).min(lo);
     (lo, lo + lanes - 1)
 }

@@ -37,7 +37,7 @@ use rayon::prelude::*;
 use crate::game::category::{ALL_CATEGORIES, Category};
 use crate::game::{Game, NUM_ROLLS, RollId, ScoreState, StateId, StateIndex};
 use crate::solo::ScoreDistribution;
-use crate::turn::lanes::{BLOCK, Lane, max_of_plus};
+use crate::turn::lanes::{BLOCK, Lane, max_of_plus, padded_lanes};
 use crate::turn::simd::{self, SimdWork};
 use crate::turn::{RollScorer, TurnBuffer};
 
@@ -300,7 +300,7 @@ impl<'a, T: Lane, F: Fn(ScoreState) -> (&'a Window<T>, Future)> SimdWork for Sta
             return (Window { lo, values: Vec::new() }, future);
         }
         let width = (hi - lo) as usize;
-        let lanes = width.div_ceil(BLOCK) * BLOCK;
+        let lanes = padded_lanes(width);
         buffer.set_lanes(lanes);
         // Each successor laid out densely from a = lo + least, so that scoring p points is a
         // slice starting at p − least.

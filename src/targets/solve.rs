@@ -13,7 +13,7 @@ use rayon::prelude::*;
 use crate::game::category::{ALL_CATEGORIES, Category};
 use crate::game::rules::{UPPER_BONUS, YAHTZEE_BONUS};
 use crate::game::{Game, NUM_ROLLS, RollId, ScoreState, StateId, StateIndex};
-use crate::turn::lanes::{BLOCK, Lane, lane_max};
+use crate::turn::lanes::{BLOCK, Lane, lane_max, padded_lanes};
 use crate::turn::simd::{self, SimdWork};
 use crate::turn::{RollScorer, TurnBuffer};
 
@@ -170,7 +170,7 @@ impl<'a, T: Lane, F: Fn(ScoreState) -> &'a Curve<T>> SimdWork for StateTurn<'a, 
             }
         }
         // Beyond the horizon every lane would be 0, the value the curve leaves implicit.
-        let lanes = horizon.div_ceil(BLOCK) * BLOCK;
+        let lanes = padded_lanes(horizon);
         let stride = MAX_POINTS + lanes;
         let mut rows = vec![T::ZERO; successors.len() * stride];
         for (row, curve) in rows.chunks_exact_mut(stride).zip(&successors) {

@@ -51,6 +51,11 @@ pub fn lane_max<T: Lane>(a: T, b: T) -> T {
 /// to a multiple of it skip the scalar tail.
 pub const BLOCK: usize = 8;
 
+/// `lanes` rounded up to a whole number of [`BLOCK`]s: the lanes a solver runs for them.
+pub const fn padded_lanes(lanes: usize) -> usize {
+    lanes.div_ceil(BLOCK) * BLOCK
+}
+
 /// Applies `op(dst[i], a[i])` over equal-length slices, `BLOCK` lanes at a time so the
 /// compiler emits whole vector instructions, then a scalar tail.
 #[inline(always)]
