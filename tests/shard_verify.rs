@@ -1,5 +1,6 @@
 //! `yz shard verify` and `yz duel solve --resume` against damaged tables: every bad file is
-//! named, and nothing damaged is read as good.
+//! named, nothing damaged is read as good, and a resume recomputes damaged shards from the
+//! layer above, bit for bit.
 
 use super::cli::{fails_with, json, yz};
 
@@ -12,6 +13,7 @@ fn a_flipped_byte_and_a_truncated_shard_are_named_and_refused() {
     let verified = json(&yz(dir.path(), &["--json", "shard", "verify", t]));
     assert_eq!(verified["ok"], true, "{verified}");
     assert_eq!(verified["files"].as_array().unwrap().len(), 1 + 8, "the manifest and one shard per layer");
+    let original = files(&tables);
 
     // One flipped byte in the payload of layer 5's shard, layer 2's shard cut short.
     let flipped = tables.join("layer-05-shard-00000.yzs");
@@ -44,14 +46,28 @@ fn a_flipped_byte_and_a_truncated_shard_are_named_and_refused() {
     fails_with(dir.path(), &["shard", "verify", flipped.to_str().unwrap()], "layer-05-shard-00000.yzs");
     fails_with(dir.path(), &["shard", "verify", truncated.to_str().unwrap()], "truncated");
 
-    // --resume checks every listed shard before it continues, and refuses both.
-    for needle in ["layer-05-shard-00000.yzs", "layer-02-shard-00000.yzs"] {
-        fails_with(dir.path(), &["duel", "solve", "--first", "4", "--out", t, "--resume"], needle);
-    }
-    // A fresh solve over them repairs the tables: the same value, and they verify.
-    let again = json(&yz(dir.path(), &["--json", "duel", "solve", "--first", "4", "--out", t]));
-    assert_eq!(again["value"], solved["value"]);
+    // --resume checks every listed shard before it continues and recomputes both from
+    // the layer above (layer 5's from layer 6; layer 2's from layer 3), bit for bit.
+    let resumed = json(&yz(dir.path(), &["--json", "duel", "solve", "--first", "4", "--out", t, "--resume"]));
+    assert_eq!(resumed["repaired"], serde_json::json!(["layer-02-shard-00000.yzs", "layer-05-shard-00000.yzs"]));
+    assert_eq!(resumed["value"], solved["value"]);
+    assert!(files(&tables) == original, "the repaired files differ from those first written");
     assert_eq!(json(&yz(dir.path(), &["--json", "shard", "verify", t]))["ok"], true);
+
+    // A missing shard of the top layer (which reads no layer) is recomputed too.
+    std::fs::remove_file(tables.join("layer-07-shard-00000.yzs")).unwrap();
+    let resumed = json(&yz(dir.path(), &["--json", "duel", "solve", "--first", "4", "--out", t, "--resume"]));
+    assert_eq!(resumed["repaired"], serde_json::json!(["layer-07-shard-00000.yzs"]));
+    assert!(files(&tables) == original);
+}
+
+/// Every file of a directory, by name.
+fn files(dir: &std::path::Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .map(|p| (p.file_name().unwrap().to_string_lossy().into_owned(), std::fs::read(&p).unwrap()))
+        .collect()
 }
 
 #[test]

@@ -533,6 +533,7 @@ fn solve_on(
             "table_bytes": outcome.table_bytes,
             "ranks": ranks.size(),
             "resumed_from": outcome.resumed_from,
+            "repaired": outcome.repaired,
             "layers": outcome.layers,
         });
         if let (Some(out), Some(report)) = (out.as_object_mut(), report.as_object()) {
@@ -560,6 +561,9 @@ fn solve_on(
             space.end_layer() - 1,
             2 * cards.boxes() - options.stop_after
         );
+    }
+    if !outcome.repaired.is_empty() {
+        println!("repaired     {} (recomputed from the layer above)", outcome.repaired.join(", "));
     }
     println!("ranks        {}", ranks.size());
     println!("positions    {}", group(positions));

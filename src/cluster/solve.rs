@@ -100,6 +100,9 @@ pub struct Outcome<V> {
     /// The value of the first position of the space's first layer (the start of the game
     /// when the space starts at layer 0), on the rank that holds it.
     pub first_value: Option<V>,
+    /// Shards found damaged or missing by `--resume` and recomputed, bit-identical, from
+    /// the layer above (rank 0 only).
+    pub repaired: Vec<String>,
 }
 
 /// A finished layer's rows that this rank holds: those it keeps for the layer before (with
@@ -127,6 +130,95 @@ impl<V> Held<V> {
         let span = self.shape.rows(movers);
         &self.values[(span.start - base) as usize..(span.end - base) as usize]
     }
+}
+
+/// Reads the rows of the written layer `entry` (of shape `shape`) that this rank (`me` of
+/// `size`) keeps for computing the layer before (of shape `before`; none if that layer is
+/// not solved).
+fn read_held<V: DuelValue>(
+    space: &Space,
+    dir: &Path,
+    entry: &LayerEntry,
+    shape: Arc<LayerShape>,
+    before: Option<&LayerShape>,
+    size: usize,
+    me: usize,
+) -> Result<Held<V>, ShardError> {
+    let rows = row_bounds(space, &shape, before, size);
+    let mine = rows[me]..rows[me + 1];
+    let values = read_rows(dir, space, &shape, entry, mine.clone())?;
+    let kept = Tile::new(space, &shape, mine.clone(), 0..shape.opponents.len());
+    Ok(Held { shape, kept, first_mover: mine.start, values })
+}
+
+/// Recomputes the shards `damaged` (indices in the layer) of `layer` from the layer above
+/// as listed in `manifest` (every layer above is intact or repaired already), the way the
+/// solve computed them, and checks each against the checksum the manifest lists: the
+/// values are bit-identical, so the files are too.
+fn repair_layer<V: DuelValue + Pod>(
+    space: &Space,
+    ranks: &impl Ranks,
+    dir: &Path,
+    manifest: &Manifest,
+    layer: usize,
+    damaged: &[usize],
+) -> Result<(), ClusterError> {
+    let (me, size) = (ranks.rank(), ranks.size());
+    let shape = Arc::new(LayerShape::new(space, layer));
+    let above = manifest.layer(layer + 1).map(|entry| {
+        let above = Arc::new(LayerShape::new(space, layer + 1));
+        read_held::<V>(space, dir, entry, above, Some(&shape), size, me)
+    });
+    let held = above.transpose()?;
+    let shares = RankShares::new(space, &shape, None, None, size, true);
+    let computed = shares.computed_tile(space, &shape, me);
+    let block = solve_tile(space, &shape, held.as_ref().map(|h| h.rows()).as_ref(), &computed);
+    drop(held);
+    let exchanged = exchange(ranks, space, &shape, &shares, &computed, block)?;
+    let kept = shares.kept_tile(space, &shape, me);
+    let mine = Held { shape: shape.clone(), kept, first_mover: shares.received[me].start, values: exchanged.values };
+    let listed = manifest.layer(layer).map_or(&[][..], |l| &l.shards);
+    let mut problems = Vec::new();
+    for (i, movers) in shares.shards.iter().enumerate() {
+        if shares.owners[i] != me || !damaged.contains(&i) {
+            continue;
+        }
+        let entry = shard::write_shard(dir, space.cards().game(), &shape, i, movers.clone(), mine.row_values(movers.clone()))?;
+        match listed.get(i) {
+            Some(was) if *was == entry => tracing::info!(file = %entry.file, "repaired from the layer above"),
+            was => problems.push(format!(
+                "{}: recomputed from layer {} with checksum {}, but the manifest lists {:?}; the tables above it differ \
+                 from those it was made from",
+                entry.file,
+                layer + 1,
+                entry.checksum,
+                was.map(|w| &w.checksum)
+            )),
+        }
+    }
+    agree(ranks, problems).map_err(|problems| match problems {
+        Some(problems) => ShardError::Unsound { dir: dir.to_owned(), problems }.into(),
+        None => ClusterError::StoppedByRankZero,
+    })
+}
+
+/// Gathers every rank's `problems` on rank 0 and tells every rank whether there were any:
+/// `Err(Some(all problems, sorted))` on rank 0 and `Err(None)` elsewhere if so, so that
+/// every rank stops together instead of waiting in the next collective.
+fn agree(ranks: &impl Ranks, problems: Vec<String>) -> Result<(), Option<Vec<String>>> {
+    let exchange = |e: String| Some(vec![format!("exchange between ranks failed: {e}")]);
+    let all = ranks.gather(serde_json::to_vec(&problems).expect("strings serialise")).map_err(exchange)?;
+    let mut found = Vec::new();
+    for bytes in all {
+        let theirs: Vec<String> = serde_json::from_slice(&bytes).map_err(|e| exchange(format!("problems: {e}")))?;
+        found.extend(theirs);
+    }
+    let verdict = ranks.broadcast(vec![u8::from(found.is_empty())]).map_err(exchange)?;
+    if verdict == [1] {
+        return Ok(());
+    }
+    found.sort();
+    Err((ranks.rank() == 0).then_some(found))
 }
 
 /// What each rank tells rank 0 about a layer once its shards are written.
@@ -196,8 +288,19 @@ pub fn solve_tables<V: DuelValue + Pod>(
     let first = space.first_layer();
     let last = options.stop_after.max(first);
     // Rank 0 holds the table directory's lock until the solve ends.
-    let (mut manifest, _lock) = start(space, ranks, dir, options)?;
-    let mut outcome = Outcome { resumed_from: None, layers: Vec::new(), table_bytes: 0, first_value: None };
+    let (mut manifest, _lock, damaged) = start(space, ranks, dir, options)?;
+    let mut outcome =
+        Outcome { resumed_from: None, layers: Vec::new(), table_bytes: 0, first_value: None, repaired: Vec::new() };
+    // Damaged shards are recomputed from the top down, each layer from the one above.
+    for layer in damaged.iter().map(|&(layer, _)| layer).collect::<std::collections::BTreeSet<_>>().into_iter().rev() {
+        let shards: Vec<usize> = damaged.iter().filter(|d| d.0 == layer).map(|d| d.1).collect();
+        repair_layer::<V>(space, ranks, dir, &manifest, layer, &shards)?;
+        if me == 0 {
+            let entries = &manifest.layer(layer).map_or(&[][..], |l| &l.shards);
+            outcome.repaired.extend(shards.iter().filter_map(|&i| entries.get(i)).map(|e| e.file.clone()));
+        }
+    }
+    outcome.repaired.sort();
     // The rows of the last finished layer this rank holds.
     let mut held: Option<Arc<Held<V>>> = None;
     let mut top = space.end_layer();
@@ -206,11 +309,7 @@ pub fn solve_tables<V: DuelValue + Pod>(
         outcome.resumed_from = Some(top);
         let shape = Arc::new(LayerShape::new(space, top));
         let before = (top > last).then(|| LayerShape::new(space, top - 1));
-        let rows = row_bounds(space, &shape, before.as_ref(), size);
-        let mine = rows[me]..rows[me + 1];
-        let values = read_rows(dir, space, &shape, entry, mine.clone())?;
-        let kept = Tile::new(space, &shape, mine.clone(), 0..shape.opponents.len());
-        held = Some(Arc::new(Held { shape, kept, first_mover: mine.start, values }));
+        held = Some(Arc::new(read_held(space, dir, entry, shape, before.as_ref(), size, me)?));
         tracing::info!(layer = top, rank = me, "resuming from the tables' last layer");
     }
     std::thread::scope(|scope| -> Result<(), ClusterError> {
@@ -297,13 +396,14 @@ struct Pending {
 }
 
 /// The manifest to continue: a fresh one (written by rank 0), or with `resume` the one in
-/// `dir` after rank 0 checked it and every rank checked a share of its shards.
+/// `dir` after rank 0 checked it and every rank checked a share of its shards; with the
+/// directory's lock (rank 0) and the damaged shards to repair, as (layer, index).
 fn start(
     space: &Space,
     ranks: &impl Ranks,
     dir: &Path,
     SolveOptions { resume, force, .. }: SolveOptions,
-) -> Result<(Manifest, Option<std::fs::File>), ClusterError> {
+) -> Result<(Manifest, Option<std::fs::File>, Vec<(usize, usize)>), ClusterError> {
     let (me, size) = (ranks.rank(), ranks.size());
     let game = space.cards().game();
     let fresh = Manifest::new(game, space.first_layer(), space.end_layer());
@@ -384,39 +484,65 @@ fn start(
     }
     let manifest: Manifest =
         serde_json::from_slice(&shared).map_err(|e| ClusterError::Exchange(format!("manifest: {e}")))?;
-    // Every rank checks its share of the listed shards; rank 0 collects the problems.
-    let listed = manifest.listed();
-    let problems: Vec<String> = listed
+    // Every rank checks its share of the listed shards; rank 0 collects the problems. A
+    // shard that is missing or fails its checks, under a name the manifest may list, is
+    // repaired from the layer above; any other problem stops the solve.
+    let listed: Vec<(usize, usize, &ShardEntry)> = manifest
+        .layers
+        .iter()
+        .flat_map(|l| l.shards.iter().enumerate().map(move |(i, shard)| (l.layer, i, shard)))
+        .collect();
+    let found: Vec<Damage> = listed
         .par_iter()
         .enumerate()
         .filter(|(i, _)| i % size == me)
-        .filter_map(|(_, &(layer, entry))| {
+        .filter_map(|(_, &(layer, index, entry))| {
             let check = verify_listed(dir, &manifest.game, layer, entry);
-            check.problem.map(|p| format!("{}: {p}", check.path.display()))
+            let problem = check.problem?;
+            let repairable = shard::unconfined(dir, layer, &entry.file).is_none();
+            Some(Damage { layer, index, problem: format!("{}: {problem}", check.path.display()), repairable })
         })
         .collect();
-    let all =
-        ranks.gather(serde_json::to_vec(&problems).expect("strings serialise")).map_err(ClusterError::Exchange)?;
-    let mut verdict = vec![1u8];
-    let mut problems_found = Vec::new();
-    if me == 0 {
-        for bytes in all {
-            let theirs: Vec<String> =
-                serde_json::from_slice(&bytes).map_err(|e| ClusterError::Exchange(format!("problems: {e}")))?;
-            problems_found.extend(theirs);
-        }
-        if !problems_found.is_empty() {
-            verdict = vec![0];
-        }
+    let all = ranks.gather(serde_json::to_vec(&found).expect("serialises")).map_err(ClusterError::Exchange)?;
+    let mut damage = Vec::new();
+    for bytes in all {
+        let theirs: Vec<Damage> =
+            serde_json::from_slice(&bytes).map_err(|e| ClusterError::Exchange(format!("problems: {e}")))?;
+        damage.extend(theirs);
     }
-    if ranks.broadcast(verdict).map_err(ClusterError::Exchange)? != [1] {
+    damage.sort_by_key(|d| (d.layer, d.index));
+    // Rank 0's verdict: the shards to repair, or none to say the solve stops.
+    let verdict = if damage.iter().all(|d| d.repairable) {
+        Some(damage.iter().map(|d| (d.layer, d.index)).collect::<Vec<_>>())
+    } else {
+        None
+    };
+    let shared = ranks.broadcast(serde_json::to_vec(&verdict).expect("serialises")).map_err(ClusterError::Exchange)?;
+    let verdict: Option<Vec<(usize, usize)>> =
+        serde_json::from_slice(&shared).map_err(|e| ClusterError::Exchange(format!("verdict: {e}")))?;
+    let Some(repairs) = verdict else {
         if me == 0 {
-            problems_found.sort();
-            return Err(ShardError::Unsound { dir: dir.to_owned(), problems: problems_found }.into());
+            let problems = damage.into_iter().filter(|d| !d.repairable).map(|d| d.problem).collect();
+            return Err(ShardError::Unsound { dir: dir.to_owned(), problems }.into());
         }
         return Err(ClusterError::StoppedByRankZero);
+    };
+    for d in damage {
+        tracing::warn!(problem = %d.problem, "damaged shard: recomputing it from the layer above");
     }
-    Ok((manifest, lock))
+    Ok((manifest, lock, repairs))
+}
+
+/// A listed shard that failed its checks when a solve resumed.
+#[derive(Serialize, Deserialize)]
+struct Damage {
+    layer: usize,
+    /// Its index in the layer.
+    index: usize,
+    /// What is wrong, naming the file.
+    problem: String,
+    /// Whether recomputing it would repair it (its name is one the solve writes).
+    repairable: bool,
 }
 
 /// How long a solve waits for another writer's lock on its table directory: a killed or
@@ -659,6 +785,7 @@ impl<V> Outcome<V> {
             layers: self.layers,
             table_bytes: self.table_bytes,
             first_value: self.first_value.map(f),
+            repaired: self.repaired,
         }
     }
 }
@@ -865,6 +992,39 @@ pub(crate) mod tests {
         });
         assert_eq!(outcomes[0].resumed_from, Some(3));
         assert_eq!(outcomes[0].layers.len(), 3);
+        assert_eq!(files(&cut), files(&whole));
+    }
+
+    /// `--resume` over 3 ranks recomputes a damaged and a missing shard from the layers
+    /// above them, bit for bit, and continues where the tables stopped.
+    #[test]
+    fn damaged_shards_are_repaired_from_the_layer_above() {
+        let cards = Cards::new(Game { rules: Rules::Official, categories: CategorySet::first(4) });
+        let space = Space::whole_game(&cards);
+        let root = tempfile::tempdir().unwrap();
+        let (whole, cut) = (root.path().join("whole"), root.path().join("cut"));
+        solve_tables::<f32>(&space, &Alone, &whole, SolveOptions::whole(&space), |_| {}).unwrap();
+        let every = SolveOptions::whole(&space);
+        solve_tables::<f32>(&space, &Alone, &cut, SolveOptions { stop_after: 3, ..every }, |_| {}).unwrap();
+        let flipped = cut.join("layer-06-shard-00000.yzs");
+        let mut bytes = std::fs::read(&flipped).unwrap();
+        let at = bytes.len() - 9;
+        bytes[at] ^= 0x40;
+        std::fs::write(&flipped, bytes).unwrap();
+        std::fs::remove_file(cut.join("layer-04-shard-00000.yzs")).unwrap();
+        let outcomes: Vec<Outcome<f32>> = std::thread::scope(|s| {
+            let handles: Vec<_> = threads::group(3)
+                .into_iter()
+                .map(|rank| {
+                    let (space, cut) = (&space, &cut);
+                    let options = SolveOptions { resume: true, ..every };
+                    s.spawn(move || solve_tables::<f32>(space, &rank, cut, options, |_| {}).unwrap())
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        assert_eq!(outcomes[0].repaired, vec!["layer-04-shard-00000.yzs", "layer-06-shard-00000.yzs"]);
+        assert_eq!(outcomes[0].resumed_from, Some(3));
         assert_eq!(files(&cut), files(&whole));
     }
 }

@@ -5,6 +5,7 @@
 
 use std::cell::RefCell;
 use std::collections::HashMap;
+use std::collections::hash_map::Entry;
 use std::path::{Path, PathBuf};
 
 use super::cards::{Cards, decided, window};
@@ -48,8 +49,7 @@ pub struct Tables<'a> {
 impl<'a> Tables<'a> {
     /// Opens the tables in `dir` for the game of `cards`.
     pub fn open(dir: &Path, cards: &'a Cards) -> Result<Tables<'a>, ShardError> {
-        let manifest = Manifest::open(dir)?;
-        manifest.check_game(cards.game(), dir)?;
+        let manifest = Manifest::open_checked(dir, Some(cards.game()))?;
         Ok(Tables {
             dir: dir.to_owned(),
             manifest,
@@ -83,14 +83,23 @@ impl PositionSource for Tables<'_> {
             return Ok(v);
         }
         let layer = cards.filled(mover) + cards.filled(opponent);
+        let mut shapes = self.shapes.borrow_mut();
+        // A layer's entry is checked against its shape once, before any of its numbers
+        // indexes anything.
+        let shape = match shapes.entry(layer) {
+            Entry::Occupied(e) => e.into_mut(),
+            Entry::Vacant(e) => {
+                let shape = LayerShape::new(&self.space, layer);
+                self.manifest.checked_layer(&self.dir, &shape)?;
+                e.insert(shape)
+            }
+        };
         let entry = self.manifest.layer(layer).ok_or_else(|| ShardError::MissingLayer {
             dir: self.dir.clone(),
             layer,
             first: self.manifest.first_layer,
             end: self.manifest.end_layer,
         })?;
-        let mut shapes = self.shapes.borrow_mut();
-        let shape = shapes.entry(layer).or_insert_with(|| LayerShape::new(&self.space, layer));
         let (Some(m), Some(o)) =
             (self.space.movers(layer).position(mover), self.space.opponents(layer).position(opponent))
         else {
@@ -112,8 +121,8 @@ impl PositionSource for Tables<'_> {
         };
         let mut shards = self.shards.borrow_mut();
         let values = match shards.entry((layer, i)) {
-            std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
-            std::collections::hash_map::Entry::Vacant(e) => {
+            Entry::Occupied(e) => e.into_mut(),
+            Entry::Vacant(e) => {
                 e.insert(shard::read_shard(&self.dir, cards.game(), shape, shard)?)
             }
         };

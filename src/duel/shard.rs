@@ -28,7 +28,9 @@ use serde::{Deserialize, Serialize};
 
 use super::layout::LayerShape;
 use super::value::DuelValue;
-use crate::game::Game;
+use super::cards::Cards;
+use super::solve::Space;
+use crate::game::{CategorySet, Game, Rules};
 use crate::store::{self, Checksum, StoreError, StoreFile};
 
 /// Store kind of a layer shard.
@@ -102,6 +104,20 @@ impl GameTag {
     /// The tag of `game`.
     pub fn of(game: Game) -> GameTag {
         GameTag { rules: game.rules.name().to_owned(), categories: game.categories.0 }
+    }
+
+    /// The game the tag names, or why this yz knows no such game.
+    pub fn game(&self) -> Result<Game, String> {
+        let rules = self.rules.parse::<Rules>()?;
+        let categories = CategorySet(self.categories);
+        if categories.is_empty() || !CategorySet::ALL.is_superset(categories) {
+            return Err(format!(
+                "categories mask {:#06x} names no game (expected a non-empty subset of {:#06x})",
+                self.categories,
+                CategorySet::ALL.0
+            ));
+        }
+        Ok(Game { rules, categories })
     }
 }
 
@@ -219,6 +235,107 @@ impl Manifest {
         self.layers.iter().flat_map(|l| l.shards.iter().map(move |s| (l.layer, s))).collect()
     }
 
+    /// Reads the manifest of `dir` and checks everything in it that needs no layer's
+    /// shape before any of its numbers is used: a game this yz knows (`game`, if given),
+    /// the layers of that game written from the last one down, and each layer covered
+    /// by contiguous shards adding up to its positions. Each layer's shards are checked
+    /// against the layer's shape by [`Manifest::checked_layer`] before they are read.
+    pub fn open_checked(dir: &Path, game: Option<Game>) -> Result<Manifest, ShardError> {
+        let manifest = Manifest::open(dir)?;
+        if let Some(what) = manifest.inconsistency() {
+            return Err(ShardError::Mismatch { path: dir.join(MANIFEST_FILE), what });
+        }
+        if let Some(game) = game {
+            manifest.check_game(game, dir)?;
+        }
+        Ok(manifest)
+    }
+
+    /// What makes the manifest contradict itself or its game, if anything.
+    fn inconsistency(&self) -> Option<String> {
+        let game = match self.game.game() {
+            Ok(game) => game,
+            Err(e) => return Some(format!("the manifest's game: {e}")),
+        };
+        let end = 2 * game.categories.len();
+        if self.end_layer != end || self.first_layer >= end {
+            return Some(format!(
+                "lists layers {}..{}, but a game of {} boxes has layers 0..{end}",
+                self.first_layer,
+                self.end_layer,
+                game.categories.len()
+            ));
+        }
+        let layers: Vec<usize> = self.layers.iter().map(|l| l.layer).collect();
+        let solved = self.end_layer - self.first_layer;
+        let expected: Vec<usize> = (self.end_layer.saturating_sub(layers.len())..self.end_layer).rev().collect();
+        if layers != expected || layers.len() > solved {
+            return Some(format!(
+                "lists layers {layers:?}, but a solve of layers {}..{} writes them from the last down",
+                self.first_layer, self.end_layer
+            ));
+        }
+        if self.complete != (layers.len() == solved) {
+            return Some(format!("says complete = {} with {} of {solved} layers", self.complete, layers.len()));
+        }
+        for layer in &self.layers {
+            let mut next_mover = 0;
+            for shard in &layer.shards {
+                if shard.mover_start != next_mover || shard.mover_end <= shard.mover_start {
+                    return Some(format!(
+                        "layer {} lists {} for movers {}..{} after mover {next_mover}",
+                        layer.layer, shard.file, shard.mover_start, shard.mover_end
+                    ));
+                }
+                next_mover = shard.mover_end;
+            }
+            let sum = layer.shards.iter().try_fold(0u64, |sum, s| sum.checked_add(s.positions));
+            if sum != Some(layer.positions) {
+                return Some(format!(
+                    "layer {}'s shards do not add up to its {} positions",
+                    layer.layer, layer.positions
+                ));
+            }
+        }
+        None
+    }
+
+    /// The entry of the layer of `shape`, checked against that shape (the layer's true
+    /// movers and positions) so that no number read from the manifest can index past it.
+    pub fn checked_layer(&self, dir: &Path, shape: &LayerShape) -> Result<&LayerEntry, ShardError> {
+        let layer = shape.layer;
+        let entry = self.layer(layer).ok_or_else(|| ShardError::MissingLayer {
+            dir: dir.to_owned(),
+            layer,
+            first: self.first_layer,
+            end: self.end_layer,
+        })?;
+        let mismatch = |what: String| ShardError::Mismatch { path: dir.join(MANIFEST_FILE), what };
+        let movers = shape.movers.len();
+        let covered = entry.shards.last().map_or(0, |s| s.mover_end);
+        if covered != movers || entry.positions != shape.positions() {
+            return Err(mismatch(format!(
+                "layer {layer} lists movers 0..{covered} and {} positions, but it has movers 0..{movers} and {} positions",
+                entry.positions,
+                shape.positions()
+            )));
+        }
+        for shard in &entry.shards {
+            let rows = shape.rows(shard.mover_start..shard.mover_end);
+            if shard.positions != rows.end - rows.start {
+                return Err(mismatch(format!(
+                    "{} lists {} positions for movers {}..{} of layer {layer}, which have {}",
+                    shard.file,
+                    shard.positions,
+                    shard.mover_start,
+                    shard.mover_end,
+                    rows.end - rows.start
+                )));
+            }
+        }
+        Ok(entry)
+    }
+
     /// Checks that the tables are of `game`.
     pub fn check_game(&self, game: Game, dir: &Path) -> Result<(), ShardError> {
         if self.game != GameTag::of(game) {
@@ -277,11 +394,11 @@ fn shard_file(layer: usize, index: usize) -> String {
     format!("layer-{layer:02}-shard-{index:05}.yzs")
 }
 
-/// Why a shard name a manifest lists for `layer` may not be opened, if it may not: only a
-/// name this writer gives (`layer-NN-shard-NNNNN.yzs` of that layer) inside the table
+/// Why a shard name a manifest lists for `layer` may not be opened (or rewritten by a
+/// repair), if it may not: only a name this writer gives (`layer-NN-shard-NNNNN.yzs` of that layer) inside the table
 /// directory, and no symbolic link, so a manifest can never make a reader open a file
 /// outside its directory or learn whether one exists.
-fn unconfined(dir: &Path, layer: usize, file: &str) -> Option<String> {
+pub fn unconfined(dir: &Path, layer: usize, file: &str) -> Option<String> {
     let index = file.strip_prefix(&format!("layer-{layer:02}-shard-")).and_then(|rest| rest.strip_suffix(".yzs"));
     if !index.is_some_and(|i| i.len() == 5 && i.bytes().all(|b| b.is_ascii_digit())) {
         return Some(format!(
@@ -343,14 +460,68 @@ pub fn read_shard(dir: &Path, game: Game, shape: &LayerShape, entry: &ShardEntry
     if raw.len() != raw_len {
         return Err(ShardError::Decompress { path, reason: format!("{} bytes instead of {raw_len}", raw.len()) });
     }
-    let values: Vec<f32> = raw.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();
-    if let Some(at) = values.iter().position(|v| !(-ROUNDING..=1.0 + ROUNDING).contains(v)) {
-        return Err(mismatch(format!(
-            "value {} at position {at} of layer {} movers {}..{} is not a winning chance (0 to 1)",
-            values[at], shape.layer, entry.mover_start, entry.mover_end
-        )));
+    let values = decode_values(&raw);
+    if let Some(what) = stray_value(&values, 0, shape.layer, entry) {
+        return Err(mismatch(what));
     }
     Ok(values)
+}
+
+/// Little-endian `f32`s from stored bytes (a multiple of 4).
+fn decode_values(raw: &[u8]) -> Vec<f32> {
+    raw.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect()
+}
+
+/// The first of `values` (positions `first..` of the shard `entry` of `layer`) that is
+/// not a winning chance, finite and within 0 to 1 up to [`ROUNDING`], described.
+fn stray_value(values: &[f32], first: u64, layer: usize, entry: &ShardEntry) -> Option<String> {
+    let at = values.iter().position(|v| !(-ROUNDING..=1.0 + ROUNDING).contains(v))?;
+    Some(format!(
+        "value {} at position {} of layer {layer} movers {}..{} is not a winning chance (0 to 1)",
+        values[at],
+        first + at as u64,
+        entry.mover_start,
+        entry.mover_end
+    ))
+}
+
+/// Decompresses a shard's payload piece by piece (never more than a bounded buffer,
+/// whatever the file claims) and checks it holds `entry.positions` winning chances.
+fn check_payload(payload: &[u8], layer: usize, entry: &ShardEntry) -> Option<String> {
+    use std::io::Read;
+    const PIECE: usize = 1 << 20;
+    let expected = entry.positions.saturating_mul(4);
+    let mut decoder = match zstd::stream::read::Decoder::with_buffer(payload) {
+        Ok(decoder) => decoder.take(expected.saturating_add(1)),
+        Err(e) => return Some(format!("payload does not decompress ({e})")),
+    };
+    let mut piece = vec![0u8; PIECE];
+    let mut seen = 0u64;
+    loop {
+        let mut filled = 0;
+        while filled < PIECE {
+            match decoder.read(&mut piece[filled..]) {
+                Ok(0) => break,
+                Ok(n) => filled += n,
+                Err(e) => return Some(format!("payload does not decompress ({e})")),
+            }
+        }
+        if filled == 0 {
+            break;
+        }
+        seen += filled as u64;
+        if seen > expected || filled % 4 != 0 {
+            break;
+        }
+        if let Some(what) = stray_value(&decode_values(&piece[..filled]), (seen - filled as u64) / 4, layer, entry) {
+            return Some(what);
+        }
+    }
+    match seen.cmp(&expected) {
+        std::cmp::Ordering::Equal => None,
+        std::cmp::Ordering::Less => Some(format!("payload holds {seen} bytes of values, expected {expected}")),
+        std::cmp::Ordering::Greater => Some(format!("payload holds more than the {expected} bytes of values expected")),
+    }
 }
 
 /// The shards of a layer: contiguous mover ranges of at most [`SHARD_POSITIONS`]
@@ -444,46 +615,32 @@ pub fn verify_tables(dir: &Path) -> TableCheck {
     check
 }
 
-/// Opens the manifest of `dir` and checks that it is consistent in itself: layers written
-/// from the last one down, each covered by contiguous shards adding up to its positions.
-/// Returns the manifest if it could be read, and the check of the manifest file.
+/// Opens the manifest of `dir` and checks it whole ([`Manifest::open_checked`], then every
+/// listed layer against its shape, [`Manifest::checked_layer`]): what `shard verify` and
+/// `duel solve --resume` run before reading any shard. Returns the manifest if it could be
+/// read, and the check of the manifest file.
 pub fn check_manifest(dir: &Path) -> (Option<Manifest>, FileCheck) {
     let path = dir.join(MANIFEST_FILE);
-    let manifest = match Manifest::open(dir) {
-        Ok(manifest) => manifest,
-        Err(error) => return (None, FileCheck { path, layer: None, checksum: None, problem: Some(error.to_string()) }),
+    let problem = |error: ShardError| {
+        Some(match error {
+            ShardError::Mismatch { what, .. } => what,
+            error => error.to_string(),
+        })
     };
-    let mut problem = None;
-    let layers: Vec<usize> = manifest.layers.iter().map(|l| l.layer).collect();
-    let expected: Vec<usize> = (manifest.end_layer.saturating_sub(layers.len())..manifest.end_layer).rev().collect();
-    let solved = manifest.end_layer.saturating_sub(manifest.first_layer);
-    if layers != expected || layers.len() > solved {
-        problem = Some(format!(
-            "lists layers {layers:?}, but a solve of layers {}..{} writes them from the last down",
-            manifest.first_layer, manifest.end_layer
-        ));
-    } else if manifest.complete != (layers.len() == solved) {
-        problem = Some(format!("says complete = {} with {} of {solved} layers", manifest.complete, layers.len()));
-    }
-    for layer in &manifest.layers {
-        let mut next_mover = 0;
-        for shard in &layer.shards {
-            if shard.mover_start != next_mover || shard.mover_end <= shard.mover_start {
-                problem.get_or_insert(format!(
-                    "layer {} lists {} for movers {}..{} after mover {next_mover}",
-                    layer.layer, shard.file, shard.mover_start, shard.mover_end
-                ));
-            }
-            next_mover = shard.mover_end;
-        }
-        if layer.shards.iter().map(|s| s.positions).sum::<u64>() != layer.positions {
-            problem.get_or_insert(format!(
-                "layer {}'s shards do not add up to its {} positions",
-                layer.layer, layer.positions
-            ));
-        }
-    }
-    (Some(manifest), FileCheck { path, layer: None, checksum: None, problem })
+    let (manifest, game) = match Manifest::open_checked(dir, None).and_then(|m| {
+        let game = m.game.game().map_err(|what| ShardError::Mismatch { path: path.clone(), what })?;
+        Ok((m, game))
+    }) {
+        Ok(found) => found,
+        Err(error) => return (None, FileCheck { path, layer: None, checksum: None, problem: problem(error) }),
+    };
+    let cards = Cards::new(game);
+    let space = Space::endgame(&cards, manifest.end_layer);
+    let wrong = manifest
+        .layers
+        .par_iter()
+        .find_map_first(|entry| manifest.checked_layer(dir, &LayerShape::new(&space, entry.layer)).err());
+    (Some(manifest), FileCheck { path, layer: None, checksum: None, problem: wrong.and_then(problem) })
 }
 
 /// Checks one file: a shard (against the manifest beside it, when that lists it) or a
@@ -568,7 +725,7 @@ pub fn verify_listed(dir: &Path, game: &GameTag, layer: usize, entry: &ShardEntr
             Some(format!("checksum {} but the manifest lists {}", file.checksum(), entry.checksum))
         }
         Ok(_) if bytes != entry.bytes => Some(format!("{bytes} bytes but the manifest lists {}", entry.bytes)),
-        Ok(_) => None,
+        Ok(_) => check_payload(file.payload(), layer, entry),
     };
     check
 }
