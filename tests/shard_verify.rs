@@ -101,7 +101,9 @@ fn resume_of_finished_tables_reports_the_stored_value() {
     assert_eq!(resumed["resumed_from"].as_u64(), Some(0));
     assert_eq!(resumed["layers"].as_array().map(Vec::len), Some(0));
     assert_eq!(resumed["value"].as_f64().map(|v| v as f32), solved["value"].as_f64().map(|v| v as f32));
-    assert!(resumed["p_draw"].is_null(), "the tables keep no draw probabilities");
+    for key in ["p_win", "p_draw", "p_lose", "table_bytes"] {
+        assert!(!solved[key].is_null() && resumed[key] == solved[key], "{key}: {resumed} after {solved}");
+    }
 }
 
 /// Manifests that are well formed but lie: a name leaving the directory, a symbolic link,

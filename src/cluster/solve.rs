@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use super::partition::{RankShares, row_bounds};
 use super::ranks::Ranks;
-use crate::duel::shard::{self, LayerEntry, Manifest, ShardEntry, ShardError, check_manifest, verify_listed};
+use crate::duel::shard::{self, Column, LayerEntry, Manifest, ShardEntry, ShardError, check_manifest, verify_listed};
 use crate::duel::solve::{LayerRows, solve_tile};
 use crate::duel::{DuelValue, LayerShape, Space, Tile};
 
@@ -183,7 +183,8 @@ fn repair_layer<V: DuelValue + Pod>(
         if shares.owners[i] != me || !damaged.contains(&i) {
             continue;
         }
-        let entry = shard::write_shard(dir, space.cards().game(), &shape, i, movers.clone(), mine.row_values(movers.clone()))?;
+        let values = mine.row_values(movers.clone());
+        let entry = shard::write_shard(dir, space.cards().game(), &shape, (i, movers.clone()), values, Column::Value)?;
         match listed.get(i) {
             Some(was) if *was == entry => tracing::info!(file = %entry.file, "repaired from the layer above"),
             was => problems.push(format!(
@@ -225,6 +226,8 @@ fn agree(ranks: &impl Ranks, problems: Vec<String>) -> Result<(), Option<Vec<Str
 #[derive(Serialize, Deserialize)]
 struct Written {
     shards: Vec<(usize, ShardEntry)>,
+    /// The draw shards written beside them, if the values carry draws.
+    draws: Vec<(usize, ShardEntry)>,
     tile_bytes: u64,
     card_bytes: u64,
     value_bytes: u64,
@@ -233,6 +236,9 @@ struct Written {
     raw_bytes: u64,
     bytes: u64,
 }
+
+/// A shard the background writer wrote: its index, its entry and that of its draws.
+type WrittenShard = (usize, ShardEntry, Option<ShardEntry>);
 
 /// Shards to write in the background: the held rows and (shard index, movers) to write.
 type WriteJob<V> = (Arc<Held<V>>, Vec<(usize, Range<usize>)>);
@@ -354,6 +360,7 @@ pub fn solve_tables<V: DuelValue + Pod>(
             }
             let written = Written {
                 shards: Vec::new(),
+                draws: Vec::new(),
                 tile_bytes,
                 card_bytes,
                 value_bytes,
@@ -381,7 +388,7 @@ pub fn solve_tables<V: DuelValue + Pod>(
         outcome.first_value = Some(value);
     }
     if me == 0 {
-        outcome.table_bytes = manifest.listed().iter().map(|(_, shard)| shard.bytes).sum();
+        outcome.table_bytes = manifest.listed().iter().map(|l| l.entry.bytes).sum();
     }
     Ok(outcome)
 }
@@ -482,25 +489,23 @@ fn start(
     if shared.is_empty() {
         return Err(decision.err().unwrap_or(ClusterError::StoppedByRankZero));
     }
-    let manifest: Manifest =
+    let mut manifest: Manifest =
         serde_json::from_slice(&shared).map_err(|e| ClusterError::Exchange(format!("manifest: {e}")))?;
     // Every rank checks its share of the listed shards; rank 0 collects the problems. A
     // shard that is missing or fails its checks, under a name the manifest may list, is
     // repaired from the layer above; any other problem stops the solve.
-    let listed: Vec<(usize, usize, &ShardEntry)> = manifest
-        .layers
-        .iter()
-        .flat_map(|l| l.shards.iter().enumerate().map(move |(i, shard)| (l.layer, i, shard)))
-        .collect();
+    // Damaged draw shards (kept for the last layer only) cannot be recomputed, since the
+    // layer above kept none: they are dropped, and P(draw) is reported unknown.
+    let listed = manifest.listed();
     let found: Vec<Damage> = listed
         .par_iter()
         .enumerate()
         .filter(|(i, _)| i % size == me)
-        .filter_map(|(_, &(layer, index, entry))| {
-            let check = verify_listed(dir, &manifest.game, layer, entry);
-            let problem = check.problem?;
-            let repairable = shard::unconfined(dir, layer, &entry.file).is_none();
-            Some(Damage { layer, index, problem: format!("{}: {problem}", check.path.display()), repairable })
+        .filter_map(|(_, &shard::Listed { layer, column, index, entry })| {
+            let check = verify_listed(dir, &manifest.game, layer, entry, column);
+            let problem = format!("{}: {}", check.path.display(), check.problem?);
+            let repairable = shard::unconfined(dir, layer, &entry.file, column).is_none();
+            Some(Damage { layer, index, column, problem, repairable })
         })
         .collect();
     let all = ranks.gather(serde_json::to_vec(&found).expect("serialises")).map_err(ClusterError::Exchange)?;
@@ -511,24 +516,40 @@ fn start(
         damage.extend(theirs);
     }
     damage.sort_by_key(|d| (d.layer, d.index));
-    // Rank 0's verdict: the shards to repair, or none to say the solve stops.
-    let verdict = if damage.iter().all(|d| d.repairable) {
-        Some(damage.iter().map(|d| (d.layer, d.index)).collect::<Vec<_>>())
-    } else {
-        None
-    };
+    // Rank 0's verdict: the value shards to repair and whether to drop the draws, or none
+    // to say the solve stops.
+    let verdict = damage.iter().all(|d| d.repairable).then(|| {
+        let repairs: Vec<(usize, usize)> =
+            damage.iter().filter(|d| d.column == Column::Value).map(|d| (d.layer, d.index)).collect();
+        (repairs, damage.iter().any(|d| d.column == Column::Draw))
+    });
     let shared = ranks.broadcast(serde_json::to_vec(&verdict).expect("serialises")).map_err(ClusterError::Exchange)?;
-    let verdict: Option<Vec<(usize, usize)>> =
+    let verdict: Option<(Vec<(usize, usize)>, bool)> =
         serde_json::from_slice(&shared).map_err(|e| ClusterError::Exchange(format!("verdict: {e}")))?;
-    let Some(repairs) = verdict else {
+    let Some((repairs, drop_draws)) = verdict else {
         if me == 0 {
             let problems = damage.into_iter().filter(|d| !d.repairable).map(|d| d.problem).collect();
             return Err(ShardError::Unsound { dir: dir.to_owned(), problems }.into());
         }
         return Err(ClusterError::StoppedByRankZero);
     };
-    for d in damage {
-        tracing::warn!(problem = %d.problem, "damaged shard: recomputing it from the layer above");
+    for d in &damage {
+        match d.column {
+            Column::Value => tracing::warn!(problem = %d.problem, "damaged shard: recomputing it from the layer above"),
+            Column::Draw => tracing::warn!(problem = %d.problem, "damaged draw shard: P(draw) will be unknown"),
+        }
+    }
+    if drop_draws && let Some(last) = manifest.layers.last_mut() {
+        last.draws.clear();
+        if me == 0 {
+            manifest.write(dir)?;
+        }
+    }
+    if me == 0 {
+        let removed = shard::remove_unlisted_draws(dir, &manifest).map_err(ShardError::from)?;
+        if !removed.is_empty() {
+            tracing::info!(?removed, "removed draw shards the manifest no longer lists");
+        }
     }
     Ok((manifest, lock, repairs))
 }
@@ -539,6 +560,8 @@ struct Damage {
     layer: usize,
     /// Its index in the layer.
     index: usize,
+    /// What it holds.
+    column: Column,
     /// What is wrong, naming the file.
     problem: String,
     /// Whether recomputing it would repair it (its name is one the solve writes).
@@ -588,23 +611,29 @@ fn record<V>(
     dir: &Path,
     manifest: &mut Manifest,
     Pending { layer, positions, mut written, writes }: Pending,
-    done: &Receiver<Result<Vec<(usize, ShardEntry)>, ShardError>>,
+    done: &Receiver<Result<Vec<WrittenShard>, ShardError>>,
     outcome: &mut Outcome<V>,
     progress: &mut impl FnMut(&LayerReport),
 ) -> Result<(), ClusterError> {
     if writes {
-        written.shards = done.recv().map_err(|_| ClusterError::Exchange("the shard writer stopped".into()))??;
+        let shards: Vec<WrittenShard> =
+            done.recv().map_err(|_| ClusterError::Exchange("the shard writer stopped".into()))??;
+        for (i, values, draws) in shards {
+            written.shards.push((i, values));
+            written.draws.extend(draws.map(|d| (i, d)));
+        }
     }
     let all = ranks.gather(serde_json::to_vec(&written).expect("serialises")).map_err(ClusterError::Exchange)?;
     if ranks.rank() != 0 {
         return Ok(());
     }
     let mut report = LayerReport { layer, positions, written: writes, ..LayerReport::default() };
-    let mut shards = Vec::new();
+    let (mut shards, mut draws) = (Vec::new(), Vec::new());
     for bytes in all {
         let theirs: Written =
             serde_json::from_slice(&bytes).map_err(|e| ClusterError::Exchange(format!("written shards: {e}")))?;
         shards.extend(theirs.shards);
+        draws.extend(theirs.draws);
         report.compute_seconds.push(theirs.compute_seconds);
         report.exchange_seconds.push(theirs.exchange_seconds);
         report.tile_bytes.push(theirs.tile_bytes);
@@ -622,10 +651,22 @@ fn record<V>(
                 shards.iter().map(|s| s.0).collect::<Vec<_>>()
             )));
         }
-        let entry = LayerEntry { layer, positions, shards: shards.into_iter().map(|(_, s)| s).collect() };
+        draws.sort_by_key(|&(i, _)| i);
+        let entry = LayerEntry {
+            layer,
+            positions,
+            shards: shards.into_iter().map(|(_, s)| s).collect(),
+            draws: draws.into_iter().map(|(_, s)| s).collect(),
+        };
+        // Only the last finished layer's draws are kept: those of the layer after it go
+        // once the manifest no longer lists them.
+        let stale = manifest.layers.last_mut().map(|l| std::mem::take(&mut l.draws)).unwrap_or_default();
         manifest.layers.push(entry);
         manifest.complete = manifest.layers.len() == manifest.end_layer - manifest.first_layer;
         manifest.write(dir)?;
+        for draw in stale {
+            shard::remove_file(&dir.join(&draw.file)).map_err(ShardError::from)?;
+        }
     }
     tracing::info!(
         layer,
@@ -641,20 +682,23 @@ fn record<V>(
     Ok(())
 }
 
-/// The background writer: compresses and writes each job's shards while the next layer is
-/// computed, and reports their manifest entries.
+/// The background writer: compresses and writes each job's shards (and their draws, where
+/// the values carry them) while the next layer is computed, and reports their manifest
+/// entries.
 fn write_shards<V: DuelValue>(
     dir: &Path,
     game: crate::game::Game,
     jobs: Receiver<WriteJob<V>>,
-    done: Sender<Result<Vec<(usize, ShardEntry)>, ShardError>>,
+    done: Sender<Result<Vec<WrittenShard>, ShardError>>,
 ) {
     for (held, shards) in jobs {
         let result = shards
             .into_par_iter()
             .map(|(i, movers)| {
                 let values = held.row_values(movers.clone());
-                shard::write_shard(dir, game, &held.shape, i, movers, values).map(|entry| (i, entry))
+                let write = |column| shard::write_shard(dir, game, &held.shape, (i, movers.clone()), values, column);
+                let draws = if V::DRAWS { Some(write(Column::Draw)?) } else { None };
+                Ok((i, write(Column::Value)?, draws))
             })
             .collect();
         if done.send(result).is_err() {
@@ -747,7 +791,8 @@ fn scatter<V: Copy>(values: &mut [V], segments: &[u64], size: usize, r: usize, p
     }
 }
 
-/// Reads the rows `movers` of a written layer from its shards (each checked on reading).
+/// Reads the rows `movers` of a written layer from its shards (each checked on reading),
+/// with their draw probabilities where the lanes carry them and the layer lists them.
 fn read_rows<V: DuelValue>(
     dir: &Path,
     space: &Space,
@@ -755,23 +800,39 @@ fn read_rows<V: DuelValue>(
     entry: &LayerEntry,
     movers: Range<usize>,
 ) -> Result<Vec<V>, ShardError> {
+    let values = read_column(dir, space, shape, entry, Column::Value, movers.clone())?;
+    if V::DRAWS && !entry.draws.is_empty() {
+        let draws = read_column(dir, space, shape, entry, Column::Draw, movers)?;
+        return Ok(values.into_iter().zip(draws).map(|(v, d)| V::from_stored(v, Some(d))).collect());
+    }
+    Ok(values.into_iter().map(|v| V::from_stored(v, None)).collect())
+}
+
+/// Reads `column` of the rows `movers` of a written layer from its shards.
+fn read_column(
+    dir: &Path,
+    space: &Space,
+    shape: &LayerShape,
+    entry: &LayerEntry,
+    column: Column,
+    movers: Range<usize>,
+) -> Result<Vec<f32>, ShardError> {
     let span = shape.rows(movers.clone());
     let mut values = Vec::with_capacity((span.end - span.start) as usize);
-    for shard in &entry.shards {
+    for shard in entry.column(column) {
         let (start, end) = (shard.mover_start.max(movers.start), shard.mover_end.min(movers.end));
         if start >= end {
             continue;
         }
-        let stored = shard::read_shard(dir, space.cards().game(), shape, shard)?;
+        let stored = shard::read_shard(dir, space.cards().game(), shape, shard, column)?;
         let base = shape.rows(0..shard.mover_start).end;
         let wanted = shape.rows(start..end);
-        let wanted = (wanted.start - base) as usize..(wanted.end - base) as usize;
-        values.extend(stored[wanted].iter().map(|&v| V::from_stored(v)));
+        values.extend_from_slice(&stored[(wanted.start - base) as usize..(wanted.end - base) as usize]);
     }
     if values.len() as u64 != span.end - span.start {
         return Err(ShardError::Mismatch {
             path: dir.join(shard::MANIFEST_FILE),
-            what: format!("layer {}'s shards do not cover movers {movers:?}", shape.layer),
+            what: format!("layer {}'s {column:?} shards do not cover movers {movers:?}", shape.layer),
         });
     }
     Ok(values)
@@ -905,7 +966,7 @@ pub(crate) mod tests {
         });
         assert_eq!(resumed[0].resumed_from, Some(5));
         assert_eq!(files(&cut), files(&whole));
-        let whole_bytes = Manifest::open(&whole).unwrap().listed().iter().map(|(_, s)| s.bytes).sum::<u64>();
+        let whole_bytes = Manifest::open(&whole).unwrap().listed().iter().map(|l| l.entry.bytes).sum::<u64>();
         assert_eq!(resumed[0].table_bytes, whole_bytes, "a resumed solve reports every table's bytes");
         // Only layers 6 and 7 written; the solve still runs to the start and finds its value.
         let partial = solve_tables::<f32>(&space, &Alone, &top, SolveOptions { write_from: 6, ..every }, |_| {});
@@ -914,7 +975,7 @@ pub(crate) mod tests {
         assert!(partial.first_value.is_some());
         let manifest = Manifest::open(&top).unwrap();
         assert_eq!(manifest.layers.iter().map(|l| l.layer).collect::<Vec<_>>(), vec![7, 6]);
-        let listed: Vec<String> = manifest.listed().iter().map(|(_, s)| s.file.clone()).collect();
+        let listed: Vec<String> = manifest.listed().iter().map(|l| l.entry.file.clone()).collect();
         assert_eq!(files(&top).len(), listed.len() + 1);
         for name in listed {
             assert_eq!(files(&top)[&name], files(&whole)[&name]);
@@ -1025,6 +1086,38 @@ pub(crate) mod tests {
         });
         assert_eq!(outcomes[0].repaired, vec!["layer-04-shard-00000.yzs", "layer-06-shard-00000.yzs"]);
         assert_eq!(outcomes[0].resumed_from, Some(3));
+        assert_eq!(files(&cut), files(&whole));
+    }
+
+    /// A solve stopped after some layers and resumed on 2 ranks reports the same P(win),
+    /// P(draw) and P(lose), bit for bit, and the same table size, as an uninterrupted one:
+    /// the last finished layer's draws are kept, and only its.
+    #[test]
+    fn a_resumed_solve_keeps_the_draw_probability() {
+        let cards = Cards::new(Game { rules: Rules::Official, categories: CategorySet::first(4) });
+        let space = Space::whole_game(&cards);
+        let root = tempfile::tempdir().unwrap();
+        let (whole, cut) = (root.path().join("whole"), root.path().join("cut"));
+        let every = SolveOptions::whole(&space);
+        let uninterrupted = solve_tables::<WinDraw<f32>>(&space, &Alone, &whole, every, |_| {}).unwrap();
+        solve_tables::<WinDraw<f32>>(&space, &Alone, &cut, SolveOptions { stop_after: 4, ..every }, |_| {}).unwrap();
+        let draws: Vec<String> = files(&cut).into_keys().filter(|name| name.contains("-draw-")).collect();
+        assert_eq!(draws, vec!["layer-04-draw-00000.yzs"], "only the last finished layer's draws are kept");
+        let resumed: Vec<Outcome<WinDraw<f32>>> = std::thread::scope(|s| {
+            let handles: Vec<_> = threads::group(2)
+                .into_iter()
+                .map(|rank| {
+                    let (space, cut) = (&space, &cut);
+                    let options = SolveOptions { resume: true, ..every };
+                    s.spawn(move || solve_tables::<WinDraw<f32>>(space, &rank, cut, options, |_| {}).unwrap())
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        let (a, b) = (uninterrupted.first_value.unwrap(), resumed[0].first_value.unwrap());
+        assert!(b.draw() > 0.0, "the draw probability is known");
+        assert_eq!((a.value.to_bits(), a.draw.to_bits()), (b.value.to_bits(), b.draw.to_bits()));
+        assert_eq!(resumed[0].table_bytes, uninterrupted.table_bytes);
         assert_eq!(files(&cut), files(&whole));
     }
 }

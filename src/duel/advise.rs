@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use super::cards::{Cards, decided, window};
 use super::layout::{LayerShape, Tile};
-use super::shard::{self, Manifest, ShardError};
+use super::shard::{self, Column, Manifest, ShardError};
 use super::solve::{LayerValues, Space};
 use crate::game::{RollId, ScoreState, StateId, Transition};
 use crate::turn::choice::{self, Valued};
@@ -123,7 +123,7 @@ impl PositionSource for Tables<'_> {
         let values = match shards.entry((layer, i)) {
             Entry::Occupied(e) => e.into_mut(),
             Entry::Vacant(e) => {
-                e.insert(shard::read_shard(&self.dir, cards.game(), shape, shard)?)
+                e.insert(shard::read_shard(&self.dir, cards.game(), shape, shard, Column::Value)?)
             }
         };
         let mut rows = self.rows.borrow_mut();

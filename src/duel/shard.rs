@@ -121,6 +121,36 @@ impl GameTag {
     }
 }
 
+/// What a shard holds of each position.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Column {
+    /// The mover's P(win) + ½ P(draw): the tables themselves.
+    Value,
+    /// P(draw) under the play the values imply, written only where the solve carries it and
+    /// listed for the last finished layer only: what a resumed solve needs to report the
+    /// start's P(draw) as an uninterrupted one does.
+    Draw,
+}
+
+impl Column {
+    /// The word in the file name (`layer-NN-WORD-NNNNN.yzs`).
+    fn word(self) -> &'static str {
+        match self {
+            Column::Value => "shard",
+            Column::Draw => "draw",
+        }
+    }
+
+    /// What a value is, as the shard header says.
+    fn meaning(self) -> &'static str {
+        match self {
+            Column::Value => "f32 P(win) + P(draw)/2 of the mover",
+            Column::Draw => "f32 P(draw)",
+        }
+    }
+}
+
 /// Metadata of one shard file.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ShardHeader {
@@ -170,6 +200,32 @@ pub struct LayerEntry {
     pub positions: u64,
     /// Its shards, by ascending movers, covering every mover.
     pub shards: Vec<ShardEntry>,
+    /// Shards of its draw probabilities, over the same movers ([`Column::Draw`]), or none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub draws: Vec<ShardEntry>,
+}
+
+impl LayerEntry {
+    /// Its shards of `column`.
+    pub fn column(&self, column: Column) -> &[ShardEntry] {
+        match column {
+            Column::Value => &self.shards,
+            Column::Draw => &self.draws,
+        }
+    }
+}
+
+/// A shard as the manifest lists it, with where: its layer, column and index there.
+#[derive(Clone, Copy, Debug)]
+pub struct Listed<'m> {
+    /// The layer.
+    pub layer: usize,
+    /// What it holds.
+    pub column: Column,
+    /// Its index among the layer's shards of that column.
+    pub index: usize,
+    /// The entry.
+    pub entry: &'m ShardEntry,
 }
 
 /// The manifest of a table directory.
@@ -230,9 +286,21 @@ impl Manifest {
         self.layers.iter().find(|l| l.layer == layer)
     }
 
-    /// Every shard listed, with its layer, in the manifest's order.
-    pub fn listed(&self) -> Vec<(usize, &ShardEntry)> {
-        self.layers.iter().flat_map(|l| l.shards.iter().map(move |s| (l.layer, s))).collect()
+    /// Every shard listed (a layer's draw shards after its values), in the manifest's order.
+    pub fn listed(&self) -> Vec<Listed<'_>> {
+        self.layers
+            .iter()
+            .flat_map(|l| {
+                [Column::Value, Column::Draw].into_iter().flat_map(move |column| {
+                    l.column(column).iter().enumerate().map(move |(index, entry)| Listed {
+                        layer: l.layer,
+                        column,
+                        index,
+                        entry,
+                    })
+                })
+            })
+            .collect()
     }
 
     /// Reads the manifest of `dir` and checks everything in it that needs no layer's
@@ -288,6 +356,19 @@ impl Manifest {
                     ));
                 }
                 next_mover = shard.mover_end;
+            }
+            let last = self.layers.last().is_some_and(|l| std::ptr::eq(l, layer));
+            let draws_fit = layer.draws.is_empty()
+                || (last
+                    && layer.draws.len() == layer.shards.len()
+                    && layer.draws.iter().zip(&layer.shards).all(|(d, s)| {
+                        (d.mover_start, d.mover_end, d.positions) == (s.mover_start, s.mover_end, s.positions)
+                    }));
+            if !draws_fit {
+                return Some(format!(
+                    "layer {} lists draw shards that are not those of the last layer, over its shards' movers",
+                    layer.layer
+                ));
             }
             let sum = layer.shards.iter().try_fold(0u64, |sum, s| sum.checked_add(s.positions));
             if sum != Some(layer.positions) {
@@ -348,16 +429,16 @@ impl Manifest {
     }
 }
 
-/// Writes shard number `index` of a layer, the movers `movers` with their `values` (every
-/// pair of those movers, in layer order), and returns its manifest entry. The bytes depend
-/// only on the values, so any process that holds them writes the same file.
+/// Writes shard number `index` of a layer, the `column` of the movers `movers` from their
+/// `values` (every pair of those movers, in layer order), and returns its manifest entry.
+/// The bytes depend only on the values, so any process that holds them writes the same file.
 pub fn write_shard<V: DuelValue>(
     dir: &Path,
     game: Game,
     shape: &LayerShape,
-    index: usize,
-    movers: Range<usize>,
+    (index, movers): (usize, Range<usize>),
     values: &[V],
+    column: Column,
 ) -> Result<ShardEntry, ShardError> {
     let header = ShardHeader {
         table_version: TABLE_VERSION,
@@ -367,12 +448,15 @@ pub fn write_shard<V: DuelValue>(
         mover_end: movers.end,
         opponents: shape.opponents.len(),
         positions: values.len() as u64,
-        value: "f32 P(win) + P(draw)/2 of the mover".to_owned(),
+        value: column.meaning().to_owned(),
         compression: format!("zstd level {ZSTD_LEVEL}"),
     };
-    let file = shard_file(shape.layer, index);
+    let file = shard_file(shape.layer, index, column);
     let path = dir.join(&file);
-    let values: Vec<f32> = values.iter().map(|v| v.value() as f32).collect();
+    let values: Vec<f32> = match column {
+        Column::Value => values.iter().map(|v| v.value() as f32).collect(),
+        Column::Draw => values.iter().map(|v| v.stored_draw()).collect(),
+    };
     let packed = zstd::bulk::compress(store::as_bytes(&values), ZSTD_LEVEL)
         .map_err(|e| ShardError::Decompress { path: path.clone(), reason: format!("compression failed: {e}") })?;
     let metadata = serde_json::to_value(&header).expect("a shard header serialises");
@@ -389,20 +473,22 @@ pub fn write_shard<V: DuelValue>(
     })
 }
 
-/// File name of shard `index` of `layer`.
-fn shard_file(layer: usize, index: usize) -> String {
-    format!("layer-{layer:02}-shard-{index:05}.yzs")
+/// File name of shard `index` of `layer` holding `column`.
+fn shard_file(layer: usize, index: usize, column: Column) -> String {
+    format!("layer-{layer:02}-{}-{index:05}.yzs", column.word())
 }
 
-/// Why a shard name a manifest lists for `layer` may not be opened (or rewritten by a
-/// repair), if it may not: only a name this writer gives (`layer-NN-shard-NNNNN.yzs` of that layer) inside the table
+/// Why a shard name a manifest lists for `layer` and `column` may not be opened (or
+/// rewritten by a repair), if it may not: only a name this writer gives
+/// (`layer-NN-shard-NNNNN.yzs` or `layer-NN-draw-NNNNN.yzs` of that layer) inside the table
 /// directory, and no symbolic link, so a manifest can never make a reader open a file
 /// outside its directory or learn whether one exists.
-pub fn unconfined(dir: &Path, layer: usize, file: &str) -> Option<String> {
-    let index = file.strip_prefix(&format!("layer-{layer:02}-shard-")).and_then(|rest| rest.strip_suffix(".yzs"));
+pub fn unconfined(dir: &Path, layer: usize, file: &str, column: Column) -> Option<String> {
+    let word = column.word();
+    let index = file.strip_prefix(&format!("layer-{layer:02}-{word}-")).and_then(|rest| rest.strip_suffix(".yzs"));
     if !index.is_some_and(|i| i.len() == 5 && i.bytes().all(|b| b.is_ascii_digit())) {
         return Some(format!(
-            "the manifest lists {file:?} for layer {layer}; a shard's name is layer-{layer:02}-shard-NNNNN.yzs, \
+            "the manifest lists {file:?} for layer {layer}; such a file's name is layer-{layer:02}-{word}-NNNNN.yzs, \
              a plain name inside the table directory"
         ));
     }
@@ -415,11 +501,17 @@ pub fn unconfined(dir: &Path, layer: usize, file: &str) -> Option<String> {
 /// turn; 1.0000006 occurs in real tables.
 const ROUNDING: f32 = 1e-4;
 
-/// Reads the values of the movers `entry` holds, checking them against `shape`: each a
-/// winning chance, finite and within 0 to 1 up to [`ROUNDING`].
-pub fn read_shard(dir: &Path, game: Game, shape: &LayerShape, entry: &ShardEntry) -> Result<Vec<f32>, ShardError> {
+/// Reads the `column` of the movers `entry` holds, checking them against `shape`: each a
+/// probability, finite and within 0 to 1 up to [`ROUNDING`].
+pub fn read_shard(
+    dir: &Path,
+    game: Game,
+    shape: &LayerShape,
+    entry: &ShardEntry,
+    column: Column,
+) -> Result<Vec<f32>, ShardError> {
     let path = dir.join(&entry.file);
-    if let Some(what) = unconfined(dir, shape.layer, &entry.file) {
+    if let Some(what) = unconfined(dir, shape.layer, &entry.file, column) {
         return Err(ShardError::Mismatch { path: dir.join(MANIFEST_FILE), what });
     }
     let file = StoreFile::open(&path, SHARD_KIND)?;
@@ -445,7 +537,7 @@ pub fn read_shard(dir: &Path, game: Game, shape: &LayerShape, entry: &ShardEntry
         mover_end: entry.mover_end,
         opponents: shape.opponents.len(),
         positions: expected_positions,
-        value: header.value.clone(),
+        value: column.meaning().to_owned(),
         compression: header.compression.clone(),
     };
     if header != expected {
@@ -473,11 +565,11 @@ fn decode_values(raw: &[u8]) -> Vec<f32> {
 }
 
 /// The first of `values` (positions `first..` of the shard `entry` of `layer`) that is
-/// not a winning chance, finite and within 0 to 1 up to [`ROUNDING`], described.
+/// not a probability, finite and within 0 to 1 up to [`ROUNDING`], described.
 fn stray_value(values: &[f32], first: u64, layer: usize, entry: &ShardEntry) -> Option<String> {
     let at = values.iter().position(|v| !(-ROUNDING..=1.0 + ROUNDING).contains(v))?;
     Some(format!(
-        "value {} at position {} of layer {layer} movers {}..{} is not a winning chance (0 to 1)",
+        "value {} at position {} of layer {layer} movers {}..{} is not a probability (0 to 1)",
         values[at],
         first + at as u64,
         entry.mover_start,
@@ -486,7 +578,7 @@ fn stray_value(values: &[f32], first: u64, layer: usize, entry: &ShardEntry) -> 
 }
 
 /// Decompresses a shard's payload piece by piece (never more than a bounded buffer,
-/// whatever the file claims) and checks it holds `entry.positions` winning chances.
+/// whatever the file claims) and checks it holds `entry.positions` probabilities.
 fn check_payload(payload: &[u8], layer: usize, entry: &ShardEntry) -> Option<String> {
     use std::io::Read;
     const PIECE: usize = 1 << 20;
@@ -596,14 +688,17 @@ pub fn verify_tables(dir: &Path) -> TableCheck {
     let Some(manifest) = manifest else { return check };
     let listed = manifest.listed();
     check.files.extend(
-        listed.par_iter().map(|&(layer, shard)| verify_listed(dir, &manifest.game, layer, shard)).collect::<Vec<_>>(),
+        listed
+            .par_iter()
+            .map(|l| verify_listed(dir, &manifest.game, l.layer, l.entry, l.column))
+            .collect::<Vec<_>>(),
     );
     if let Ok(entries) = std::fs::read_dir(dir) {
         let mut unlisted: Vec<String> = entries
             .filter_map(|e| e.ok())
             .map(|e| e.file_name().to_string_lossy().into_owned())
             .filter(|name| {
-                name.starts_with("layer-") && name.ends_with(".yzs") && !listed.iter().any(|(_, s)| &s.file == name)
+                name.starts_with("layer-") && name.ends_with(".yzs") && !listed.iter().any(|l| &l.entry.file == name)
             })
             .collect();
         unlisted.sort();
@@ -654,10 +749,10 @@ pub fn verify_file(path: &Path) -> Result<TableCheck, ShardError> {
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let manifest = Manifest::open(&dir).ok();
     let listed = manifest.as_ref().and_then(|m| {
-        m.layers.iter().find_map(|l| l.shards.iter().find(|s| s.file == name).map(|s| (&m.game, l.layer, s)))
+        m.listed().into_iter().find(|l| l.entry.file == name).map(|l| (&m.game, l.layer, l.column, l.entry))
     });
     let file = match listed {
-        Some((game, layer, entry)) => verify_listed(&dir, game, layer, entry),
+        Some((game, layer, column, entry)) => verify_listed(&dir, game, layer, entry, column),
         None => {
             let (header, problem) = match StoreFile::open(path, SHARD_KIND) {
                 Ok(file) => (serde_json::from_value::<ShardHeader>(file.metadata().clone()).ok(), None),
@@ -682,12 +777,12 @@ pub fn verify_file(path: &Path) -> Result<TableCheck, ShardError> {
     })
 }
 
-/// Checks the shard `entry` of `layer` that a manifest of `game` lists: every byte, and
-/// its header, size and checksum against the entry.
-pub fn verify_listed(dir: &Path, game: &GameTag, layer: usize, entry: &ShardEntry) -> FileCheck {
+/// Checks the shard `entry` of `layer` (holding `column`) that a manifest of `game` lists:
+/// every byte, its header, size and checksum against the entry, and every value.
+pub fn verify_listed(dir: &Path, game: &GameTag, layer: usize, entry: &ShardEntry, column: Column) -> FileCheck {
     let path = dir.join(&entry.file);
     let mut check = FileCheck { path: path.clone(), layer: Some(layer), checksum: None, problem: None };
-    if let Some(problem) = unconfined(dir, layer, &entry.file) {
+    if let Some(problem) = unconfined(dir, layer, &entry.file, column) {
         check.problem = Some(problem);
         return check;
     }
@@ -712,6 +807,9 @@ pub fn verify_listed(dir: &Path, game: &GameTag, layer: usize, entry: &ShardEntr
             Some(format!("table version {} but this yz reads {TABLE_VERSION}", h.table_version))
         }
         Ok(h) if &h.game != game => Some(format!("a shard of {:?}, but the manifest is of {game:?}", h.game)),
+        Ok(h) if h.value != column.meaning() => {
+            Some(format!("holds {:?}, but the manifest lists it for {:?}", h.value, column.meaning()))
+        }
         Ok(h)
             if (h.layer, h.mover_start, h.mover_end, h.positions)
                 != (layer, entry.mover_start, entry.mover_end, entry.positions) =>
@@ -728,4 +826,34 @@ pub fn verify_listed(dir: &Path, game: &GameTag, layer: usize, entry: &ShardEntr
         Ok(_) => check_payload(file.payload(), layer, entry),
     };
     check
+}
+
+/// Removes the draw shards in `dir` that `manifest` does not list (those of a layer before
+/// the last finished one, left by a solve stopped between writing the manifest and removing
+/// them) and returns their names. Only the writer's own names are touched.
+pub fn remove_unlisted_draws(dir: &Path, manifest: &Manifest) -> Result<Vec<String>, StoreError> {
+    let io = |action: &'static str| move |source| StoreError::Io { path: dir.to_owned(), action, source };
+    let listed = manifest.listed();
+    let mut removed = Vec::new();
+    for entry in std::fs::read_dir(dir).map_err(io("list"))? {
+        let name = entry.map_err(io("list"))?.file_name().to_string_lossy().into_owned();
+        let layer = name.strip_prefix("layer-").and_then(|rest| rest.get(..2)).and_then(|l| l.parse().ok());
+        let ours = layer.is_some_and(|layer| unconfined(dir, layer, &name, Column::Draw).is_none());
+        if ours && !listed.iter().any(|l| l.entry.file == name) {
+            remove_file(&dir.join(&name))?;
+            removed.push(name);
+        }
+    }
+    removed.sort();
+    Ok(removed)
+}
+
+/// Removes a file the writer owns; one already gone is fine.
+pub fn remove_file(path: &Path) -> Result<(), StoreError> {
+    match std::fs::remove_file(path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            Err(StoreError::Io { path: path.to_owned(), action: "remove", source: e })
+        }
+        _ => Ok(()),
+    }
 }

@@ -29,9 +29,14 @@ pub trait DuelValue: Lane {
     fn flip(self) -> Self;
     /// P(win) + ½ P(draw) of the mover.
     fn value(self) -> f64;
-    /// The lane a stored table value (an `f32` P(win) + ½ P(draw)) stands for; what the
-    /// tables do not keep (the draw probability) is NaN, so a report shows it is unknown.
-    fn from_stored(value: f32) -> Self;
+    /// Whether the lane carries the draw probability: then it is written beside the values
+    /// of the last finished layer, so that a resumed solve still knows it.
+    const DRAWS: bool;
+    /// The draw probability to store (NaN for lanes that carry none).
+    fn stored_draw(self) -> f32;
+    /// The lane stored numbers stand for: an `f32` P(win) + ½ P(draw), and P(draw) where
+    /// it was kept; what was not kept is NaN, so a report shows it is unknown.
+    fn from_stored(value: f32, draw: Option<f32>) -> Self;
 }
 
 macro_rules! scalar_duel_value {
@@ -47,7 +52,11 @@ macro_rules! scalar_duel_value {
             fn value(self) -> f64 {
                 self as f64
             }
-            fn from_stored(value: f32) -> $float {
+            const DRAWS: bool = false;
+            fn stored_draw(self) -> f32 {
+                f32::NAN
+            }
+            fn from_stored(value: f32, _: Option<f32>) -> $float {
                 value as $float
             }
         }
@@ -135,8 +144,13 @@ impl<F: DuelValue> DuelValue for WinDraw<F> {
     fn value(self) -> f64 {
         self.value.value()
     }
-    fn from_stored(value: f32) -> WinDraw<F> {
-        WinDraw { value: F::from_stored(value), draw: F::from_f64(f64::NAN) }
+    const DRAWS: bool = true;
+    fn stored_draw(self) -> f32 {
+        self.draw.value() as f32
+    }
+    fn from_stored(value: f32, draw: Option<f32>) -> WinDraw<F> {
+        let draw = draw.map_or(f64::NAN, f64::from);
+        WinDraw { value: F::from_stored(value, None), draw: F::from_f64(draw) }
     }
 }
 
