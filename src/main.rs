@@ -13,7 +13,7 @@ mod cli;
 #[derive(Parser)]
 #[command(name = "yz", version, about)]
 struct Cli {
-    /// Directory of solved tables [default: $YZ_DATA, else $XDG_DATA_HOME/yz, else ~/.local/share/yz].
+    /// Directory of solved tables [default: $YZ_DATA, else $XDG_DATA_HOME/yz, else ~/.local/share/yz, else ./yz-data when none of those is set].
     #[arg(long, global = true, value_name = "DIR")]
     data: Option<PathBuf>,
     /// Print JSON instead of text.
@@ -87,12 +87,23 @@ fn die_quietly_on_closed_pipe() {
     }
 }
 
-/// The error and its causes on one line.
+/// The error and its causes on one line, each cause once (an error that already prints
+/// its source, such as an OS error, is not followed by it again).
 fn one_line(error: &anyhow::Error) -> String {
-    error.chain().map(ToString::to_string).collect::<Vec<_>>().join(": ")
+    let mut line = String::new();
+    for cause in error.chain().map(ToString::to_string) {
+        if !line.contains(&cause) {
+            if !line.is_empty() {
+                line.push_str(": ");
+            }
+            line.push_str(&cause);
+        }
+    }
+    line
 }
 
 fn run(cli: Cli) -> Result<()> {
+    yz::turn::simd::requested().map_err(anyhow::Error::msg)?;
     let data = data_dir(cli.data);
     match cli.command {
         Command::Solo(command) => cli::solo::run(command, &data, cli.json),

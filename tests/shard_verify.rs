@@ -12,7 +12,8 @@ fn a_flipped_byte_and_a_truncated_shard_are_named_and_refused() {
     let solved = json(&yz(dir.path(), &["--json", "duel", "solve", "--first", "4", "--out", t]));
     let verified = json(&yz(dir.path(), &["--json", "shard", "verify", t]));
     assert_eq!(verified["ok"], true, "{verified}");
-    assert_eq!(verified["files"].as_array().unwrap().len(), 1 + 8, "the manifest and one shard per layer");
+    let listed = verified["files"].as_array().unwrap().len();
+    assert_eq!(listed, 1 + 8 + 1, "the manifest, one shard per layer, the last layer's draws");
     let original = files(&tables);
 
     // One flipped byte in the payload of layer 5's shard, layer 2's shard cut short.
@@ -111,7 +112,7 @@ fn resume_of_finished_tables_reports_the_stored_value() {
 /// nothing hangs, and nothing outside the directory is opened.
 #[test]
 fn hostile_manifests_and_lying_values_are_refused() {
-    use yz::duel::shard::{Manifest, write_shard};
+    use yz::duel::shard::{Column, Manifest, write_shard};
     use yz::duel::{Cards, LayerShape, Space};
     use yz::game::{CategorySet, Game, Rules};
 
@@ -164,9 +165,20 @@ fn hostile_manifests_and_lying_values_are_refused() {
     let entry = &pristine.layers.iter().find(|l| l.layer == 4).unwrap().shards[0];
     for lie in [7.5f32, f32::NAN, -3.0] {
         let values = vec![lie; entry.positions as usize];
-        let forged =
-            write_shard(&tables, cards.game(), &shape, 0, entry.mover_start..entry.mover_end, &values).unwrap();
+        let movers = (0, entry.mover_start..entry.mover_end);
+        let forged = write_shard(&tables, cards.game(), &shape, movers, &values, Column::Value).unwrap();
         with_entry(&|e| *e = forged.clone());
-        fails_with(dir.path(), &ask, "is not a winning chance");
+        verify_names("is not a probability");
+        fails_with(dir.path(), &ask, "is not a probability");
+    }
+    // Shard ranges that agree with themselves but not with the layer: checked against the
+    // layer's shape before any index is used.
+    std::fs::remove_file(&shard).unwrap();
+    pristine.write(&tables).unwrap();
+    json(&yz(dir.path(), &["--json", "duel", "solve", "--first", "3", "--out", t, "--force"]));
+    for end in [1, 1_000_000_000_000_000_000] {
+        with_entry(&|e| e.mover_end = end);
+        verify_names("but it has movers");
+        fails_with(dir.path(), &ask, "but it has movers");
     }
 }

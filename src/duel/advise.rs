@@ -122,9 +122,7 @@ impl PositionSource for Tables<'_> {
         let mut shards = self.shards.borrow_mut();
         let values = match shards.entry((layer, i)) {
             Entry::Occupied(e) => e.into_mut(),
-            Entry::Vacant(e) => {
-                e.insert(shard::read_shard(&self.dir, cards.game(), shape, shard, Column::Value)?)
-            }
+            Entry::Vacant(e) => e.insert(shard::read_shard(&self.dir, cards.game(), shape, shard, Column::Value)?),
         };
         let mut rows = self.rows.borrow_mut();
         let row =

@@ -26,10 +26,10 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::layout::LayerShape;
-use super::value::DuelValue;
 use super::cards::Cards;
+use super::layout::LayerShape;
 use super::solve::Space;
+use super::value::DuelValue;
 use crate::game::{CategorySet, Game, Rules};
 use crate::store::{self, Checksum, StoreError, StoreFile};
 
@@ -688,10 +688,7 @@ pub fn verify_tables(dir: &Path) -> TableCheck {
     let Some(manifest) = manifest else { return check };
     let listed = manifest.listed();
     check.files.extend(
-        listed
-            .par_iter()
-            .map(|l| verify_listed(dir, &manifest.game, l.layer, l.entry, l.column))
-            .collect::<Vec<_>>(),
+        listed.par_iter().map(|l| verify_listed(dir, &manifest.game, l.layer, l.entry, l.column)).collect::<Vec<_>>(),
     );
     if let Ok(entries) = std::fs::read_dir(dir) {
         let mut unlisted: Vec<String> = entries
