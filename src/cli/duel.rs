@@ -148,11 +148,8 @@ pub struct Scope {
 }
 
 impl Scope {
-    fn space<'a>(&self, cards: &'a Cards) -> Space<'a> {
-        match self.max_empty {
-            Some(k) => Space::endgame(cards, k),
-            None => Space::whole_game(cards),
-        }
+    fn space<'a>(&self, cards: &'a Cards) -> Result<Space<'a>> {
+        Ok(Space::with_max_empty(cards, self.max_empty)?)
     }
 
     fn name(&self) -> String {
@@ -377,7 +374,7 @@ fn table_prefix(game: Game) -> String {
 fn count(game: Game, scope: &Scope, as_json: bool) -> Result<()> {
     let started = Instant::now();
     let cards = Cards::new(game);
-    let space = scope.space(&cards);
+    let space = scope.space(&cards)?;
     let layers = count_layers(&space);
     let terminal = count_terminal(&cards);
     let seconds = started.elapsed().as_secs_f64();
@@ -476,7 +473,7 @@ fn solve_on(
 ) -> Result<()> {
     let started = Instant::now();
     let cards = Cards::new(game);
-    let space = scope.space(&cards);
+    let space = scope.space(&cards)?;
     let options = SolveOptions { force, ..layer_args.options(&space, resume)? };
     let layers = solved_layers(&space, &options);
     let positions: u64 = layers.iter().map(|l| l.positions).sum();
@@ -590,7 +587,7 @@ fn plan(
         bail!("--runs must be 1 to 100; got {}", calibration.runs);
     }
     let cards = Cards::new(game);
-    let space = scope.space(&cards);
+    let space = scope.space(&cards)?;
     let options = layer_args.options(&space, false)?;
     let counts = solved_layers(&space, &options);
     let mem_bytes = (mem_per_rank * (1u64 << 30) as f64) as u64;
@@ -692,7 +689,7 @@ fn rehearse(game: Game, scope: &Scope, layer_args: &LayerArgs, ranks: u64, rank:
     }
     let started = Instant::now();
     let cards = Cards::new(game);
-    let space = scope.space(&cards);
+    let space = scope.space(&cards)?;
     let options = layer_args.options(&space, false)?;
     let counts = solved_layers(&space, &options);
     let spec = plan_spec(&space, &options, &counts, ranks, None);

@@ -56,6 +56,18 @@ pub enum SpaceError {
         /// Opponent's filled boxes in play.
         opponent: usize,
     },
+    /// An endgame bound that leaves no position to solve, or exceeds the game.
+    #[error(
+        "--max-empty {max_empty}: the boxes open on both cards together, 1 to {most} for this game of {boxes} boxes a player"
+    )]
+    MaxEmpty {
+        /// The bound asked for.
+        max_empty: usize,
+        /// The most boxes open at once: both cards empty.
+        most: usize,
+        /// Boxes a player.
+        boxes: usize,
+    },
 }
 
 /// The positions a solve covers: the cards each player can hold and the layers.
@@ -80,6 +92,17 @@ impl<'a> Space<'a> {
         let all = CardSet::all(cards);
         let first_layer = (2 * cards.boxes()).saturating_sub(max_empty);
         Space { cards, sides: [all.clone(), all], first_layer }
+    }
+
+    /// [`Space::endgame`] for a bound given from outside (`None`: the whole game), refused
+    /// unless it leaves a position to solve and fits the game.
+    pub fn with_max_empty(cards: &'a Cards, max_empty: Option<usize>) -> Result<Space<'a>, SpaceError> {
+        let most = 2 * cards.boxes();
+        match max_empty {
+            None => Ok(Space::whole_game(cards)),
+            Some(k) if (1..=most).contains(&k) => Ok(Space::endgame(cards, k)),
+            Some(max_empty) => Err(SpaceError::MaxEmpty { max_empty, most, boxes: cards.boxes() }),
+        }
     }
 
     /// Every position that can follow the cards `mover` (to move) and `opponent`.
