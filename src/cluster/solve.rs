@@ -395,24 +395,12 @@ fn start(
             check.problem.map(|p| format!("{}: {p}", check.path.display()))
         })
         .collect();
-    let all =
-        ranks.gather(serde_json::to_vec(&problems).expect("strings serialise")).map_err(ClusterError::Exchange)?;
-    let mut verdict = vec![1u8];
-    let mut problems_found = Vec::new();
-    if me == 0 {
-        for bytes in all {
-            let theirs: Vec<String> =
-                serde_json::from_slice(&bytes).map_err(|e| ClusterError::Exchange(format!("problems: {e}")))?;
-            problems_found.extend(theirs);
-        }
-        if !problems_found.is_empty() {
-            verdict = vec![0];
-        }
-    }
-    if ranks.broadcast(verdict).map_err(ClusterError::Exchange)? != [1] {
+    let (stop, found) = gather_findings(ranks, &problems, "problems")?;
+    if stop {
         if me == 0 {
-            problems_found.sort();
-            return Err(ShardError::Unsound { dir: dir.to_owned(), problems: problems_found }.into());
+            let mut problems: Vec<String> = found.into_iter().map(|(_, problem)| problem).collect();
+            problems.sort();
+            return Err(ShardError::Unsound { dir: dir.to_owned(), problems }.into());
         }
         return Err(ClusterError::StoppedByRankZero);
     }
@@ -604,6 +592,26 @@ fn exchange<V: DuelValue + Pod>(
     }
     let segment_bytes = std::mem::size_of_val(segments.as_slice()) as u64;
     Ok(Exchanged { values, raw_bytes, bytes, segment_bytes })
+}
+
+/// Whether any rank found anything (on every rank), and every rank's findings by rank (on
+/// rank 0; none elsewhere), where `mine` are this rank's: one gather and one broadcast, so that the ranks stop
+/// together rather than some run on into a collective operation the others have left
+/// (where an MPI job would hang).
+fn gather_findings<T: Serialize + serde::de::DeserializeOwned>(
+    ranks: &impl Ranks,
+    mine: &[T],
+    what: &str,
+) -> Result<(bool, Vec<(usize, T)>), ClusterError> {
+    let all = ranks.gather(serde_json::to_vec(mine).expect("findings serialise")).map_err(ClusterError::Exchange)?;
+    let mut found = Vec::new();
+    for (rank, bytes) in all.iter().enumerate() {
+        let theirs: Vec<T> =
+            serde_json::from_slice(bytes).map_err(|e| ClusterError::Exchange(format!("{what}: {e}")))?;
+        found.extend(theirs.into_iter().map(|finding| (rank, finding)));
+    }
+    let verdict = ranks.broadcast(vec![u8::from(!found.is_empty())]).map_err(ClusterError::Exchange)?;
+    Ok((verdict == [1], found))
 }
 
 /// Places the part rank `r` sent (its segment of each row received, row after row) into
