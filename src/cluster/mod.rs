@@ -32,6 +32,13 @@
 //! all the slices. Each rank then holds exactly the rows its part of the next layer reads,
 //! plus the rows of the shards it writes.
 //!
+//! Each slice carries the xxh3-64 of its values, computed by the sender before compression
+//! and checked by the receiver after decompression, so that a fault in memory, on the
+//! network or in the codec cannot reach the tables (whose own checksums are computed
+//! later, over whatever arrived): one more pass over bytes that zstd reads anyway. A
+//! damaged slice stops every rank together (rank 0 learns of it and tells the others)
+//! before anything of the layer is written, naming the layer and both ranks.
+//!
 //! # Shards
 //!
 //! Shards are fixed mover ranges of a layer ([`crate::duel::shard::shard_ranges`]), which
@@ -53,7 +60,7 @@
 //!
 //! `--resume` continues from the last layer the manifest lists, after every listed shard
 //! was checked (split over the ranks); a layer that was being written when the job stopped
-//! is solved again. A rank that fails reports its rank and the reason, and the MPI job is
+//! is solved again (so is one whose exchange found a damaged slice). A rank that fails reports its rank and the reason, and the MPI job is
 //! aborted (see `cluster::mpi` in builds with the `mpi` feature).
 
 pub mod launch;

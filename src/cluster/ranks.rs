@@ -168,6 +168,61 @@ pub mod threads {
             self.from[0].recv().map_err(|e| e.to_string())
         }
     }
+
+    /// A [`ThreadRank`] that damages one part in transit: in its `call`-th
+    /// [`super::Ranks::all_to_all`] (from 0), rank `from` flips a bit of the middle byte
+    /// of the part it sends rank `to`, if that part is not empty.
+    pub struct FlipByte {
+        rank: ThreadRank,
+        from: usize,
+        to: usize,
+        call: usize,
+        calls: Cell<usize>,
+        fired: Cell<bool>,
+    }
+
+    impl FlipByte {
+        /// `rank`, flipping a byte of the part `from` sends `to` in all-to-all call `call`.
+        pub fn new(rank: ThreadRank, from: usize, to: usize, call: usize) -> FlipByte {
+            FlipByte { rank, from, to, call, calls: Cell::new(0), fired: Cell::new(false) }
+        }
+
+        /// Whether this rank flipped a byte.
+        pub fn fired(&self) -> bool {
+            self.fired.get()
+        }
+    }
+
+    impl super::Ranks for FlipByte {
+        fn rank(&self) -> usize {
+            self.rank.rank()
+        }
+        fn size(&self) -> usize {
+            self.rank.size()
+        }
+        fn piece_bytes(&self) -> usize {
+            self.rank.piece_bytes()
+        }
+        fn exchange(&self, outgoing: &[&[u8]], incoming: &mut [&mut [u8]]) -> Result<(), String> {
+            self.rank.exchange(outgoing, incoming)
+        }
+        fn all_to_all(&self, mut outgoing: Vec<Vec<u8>>) -> Result<Vec<Vec<u8>>, String> {
+            let call = self.calls.replace(self.calls.get() + 1);
+            if (self.rank(), call) == (self.from, self.call) && !outgoing[self.to].is_empty() {
+                let part = &mut outgoing[self.to];
+                let middle = part.len() / 2;
+                part[middle] ^= 0x10;
+                self.fired.set(true);
+            }
+            self.rank.all_to_all(outgoing)
+        }
+        fn gather(&self, bytes: Vec<u8>) -> Result<Vec<Vec<u8>>, String> {
+            self.rank.gather(bytes)
+        }
+        fn broadcast(&self, bytes: Vec<u8>) -> Result<Vec<u8>, String> {
+            self.rank.broadcast(bytes)
+        }
+    }
 }
 
 #[cfg(test)]

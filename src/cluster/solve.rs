@@ -9,6 +9,7 @@ use bytemuck::Pod;
 use crossbeam_channel::{Receiver, Sender, bounded};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
+use xxhash_rust::xxh3::xxh3_64;
 
 use super::partition::{RankShares, row_bounds};
 use super::ranks::Ranks;
@@ -52,9 +53,57 @@ pub enum ClusterError {
         /// The table directory.
         dir: String,
     },
+    /// A part of the all-to-all after a layer arrived damaged (a fault in memory, on the
+    /// network or in a codec between the two ranks). Nothing of the layer was written: the
+    /// tables keep the layers finished before it, and `--resume` continues from them.
+    #[error(
+        "layer {layer}: the part rank {from} sent to rank {to} arrived damaged ({damage}); the tables keep the \
+         layers finished before it, and --resume continues from them"
+    )]
+    DamagedPart {
+        /// The layer whose values were exchanged.
+        layer: usize,
+        /// The sending rank.
+        from: usize,
+        /// The receiving rank, which found the damage.
+        to: usize,
+        /// What was wrong.
+        damage: Damage,
+    },
     /// Rank 0 stopped the solve (its own error says why).
     #[error("rank 0 stopped the solve; its message says why")]
     StoppedByRankZero,
+}
+
+/// How a part of the all-to-all after a layer was found damaged on arrival: each part
+/// carries the xxh3-64 of its values, which the receiver checks after decompressing.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
+pub enum Damage {
+    /// The part decompressed, but to values whose checksum is not the sender's.
+    #[error("checksum {found:#018x}, expected {expected:#018x}")]
+    Checksum {
+        /// The xxh3-64 of the values received.
+        found: u64,
+        /// The sender's, sent with them.
+        expected: u64,
+    },
+    /// The part decompressed to another number of bytes than the receiver expects.
+    #[error("{found} bytes of values, expected {expected}")]
+    Size {
+        /// Bytes decompressed.
+        found: usize,
+        /// Bytes expected.
+        expected: usize,
+    },
+    /// The part is too short to hold its checksum.
+    #[error("{bytes} bytes, too few to hold a checksum")]
+    Short {
+        /// Bytes received.
+        bytes: usize,
+    },
+    /// The part does not decompress.
+    #[error("it does not decompress: {0}")]
+    Unreadable(String),
 }
 
 /// One finished layer: solved, exchanged, and (if `written`) its shards written and listed
@@ -197,29 +246,15 @@ fn repair_layer<V: DuelValue + Pod>(
             )),
         }
     }
-    agree(ranks, problems).map_err(|problems| match problems {
-        Some(problems) => ShardError::Unsound { dir: dir.to_owned(), problems }.into(),
-        None => ClusterError::StoppedByRankZero,
-    })
-}
-
-/// Gathers every rank's `problems` on rank 0 and tells every rank whether there were any:
-/// `Err(Some(all problems, sorted))` on rank 0 and `Err(None)` elsewhere if so, so that
-/// every rank stops together instead of waiting in the next collective.
-fn agree(ranks: &impl Ranks, problems: Vec<String>) -> Result<(), Option<Vec<String>>> {
-    let exchange = |e: String| Some(vec![format!("exchange between ranks failed: {e}")]);
-    let all = ranks.gather(serde_json::to_vec(&problems).expect("strings serialise")).map_err(exchange)?;
-    let mut found = Vec::new();
-    for bytes in all {
-        let theirs: Vec<String> = serde_json::from_slice(&bytes).map_err(|e| exchange(format!("problems: {e}")))?;
-        found.extend(theirs);
-    }
-    let verdict = ranks.broadcast(vec![u8::from(found.is_empty())]).map_err(exchange)?;
-    if verdict == [1] {
+    let (stop, found) = gather_findings(ranks, &problems, "repairs")?;
+    if !stop {
         return Ok(());
     }
-    found.sort();
-    Err((ranks.rank() == 0).then_some(found))
+    if me == 0 {
+        let problems = found.into_iter().map(|(_, problem)| problem).collect();
+        return Err(ShardError::Unsound { dir: dir.to_owned(), problems }.into());
+    }
+    Err(ClusterError::StoppedByRankZero)
 }
 
 /// What each rank tells rank 0 about a layer once its shards are written.
@@ -497,7 +532,7 @@ fn start(
     // Damaged draw shards (kept for the last layer only) cannot be recomputed, since the
     // layer above kept none: they are dropped, and P(draw) is reported unknown.
     let listed = manifest.listed();
-    let found: Vec<Damage> = listed
+    let found: Vec<ShardDamage> = listed
         .par_iter()
         .enumerate()
         .filter(|(i, _)| i % size == me)
@@ -505,16 +540,11 @@ fn start(
             let check = verify_listed(dir, &manifest.game, layer, entry, column);
             let problem = format!("{}: {}", check.path.display(), check.problem?);
             let repairable = shard::unconfined(dir, layer, &entry.file, column).is_none();
-            Some(Damage { layer, index, column, problem, repairable })
+            Some(ShardDamage { layer, index, column, problem, repairable })
         })
         .collect();
-    let all = ranks.gather(serde_json::to_vec(&found).expect("serialises")).map_err(ClusterError::Exchange)?;
-    let mut damage = Vec::new();
-    for bytes in all {
-        let theirs: Vec<Damage> =
-            serde_json::from_slice(&bytes).map_err(|e| ClusterError::Exchange(format!("problems: {e}")))?;
-        damage.extend(theirs);
-    }
+    let (any, damage) = gather_findings(ranks, &found, "problems")?;
+    let mut damage: Vec<ShardDamage> = damage.into_iter().map(|(_, d)| d).collect();
     damage.sort_by_key(|d| (d.layer, d.index));
     // Rank 0's verdict: the value shards to repair and whether to drop the draws, or none
     // to say the solve stops.
@@ -523,9 +553,13 @@ fn start(
             damage.iter().filter(|d| d.column == Column::Value).map(|d| (d.layer, d.index)).collect();
         (repairs, damage.iter().any(|d| d.column == Column::Draw))
     });
-    let shared = ranks.broadcast(serde_json::to_vec(&verdict).expect("serialises")).map_err(ClusterError::Exchange)?;
-    let verdict: Option<(Vec<(usize, usize)>, bool)> =
-        serde_json::from_slice(&shared).map_err(|e| ClusterError::Exchange(format!("verdict: {e}")))?;
+    let verdict = if any {
+        let shared =
+            ranks.broadcast(serde_json::to_vec(&verdict).expect("serialises")).map_err(ClusterError::Exchange)?;
+        serde_json::from_slice(&shared).map_err(|e| ClusterError::Exchange(format!("verdict: {e}")))?
+    } else {
+        Some((Vec::new(), false))
+    };
     let Some((repairs, drop_draws)) = verdict else {
         if me == 0 {
             let problems = damage.into_iter().filter(|d| !d.repairable).map(|d| d.problem).collect();
@@ -556,7 +590,7 @@ fn start(
 
 /// A listed shard that failed its checks when a solve resumed.
 #[derive(Serialize, Deserialize)]
-struct Damage {
+struct ShardDamage {
     layer: usize,
     /// Its index in the layer.
     index: usize,
@@ -742,7 +776,7 @@ fn exchange<V: DuelValue + Pod>(
             if r == me || values.is_empty() {
                 return Ok(Vec::new());
             }
-            zstd::bulk::compress(bytemuck::cast_slice(values), EXCHANGE_ZSTD_LEVEL)
+            pack_part(bytemuck::cast_slice(values))
                 .map_err(|e| ClusterError::Exchange(format!("compressing for rank {r}: {e}")))
         })
         .collect::<Result<_, _>>()?;
@@ -756,24 +790,104 @@ fn exchange<V: DuelValue + Pod>(
     scatter(&mut values, &segments, size, me, slice(&shares.received[me]));
     drop(block);
     let incoming = ranks.all_to_all(outgoing).map_err(ClusterError::Exchange)?;
+    // The first damaged part received, by sender.
+    let mut damaged = None;
     for (r, packed) in incoming.into_iter().enumerate() {
-        let len = segments.iter().skip(r).step_by(size).sum::<u64>() as usize;
-        if r == me || (len == 0 && packed.is_empty()) {
+        if r == me {
             continue;
         }
+        let len = segments.iter().skip(r).step_by(size).sum::<u64>() as usize;
         let mut part = vec![V::ZERO; len];
-        let unpacked = zstd::bulk::decompress_to_buffer(&packed, bytemuck::cast_slice_mut(&mut part));
-        match unpacked {
-            Ok(n) if n == std::mem::size_of_val(part.as_slice()) => scatter(&mut values, &segments, size, r, &part),
-            Ok(n) => {
-                let expected = std::mem::size_of_val(part.as_slice());
-                return Err(ClusterError::Exchange(format!("{n} bytes from rank {r}, expected {expected}")));
-            }
-            Err(e) => return Err(ClusterError::Exchange(format!("from rank {r}: {e}"))),
+        if let Err(damage) = unpack_part(&packed, bytemuck::cast_slice_mut(&mut part)) {
+            damaged = Some((r, damage));
+            break;
+        }
+        if len > 0 {
+            scatter(&mut values, &segments, size, r, &part);
         }
     }
+    stop_on_damage(ranks, shape.layer, damaged)?;
     let segment_bytes = std::mem::size_of_val(segments.as_slice()) as u64;
     Ok(Exchanged { values, raw_bytes, bytes, segment_bytes })
+}
+
+/// Bytes of the checksum that ends every non-empty part of the exchange.
+const PART_CHECKSUM_BYTES: usize = 8;
+
+/// One rank's part of the exchange for another: the values' bytes `raw`, zstd-compressed,
+/// then the xxh3-64 of `raw` (8 bytes, little-endian); nothing for no values.
+///
+/// The receiver checks the checksum after decompressing ([`unpack_part`]), so a fault
+/// anywhere between the two ranks' values (memory, network, either end of zstd) is caught
+/// before a damaged value reaches the tables, whose own checksums are computed later and
+/// would vouch for it. The cost is one xxh3 pass over the values on each side, next to
+/// zstd's compression and decompression of the same bytes: xxh3 reads tens of GB/s per
+/// core, zstd level 1 a few hundred MB/s to a few GB/s, so it adds a few percent to the
+/// exchange's compute at most.
+fn pack_part(raw: &[u8]) -> std::io::Result<Vec<u8>> {
+    if raw.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut packed = zstd::bulk::compress(raw, EXCHANGE_ZSTD_LEVEL)?;
+    packed.extend_from_slice(&xxh3_64(raw).to_le_bytes());
+    Ok(packed)
+}
+
+/// Decompresses a part made by [`pack_part`] into `raw`, which holds exactly as many bytes
+/// as the sender's values, and checks the sender's checksum.
+fn unpack_part(packed: &[u8], raw: &mut [u8]) -> Result<(), Damage> {
+    if packed.is_empty() && raw.is_empty() {
+        return Ok(());
+    }
+    let Some(at) = packed.len().checked_sub(PART_CHECKSUM_BYTES) else {
+        return Err(Damage::Short { bytes: packed.len() });
+    };
+    let (stream, checksum) = packed.split_at(at);
+    let n = zstd::bulk::decompress_to_buffer(stream, raw).map_err(|e| Damage::Unreadable(e.to_string()))?;
+    if n != raw.len() {
+        return Err(Damage::Size { found: n, expected: raw.len() });
+    }
+    let expected = u64::from_le_bytes(checksum.try_into().expect("8 bytes"));
+    let found = xxh3_64(raw);
+    if found != expected {
+        return Err(Damage::Checksum { found, expected });
+    }
+    Ok(())
+}
+
+/// Whether any rank found anything (on every rank), and every rank's findings by rank (on
+/// rank 0; none elsewhere), where `mine` are this rank's: one gather and one broadcast, so that the ranks stop
+/// together rather than some run on into a collective operation the others have left
+/// (where an MPI job would hang).
+fn gather_findings<T: Serialize + serde::de::DeserializeOwned>(
+    ranks: &impl Ranks,
+    mine: &[T],
+    what: &str,
+) -> Result<(bool, Vec<(usize, T)>), ClusterError> {
+    let all = ranks.gather(serde_json::to_vec(mine).expect("findings serialise")).map_err(ClusterError::Exchange)?;
+    let mut found = Vec::new();
+    for (rank, bytes) in all.iter().enumerate() {
+        let theirs: Vec<T> =
+            serde_json::from_slice(bytes).map_err(|e| ClusterError::Exchange(format!("{what}: {e}")))?;
+        found.extend(theirs.into_iter().map(|finding| (rank, finding)));
+    }
+    let verdict = ranks.broadcast(vec![u8::from(!found.is_empty())]).map_err(ClusterError::Exchange)?;
+    Ok((verdict == [1], found))
+}
+
+/// Stops every rank if any rank received a damaged part of layer `layer`'s exchange
+/// (`damaged` on this rank: the sender and the damage): the receiver returns its
+/// [`ClusterError::DamagedPart`], rank 0 the first any rank found, and the others
+/// [`ClusterError::StoppedByRankZero`].
+fn stop_on_damage(ranks: &impl Ranks, layer: usize, damaged: Option<(usize, Damage)>) -> Result<(), ClusterError> {
+    let (stop, found) = gather_findings(ranks, damaged.as_slice(), "damaged parts")?;
+    if !stop {
+        return Ok(());
+    }
+    let part = |to: usize, (from, damage): (usize, Damage)| ClusterError::DamagedPart { layer, from, to, damage };
+    let first = found.into_iter().next().map(|(to, finding)| part(to, finding));
+    let mine = damaged.map(|finding| part(ranks.rank(), finding));
+    Err(first.or(mine).unwrap_or(ClusterError::StoppedByRankZero))
 }
 
 /// Places the part rank `r` sent (its segment of each row received, row after row) into
@@ -869,18 +983,40 @@ pub(crate) mod tests {
             .collect()
     }
 
-    /// Solves on `size` thread ranks into a fresh directory.
-    pub(crate) fn solve_on_threads<V: DuelValue + Pod>(space: &Space, size: usize, dir: &Path) -> Outcome<V> {
-        let outcomes: Vec<Outcome<V>> = std::thread::scope(|s| {
-            let handles: Vec<_> = threads::group(size)
+    /// Solves on the ranks of `group`, one thread each: each rank's result, with the rank.
+    fn solve_on_group<V: DuelValue + Pod, R: Ranks + Send>(
+        space: &Space,
+        group: Vec<R>,
+        dir: &Path,
+        options: SolveOptions,
+    ) -> Vec<(Result<Outcome<V>, ClusterError>, R)> {
+        std::thread::scope(|s| {
+            let handles: Vec<_> = group
                 .into_iter()
-                .map(|rank| {
-                    s.spawn(move || solve_tables::<V>(space, &rank, dir, SolveOptions::whole(space), |_| {}).unwrap())
-                })
+                .map(|rank| s.spawn(move || (solve_tables::<V>(space, &rank, dir, options, |_| {}), rank)))
                 .collect();
             handles.into_iter().map(|h| h.join().unwrap()).collect()
-        });
+        })
+    }
+
+    /// Solves on `size` thread ranks with `options`: rank 0's outcome, once every rank
+    /// succeeded.
+    fn solve_on_threads_with<V: DuelValue + Pod>(
+        space: &Space,
+        size: usize,
+        dir: &Path,
+        options: SolveOptions,
+    ) -> Outcome<V> {
+        let outcomes: Vec<Outcome<V>> = solve_on_group(space, threads::group(size), dir, options)
+            .into_iter()
+            .map(|(outcome, _)| outcome.unwrap())
+            .collect();
         outcomes.into_iter().next().unwrap()
+    }
+
+    /// Solves on `size` thread ranks into a fresh directory.
+    pub(crate) fn solve_on_threads<V: DuelValue + Pod>(space: &Space, size: usize, dir: &Path) -> Outcome<V> {
+        solve_on_threads_with(space, size, dir, SolveOptions::whole(space))
     }
 
     #[test]
@@ -953,21 +1089,11 @@ pub(crate) mod tests {
         let stopped = solve_tables::<f32>(&space, &Alone, &cut, SolveOptions { stop_after: 5, ..every }, |_| {});
         assert_eq!(stopped.unwrap().layers.iter().map(|l| l.layer).collect::<Vec<_>>(), vec![7, 6, 5]);
         assert!(!Manifest::open(&cut).unwrap().complete);
-        let resumed: Vec<Outcome<f32>> = std::thread::scope(|s| {
-            let handles: Vec<_> = threads::group(2)
-                .into_iter()
-                .map(|rank| {
-                    let (space, cut) = (&space, &cut);
-                    let options = SolveOptions { resume: true, ..every };
-                    s.spawn(move || solve_tables::<f32>(space, &rank, cut, options, |_| {}).unwrap())
-                })
-                .collect();
-            handles.into_iter().map(|h| h.join().unwrap()).collect()
-        });
-        assert_eq!(resumed[0].resumed_from, Some(5));
+        let resumed = solve_on_threads_with::<f32>(&space, 2, &cut, SolveOptions { resume: true, ..every });
+        assert_eq!(resumed.resumed_from, Some(5));
         assert_eq!(files(&cut), files(&whole));
         let whole_bytes = Manifest::open(&whole).unwrap().listed().iter().map(|l| l.entry.bytes).sum::<u64>();
-        assert_eq!(resumed[0].table_bytes, whole_bytes, "a resumed solve reports every table's bytes");
+        assert_eq!(resumed.table_bytes, whole_bytes, "a resumed solve reports every table's bytes");
         // Only layers 6 and 7 written; the solve still runs to the start and finds its value.
         let partial = solve_tables::<f32>(&space, &Alone, &top, SolveOptions { write_from: 6, ..every }, |_| {});
         let partial = partial.unwrap();
@@ -1032,27 +1158,82 @@ pub(crate) mod tests {
         manifest.write(&cut).unwrap();
         // What a writer killed before its rename leaves behind; the resumed solve clears it.
         std::fs::write(cut.join(".manifest.yzs.tmp.4242.7"), b"half a manifest").unwrap();
-        let outcomes: Vec<Outcome<f32>> = std::thread::scope(|s| {
-            let handles: Vec<_> = threads::group(3)
-                .into_iter()
-                .map(|rank| {
-                    let (space, cut) = (&space, &cut);
-                    s.spawn(move || {
-                        solve_tables::<f32>(
-                            space,
-                            &rank,
-                            cut,
-                            SolveOptions { resume: true, ..SolveOptions::whole(space) },
-                            |_| {},
-                        )
-                        .unwrap()
-                    })
-                })
-                .collect();
-            handles.into_iter().map(|h| h.join().unwrap()).collect()
-        });
-        assert_eq!(outcomes[0].resumed_from, Some(3));
-        assert_eq!(outcomes[0].layers.len(), 3);
+        let resumed =
+            solve_on_threads_with::<f32>(&space, 3, &cut, SolveOptions { resume: true, ..SolveOptions::whole(&space) });
+        assert_eq!(resumed.resumed_from, Some(3));
+        assert_eq!(resumed.layers.len(), 3);
+        assert_eq!(files(&cut), files(&whole));
+    }
+
+    /// A part packs and unpacks to the same bytes; no flipped byte of it yields other
+    /// values, and a stream that decompresses well to other values fails the checksum.
+    #[test]
+    fn a_part_checksum_catches_damage() {
+        let values: Vec<f32> = (0..2000).map(|i| (i as f32 * 0.37).sin()).collect();
+        let raw: &[u8] = bytemuck::cast_slice(&values);
+        let packed = pack_part(raw).unwrap();
+        let mut out = vec![0u8; raw.len()];
+        unpack_part(&packed, &mut out).unwrap();
+        assert_eq!(out, raw);
+        assert!(pack_part(&[]).unwrap().is_empty());
+        unpack_part(&[], &mut []).unwrap();
+        let mut caught_by_checksum = 0;
+        for at in 0..packed.len() {
+            let mut damaged = packed.clone();
+            damaged[at] ^= 0x10;
+            match unpack_part(&damaged, &mut out) {
+                Ok(()) => assert_eq!(out, raw, "byte {at} flipped"),
+                Err(damage) => caught_by_checksum += matches!(damage, Damage::Checksum { .. }) as usize,
+            }
+        }
+        assert!(caught_by_checksum > packed.len() / 2, "{caught_by_checksum} of {} flips", packed.len());
+        // Other values of the same size, with this part's checksum.
+        let other: Vec<f32> = values.iter().map(|v| v + 1.0).collect();
+        let mut forged = pack_part(bytemuck::cast_slice(&other)).unwrap();
+        let at = forged.len() - PART_CHECKSUM_BYTES;
+        forged[at..].copy_from_slice(&packed[packed.len() - PART_CHECKSUM_BYTES..]);
+        assert!(matches!(unpack_part(&forged, &mut out), Err(Damage::Checksum { .. })));
+        assert!(matches!(unpack_part(&packed, &mut out[4..]), Err(Damage::Unreadable(_))));
+        assert_eq!(
+            unpack_part(&packed, &mut vec![0; raw.len() + 4]),
+            Err(Damage::Size { found: raw.len(), expected: raw.len() + 4 })
+        );
+        assert_eq!(unpack_part(&packed[..5], &mut out), Err(Damage::Short { bytes: 5 }));
+        assert_eq!(unpack_part(&[], &mut out), Err(Damage::Short { bytes: 0 }));
+    }
+
+    /// A byte flipped in one part of one layer's exchange stops every rank, rank 0 and the
+    /// receiver naming the layer and both ranks; the tables keep the layers before it, and
+    /// a resumed solve writes what one uninterrupted solve writes.
+    #[test]
+    fn a_damaged_part_stops_every_rank_and_resume_finishes() {
+        let cards = Cards::new(Game { rules: Rules::Official, categories: CategorySet::first(4) });
+        let space = Space::whole_game(&cards);
+        let root = tempfile::tempdir().unwrap();
+        let (whole, cut) = (root.path().join("whole"), root.path().join("cut"));
+        let every = SolveOptions::whole(&space);
+        solve_tables::<f32>(&space, &Alone, &whole, every, |_| {}).unwrap();
+        // The fourth exchange is layer 4's (after 7, 6 and 5).
+        let (from, to, call, layer) = (2, 1, 3, 4);
+        let group = threads::group(3).into_iter().map(|rank| threads::FlipByte::new(rank, from, to, call)).collect();
+        let results = solve_on_group::<f32, _>(&space, group, &cut, every);
+        assert!(results[from].1.fired(), "the part was empty");
+        for (me, (result, _)) in results.iter().enumerate() {
+            match result {
+                Err(ClusterError::DamagedPart { layer: l, from: f, to: t, .. }) if me == 0 || me == to => {
+                    assert_eq!((*l, *f, *t), (layer, from, to), "rank {me}")
+                }
+                Err(ClusterError::StoppedByRankZero) if me != 0 && me != to => {}
+                other => panic!("rank {me}: {:?}", other.as_ref().map(|_| ())),
+            }
+        }
+        let message = results[0].0.as_ref().unwrap_err().to_string();
+        assert!(message.starts_with("layer 4: the part rank 2 sent to rank 1 arrived damaged"), "{message}");
+        assert!(message.contains("--resume"), "{message}");
+        let manifest = Manifest::open(&cut).unwrap();
+        assert_eq!(manifest.layers.iter().map(|l| l.layer).collect::<Vec<_>>(), vec![7, 6, 5]);
+        let resumed = solve_on_threads_with::<f32>(&space, 3, &cut, SolveOptions { resume: true, ..every });
+        assert_eq!(resumed.resumed_from, Some(5));
         assert_eq!(files(&cut), files(&whole));
     }
 
