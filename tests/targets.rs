@@ -139,6 +139,11 @@ fn inconsistent_payloads_with_good_checksums_are_refused() {
     let err = TargetTable::open(&falling, game).unwrap_err();
     assert!(index_error(&err), "{err}");
 
+    // State 0's values would end past u64::MAX: its first threshold plus their count wraps.
+    let wrapping = rewritten(&path, |_| {}, |p| u64_at(p, value_start + 8, u64::MAX));
+    let err = TargetTable::open(&wrapping, game).unwrap_err();
+    assert!(index_error(&err), "{err}");
+
     let outside = rewritten(&path, |_| {}, |p| u64_at(p, block_start + 8, 1 << 40));
     let err = TargetTable::open(&outside, game).unwrap_err();
     assert!(index_error(&err), "{err}");
@@ -286,4 +291,19 @@ fn cli_bad_input_is_one_line_and_status_2() {
     fails_with(d, &query, "truncated");
     assert!(yz(d, &["targets", "solve", "--first", "5", "--out", table.to_str().unwrap()]).status.success());
     fails_with(d, &query, "was made for categories");
+}
+
+/// Found by `parsers::extreme_targets_are_certain_or_impossible`: the points still needed
+/// wrapped around below `i64::MIN` (a panic with overflow checks, else a certain target read
+/// as impossible).
+#[test]
+fn a_target_of_i64_min_is_certain() {
+    let game = Game { rules: Rules::Official, categories: CategorySet::first(2) };
+    let dir = tempfile::tempdir().unwrap();
+    let table = yz::targets::open_or_solve(dir.path(), game).unwrap();
+    let card = Card::parse("ones=3", game).unwrap();
+    assert_eq!(advise::needed(&card, i64::MIN), i64::MIN);
+    assert_eq!(advise::probability(&table, game, &card, i64::MIN).unwrap(), 1.0);
+    let ranked = advise::advise(&table, game, &card, RollId(0), 0, i64::MIN).unwrap();
+    assert!(ranked.iter().all(|r| r.probability == 1.0));
 }

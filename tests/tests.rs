@@ -8,6 +8,7 @@ mod emp;
 mod golden;
 mod move_errors;
 mod oneturn;
+mod parsers;
 mod payoff;
 mod shard_verify;
 mod simulate;

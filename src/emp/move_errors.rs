@@ -386,6 +386,18 @@ pub enum MergeError {
     /// The reports measured different things.
     #[error("the reports differ in {0}: only runs of the same measurement (seed, depths, strategies) merge")]
     Differ(&'static str),
+    /// A report that measures no strategy, a strategy at no depth, or its strategies at
+    /// different depths: no run writes one.
+    #[error("a report {0}; a run measures every strategy it names at the same depths, at least one")]
+    Unmeasured(&'static str),
+    /// A game range that ends before it starts.
+    #[error("a report lists games {start}..{end}, a range that ends before it starts")]
+    BackwardRange {
+        /// Its first game.
+        start: u64,
+        /// One past its last game.
+        end: u64,
+    },
     /// Two reports share games.
     #[error("games {first}..{end} are in two reports: give each run its own --first-game range")]
     Overlap {
@@ -448,6 +460,19 @@ impl MoveErrorReport {
         let depths_of = |r: &MoveErrorReport| -> Vec<Vec<usize>> {
             r.strategies.iter().map(|s| s.depths.iter().map(|d| d.empty).collect()).collect()
         };
+        for report in reports {
+            let depths = depths_of(report);
+            if depths.is_empty() {
+                return Err(MergeError::Unmeasured("lists no strategies"));
+            } else if depths[0].is_empty() {
+                return Err(MergeError::Unmeasured("lists a strategy measured at no depth"));
+            } else if depths.iter().any(|d| *d != depths[0]) {
+                return Err(MergeError::Unmeasured("lists strategies measured at different depths"));
+            }
+            if let Some(r) = report.game_ranges.iter().find(|r| r.start > r.end) {
+                return Err(MergeError::BackwardRange { start: r.start, end: r.end });
+            }
+        }
         for other in &reports[1..] {
             if other.seed != first.seed {
                 return Err(MergeError::Differ("seed"));
@@ -525,6 +550,25 @@ mod tests {
         assert_eq!(MoveErrorReport::merge(&overlapping), Err(MergeError::Overlap { first: 0, end: 4 }));
         let other_seed = MoveErrorReport { seed: 8, ..parts[1].clone() };
         assert_eq!(MoveErrorReport::merge(&[parts[0].clone(), other_seed]), Err(MergeError::Differ("seed")));
+    }
+
+    #[test]
+    fn reports_no_run_writes_are_refused() {
+        let games: Vec<GameErrors> = vec![vec![vec![TurnErrors { moves: 2, error: 0.1 }; 2]; 2]];
+        let report = MoveErrorReport::new(9, 0, 1..=2, 2, &games);
+        let merge = |edit: &dyn Fn(&mut MoveErrorReport)| {
+            let mut forged = report.clone();
+            edit(&mut forged);
+            MoveErrorReport::merge(&[forged])
+        };
+        assert!(merge(&|_| {}).is_ok());
+        assert_eq!(merge(&|r| r.strategies.clear()), Err(MergeError::Unmeasured("lists no strategies")));
+        let no_depth = merge(&|r| r.strategies.iter_mut().for_each(|s| s.depths.clear()));
+        assert_eq!(no_depth, Err(MergeError::Unmeasured("lists a strategy measured at no depth")));
+        let fewer = merge(&|r| r.strategies[1].depths.truncate(1));
+        assert_eq!(fewer, Err(MergeError::Unmeasured("lists strategies measured at different depths")));
+        let backward = merge(&|r| r.game_ranges[0] = std::ops::Range { start: 5, end: 2 });
+        assert_eq!(backward, Err(MergeError::BackwardRange { start: 5, end: 2 }));
     }
 
     #[test]

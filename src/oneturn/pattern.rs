@@ -55,14 +55,11 @@ impl Pattern {
             Pattern::FullHouse if dice != 5 => Err(OneTurnError::FullHouseDice { dice }),
             Pattern::FullHouse => Pattern::Multiplicities(vec![0, 1, 1]).check(setup),
             Pattern::LargeStraight | Pattern::SmallStraight => {
-                let run = self.straight_length(dice);
                 if dice < 2 {
-                    Err(OneTurnError::StraightDice { pattern: name, dice })
-                } else if run > faces {
-                    Err(OneTurnError::StraightFaces { pattern: name, run, faces })
-                } else {
-                    Ok(())
+                    return Err(OneTurnError::StraightDice { pattern: name, dice });
                 }
+                let run = self.straight_length(dice);
+                if run > faces { Err(OneTurnError::StraightFaces { pattern: name, run, faces }) } else { Ok(()) }
             }
             Pattern::OfAKind(n) if *n > dice => Err(OneTurnError::OfAKindDice { n: *n, dice }),
             Pattern::OfAKind(_) => Ok(()),
@@ -230,6 +227,16 @@ mod tests {
         assert_eq!("12,0".parse::<Pattern>().unwrap(), Pattern::Multiplicities(vec![12, 0]));
         for bad in ["", "01a", "1,,2", "+3-of-a-kind", "-of-a-kind", "chance"] {
             assert!(matches!(bad.parse::<Pattern>(), Err(OneTurnError::UnknownPattern(_))), "{bad}");
+        }
+    }
+
+    /// Found by the parsers' property tests: a small straight with no dice took one die
+    /// from none before it was refused.
+    #[test]
+    fn straights_with_no_dice_are_refused() {
+        for pattern in [Pattern::SmallStraight, Pattern::LargeStraight] {
+            let setup = Setup { faces: 6, dice: 0, rolls: 3 };
+            assert!(matches!(pattern.check(setup), Err(OneTurnError::StraightDice { dice: 0, .. })));
         }
     }
 

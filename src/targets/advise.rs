@@ -76,9 +76,10 @@ pub enum TargetAdviseError {
 }
 
 /// The points the future must still bring for a final total of at least `target` from
-/// `card`: the threshold to look up in a curve.
+/// `card`: the threshold to look up in a curve. Saturates at the ends of `i64`, where every
+/// threshold beyond is as certain (or as impossible) as the end itself.
 pub fn needed(card: &Card, target: i64) -> i64 {
-    target - i64::from(card.points())
+    target.saturating_sub(i64::from(card.points()))
 }
 
 /// P(final total ≥ `target`) from the start of a turn with `card`, playing for the target:
@@ -123,7 +124,7 @@ pub fn advise(
                 curves.len() - 1
             }
         };
-        Ok(Some((t.points, curves[position].1.at(need - i64::from(t.points)))))
+        Ok(Some((t.points, curves[position].1.at(need.saturating_sub(i64::from(t.points))))))
     };
     let mut options: Vec<(Choice, Option<u32>, f32)> = Vec::new();
     if rolls_left == 0 {

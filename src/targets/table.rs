@@ -301,7 +301,7 @@ impl TargetTable {
         }
         for (id, (w, &first)) in value_start.windows(2).zip(self.first()).enumerate() {
             let most = max_future_points(self.index.game(), self.index.state(StateId(id as u32))) as u64;
-            let last = w[1].checked_sub(w[0]).and_then(|len| (first as u64 + len).checked_sub(1));
+            let last = w[1].checked_sub(w[0]).and_then(|len| (first as u64).checked_add(len)?.checked_sub(1));
             if first == 0 || last.is_none_or(|last| last > most) {
                 return Err(corrupt(format!(
                     "state {id} claims first threshold {first} and value offsets {} to {}, \
