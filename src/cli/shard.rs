@@ -28,8 +28,19 @@ pub fn run(command: ShardCommand, as_json: bool) -> Result<()> {
             let check = if path.is_dir() { shard::verify_tables(&path) } else { shard::verify_file(&path)? };
             report(&check, as_json);
             let bad: Vec<String> = check.problems().map(|f| f.path.display().to_string()).collect();
+            if let [only] = &check.files[..]
+                && let Some(problem) = &only.problem
+                && !only.path.exists()
+            {
+                bail!("{}: {problem}", check.dir.display());
+            }
             if !bad.is_empty() {
-                bail!("{} bad file(s): {}", bad.len(), bad.join(", "));
+                bail!(
+                    "{} bad file(s): {}; `yz duel solve --resume --out DIR` with the tables' game flags recomputes \
+                     damaged shards from the layer above",
+                    bad.len(),
+                    bad.join(", ")
+                );
             }
             Ok(())
         }
@@ -45,6 +56,7 @@ fn report(check: &TableCheck, as_json: bool) {
             "complete": check.complete,
             "files": check.files,
             "unlisted": check.unlisted,
+            "temporary": check.temporary,
             "ok": check.problems().next().is_none(),
         }));
         return;
@@ -64,5 +76,8 @@ fn report(check: &TableCheck, as_json: bool) {
     }
     for name in &check.unlisted {
         println!("  note  {name}: not in the manifest (a layer being written when a solve stopped); never read");
+    }
+    for name in &check.temporary {
+        println!("  note  {name}: a temporary file of a writer that stopped; never read, the next solve removes it");
     }
 }

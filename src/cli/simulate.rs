@@ -54,10 +54,7 @@ pub struct MatchArgs {
 }
 
 fn check_games(games: u64) -> Result<()> {
-    if games == 0 {
-        bail!("--games must be at least 1");
-    }
-    Ok(())
+    yz::simulate::check_games(games).map_err(anyhow::Error::msg)
 }
 
 /// Bins of a round width giving at most about 40 bars over the scores seen.

@@ -663,6 +663,9 @@ pub struct TableCheck {
     /// Shard files the manifest does not list (from a layer that was being written when a
     /// solve stopped): never read, and overwritten by `duel solve --resume`.
     pub unlisted: Vec<String>,
+    /// Temporary files of writers that stopped before renaming them: never read, and
+    /// removed by the next solve in the directory.
+    pub temporary: Vec<String>,
 }
 
 impl TableCheck {
@@ -684,23 +687,32 @@ pub fn verify_tables(dir: &Path) -> TableCheck {
         complete: false,
         files: vec![manifest_check],
         unlisted: Vec::new(),
+        temporary: Vec::new(),
     };
+    let names: Vec<String> = std::fs::read_dir(dir)
+        .map(|entries| entries.filter_map(|e| e.ok()).map(|e| e.file_name().to_string_lossy().into_owned()).collect())
+        .unwrap_or_default();
+    check.temporary = names.iter().filter(|name| store::is_temp_name(name)).cloned().collect();
+    check.temporary.sort();
+    if !dir.join(MANIFEST_FILE).exists() {
+        check.files[0].problem = Some(format!(
+            "no {MANIFEST_FILE} here: not a table directory (yz duel solve --out DIR writes one), or a solve \
+             that stopped before its first layer"
+        ));
+        return check;
+    }
     let Some(manifest) = manifest else { return check };
     let listed = manifest.listed();
     check.files.extend(
         listed.par_iter().map(|l| verify_listed(dir, &manifest.game, l.layer, l.entry, l.column)).collect::<Vec<_>>(),
     );
-    if let Ok(entries) = std::fs::read_dir(dir) {
-        let mut unlisted: Vec<String> = entries
-            .filter_map(|e| e.ok())
-            .map(|e| e.file_name().to_string_lossy().into_owned())
-            .filter(|name| {
-                name.starts_with("layer-") && name.ends_with(".yzs") && !listed.iter().any(|l| &l.entry.file == name)
-            })
-            .collect();
-        unlisted.sort();
-        check.unlisted = unlisted;
-    }
+    check.unlisted = names
+        .into_iter()
+        .filter(|name| {
+            name.starts_with("layer-") && name.ends_with(".yzs") && !listed.iter().any(|l| &l.entry.file == name)
+        })
+        .collect();
+    check.unlisted.sort();
     check.game = Some(manifest.game.clone());
     check.layers = manifest.layers.len();
     check.complete = manifest.complete;
@@ -771,6 +783,7 @@ pub fn verify_file(path: &Path) -> Result<TableCheck, ShardError> {
         complete: manifest.as_ref().is_some_and(|m| m.complete),
         files: vec![file],
         unlisted,
+        temporary: Vec::new(),
     })
 }
 

@@ -54,7 +54,7 @@ mod write;
 
 pub use error::StoreError;
 pub use read::{StoreFile, VerifyReport, verify};
-pub use write::{StoreWriter, remove_stale_temp_files, write_atomic};
+pub use write::{StoreWriter, is_temp_name, remove_stale_temp_files, write_atomic};
 
 use std::fmt;
 

@@ -61,7 +61,7 @@ fn temp_name(name: &std::ffi::OsStr, n: u64) -> String {
 
 /// Whether `name` is the temporary name of some writer (of any process): exactly
 /// `.NAME.tmp.PID.N`, so that a user's `.notes.tmp.backup` is never taken for one.
-fn is_temp_name(name: &str) -> bool {
+pub fn is_temp_name(name: &str) -> bool {
     let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
     let mut parts = name.rsplitn(3, '.');
     let (n, pid, rest) = (parts.next(), parts.next(), parts.next());
