@@ -675,7 +675,7 @@ impl Duel {
         let shards = manifest
             .listed()
             .iter()
-            .map(|&(layer, entry)| read_shard(&pristine, cards.game(), &LayerShape::new(&space, layer), entry).unwrap())
+            .map(|l| read_shard(&pristine, cards.game(), &LayerShape::new(&space, l.layer), l.entry, l.column).unwrap())
             .collect();
         let first_value = outcome.first_value.unwrap();
         drop(tables);
@@ -722,10 +722,12 @@ impl Duel {
                 Err(error) => clean(error)?,
             }
         }
-        for (i, &(layer, entry)) in self.manifest.listed().iter().enumerate() {
-            let check = verify_listed(dir, &self.manifest.game, layer, entry);
+        for (i, l) in self.manifest.listed().iter().enumerate() {
+            let (layer, entry) = (l.layer, l.entry);
+            let opponents = space.opponent_count(layer);
+            let check = verify_listed(dir, &self.manifest.game, (layer, entry, l.column), opponents);
             check.problem.map_or(Ok(()), clean)?;
-            match read_shard(dir, game, &LayerShape::new(&space, layer), entry) {
+            match read_shard(dir, game, &LayerShape::new(&space, layer), entry, l.column) {
                 Ok(values) if same_values => {
                     prop_assert!(values == self.shards[i], "layer {} reads other values", layer)
                 }
@@ -770,7 +772,7 @@ fn damaged_manifests_are_refused_or_read_alike() {
 #[test]
 fn damaged_shards_are_refused_or_read_alike() {
     let duel = Duel::new();
-    let files: Vec<String> = duel.manifest.listed().iter().map(|(_, e)| e.file.clone()).collect();
+    let files: Vec<String> = duel.manifest.listed().iter().map(|l| l.entry.file.clone()).collect();
     check(64, (prop::sample::select(files), damage()), |(file, damage)| {
         let dir = duel.copy();
         let bytes = std::fs::read(dir.path().join(&file)).unwrap();
@@ -818,7 +820,7 @@ fn forged_shards_are_refused_or_read() {
     let duel = Duel::new();
     let listed = duel.manifest.listed().len();
     let header = |i: usize| {
-        let file = &duel.manifest.listed()[i].1.file;
+        let file = &duel.manifest.listed()[i].entry.file;
         StoreFile::open(&duel.pristine.join(file), SHARD_KIND).unwrap().metadata().clone()
     };
     let forged = (0..listed)
@@ -826,7 +828,7 @@ fn forged_shards_are_refused_or_read() {
         .prop_flat_map(|(i, metadata)| (Just(i), Just(metadata), shard_payload(), any::<bool>()));
     check(128, forged, |(i, metadata, payload, relist)| {
         let dir = duel.copy();
-        let (_, entry) = duel.manifest.listed()[i];
+        let entry = duel.manifest.listed()[i].entry;
         let path = dir.path().join(&entry.file);
         let payload = match payload {
             ShardPayload::Original => StoreFile::open(&path, SHARD_KIND).unwrap().payload().to_vec(),

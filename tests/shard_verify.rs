@@ -3,6 +3,7 @@
 //! layer above, bit for bit.
 
 use super::cli::{fails_with, json, yz};
+use super::forge::Forge;
 
 #[test]
 fn a_flipped_byte_and_a_truncated_shard_are_named_and_refused() {
@@ -112,24 +113,13 @@ fn resume_of_finished_tables_reports_the_stored_value() {
 /// nothing hangs, and nothing outside the directory is opened.
 #[test]
 fn hostile_manifests_and_lying_values_are_refused() {
-    use yz::duel::shard::{Column, Manifest, write_shard};
-    use yz::duel::{Cards, LayerShape, Space};
-    use yz::game::{CategorySet, Game, Rules};
-
     let dir = tempfile::tempdir().unwrap();
     let tables = dir.path().join("t");
     let t = tables.to_str().unwrap();
-    json(&yz(dir.path(), &["--json", "duel", "solve", "--first", "3", "--out", t]));
-    let pristine = Manifest::open(&tables).unwrap();
+    let forge = Forge::solve(&tables, 3);
     // Layer 4 (2 + 2 boxes filled) holds the position asked below: mover and opponent with
     // ones and twos filled, threes open.
     let ask = ["duel", "value", "--first", "3", "--me", "ones=1,twos=2", "--opp", "ones=2,twos=4", "--tables", t];
-    let with_entry = |edit: &dyn Fn(&mut yz::duel::shard::ShardEntry)| {
-        let mut manifest = pristine.clone();
-        let layer = manifest.layers.iter_mut().find(|l| l.layer == 4).unwrap();
-        edit(&mut layer.shards[0]);
-        manifest.write(&tables).unwrap();
-    };
     let verify_names = |needle: &str| {
         let out = yz(dir.path(), &["shard", "verify", t]);
         assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stdout));
@@ -139,7 +129,7 @@ fn hostile_manifests_and_lying_values_are_refused() {
 
     // A name that leaves the directory, and an absolute one.
     for name in ["../t/layer-04-shard-00000.yzs", "/etc/passwd"] {
-        with_entry(&|e| e.file = name.to_owned());
+        forge.with_entry(4, |e| e.file = name.to_owned());
         verify_names("a plain name inside the table directory");
         fails_with(dir.path(), &ask, "a plain name inside the table directory");
     }
@@ -148,7 +138,7 @@ fn hostile_manifests_and_lying_values_are_refused() {
     let elsewhere = dir.path().join("elsewhere.yzs");
     std::fs::rename(&shard, &elsewhere).unwrap();
     std::os::unix::fs::symlink(&elsewhere, &shard).unwrap();
-    with_entry(&|_| {});
+    forge.with_entry(4, |_| {});
     verify_names("symbolic link");
     fails_with(dir.path(), &ask, "symbolic link");
     // A FIFO with the right name: refused at once instead of blocking.
@@ -160,24 +150,15 @@ fn hostile_manifests_and_lying_values_are_refused() {
     std::fs::remove_file(&shard).unwrap();
     std::fs::rename(&elsewhere, &shard).unwrap();
     // Values that are not winning chances, in a shard whose checksums are all valid.
-    let cards = Cards::new(Game { rules: Rules::Official, categories: CategorySet::first(3) });
-    let shape = LayerShape::new(&Space::whole_game(&cards), 4);
-    let entry = &pristine.layers.iter().find(|l| l.layer == 4).unwrap().shards[0];
     for lie in [7.5f32, f32::NAN, -3.0] {
-        let values = vec![lie; entry.positions as usize];
-        let movers = (0, entry.mover_start..entry.mover_end);
-        let forged = write_shard(&tables, cards.game(), &shape, movers, &values, Column::Value).unwrap();
-        with_entry(&|e| *e = forged.clone());
+        forge.lie_values(4, lie);
         verify_names("is not a probability");
         fails_with(dir.path(), &ask, "is not a probability");
     }
     // Shard ranges that agree with themselves but not with the layer: checked against the
     // layer's shape before any index is used.
-    std::fs::remove_file(&shard).unwrap();
-    pristine.write(&tables).unwrap();
-    json(&yz(dir.path(), &["--json", "duel", "solve", "--first", "3", "--out", t, "--force"]));
     for end in [1, 1_000_000_000_000_000_000] {
-        with_entry(&|e| e.mover_end = end);
+        forge.with_entry(4, |e| e.mover_end = end);
         verify_names("but it has movers");
         fails_with(dir.path(), &ask, "but it has movers");
     }

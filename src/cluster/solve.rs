@@ -537,7 +537,7 @@ fn start(
         .enumerate()
         .filter(|(i, _)| i % size == me)
         .filter_map(|(_, &shard::Listed { layer, column, index, entry })| {
-            let check = verify_listed(dir, &manifest.game, layer, entry, column);
+            let check = verify_listed(dir, &manifest.game, (layer, entry, column), space.opponent_count(layer));
             let problem = format!("{}: {}", check.path.display(), check.problem?);
             let repairable = shard::unconfined(dir, layer, &entry.file, column).is_none();
             Some(ShardDamage { layer, index, column, problem, repairable })

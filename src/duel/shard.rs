@@ -702,9 +702,13 @@ pub fn verify_tables(dir: &Path) -> TableCheck {
         return check;
     }
     let Some(manifest) = manifest else { return check };
+    let Some(opponents) = layer_opponents(&manifest) else { return check };
     let listed = manifest.listed();
     check.files.extend(
-        listed.par_iter().map(|l| verify_listed(dir, &manifest.game, l.layer, l.entry, l.column)).collect::<Vec<_>>(),
+        listed
+            .par_iter()
+            .map(|l| verify_listed(dir, &manifest.game, (l.layer, l.entry, l.column), opponents[l.layer]))
+            .collect::<Vec<_>>(),
     );
     check.unlisted = names
         .into_iter()
@@ -717,6 +721,14 @@ pub fn verify_tables(dir: &Path) -> TableCheck {
     check.layers = manifest.layers.len();
     check.complete = manifest.complete;
     check
+}
+
+/// The number of opponent cards of each layer of the manifest's game (none if it names
+/// no game this yz knows).
+fn layer_opponents(manifest: &Manifest) -> Option<Vec<usize>> {
+    let cards = Cards::new(manifest.game.game().ok()?);
+    let space = Space::endgame(&cards, manifest.end_layer);
+    Some((0..manifest.end_layer).map(|layer| space.opponent_count(layer)).collect())
 }
 
 /// Opens the manifest of `dir` and checks it whole ([`Manifest::open_checked`], then every
@@ -760,8 +772,11 @@ pub fn verify_file(path: &Path) -> Result<TableCheck, ShardError> {
     let listed = manifest.as_ref().and_then(|m| {
         m.listed().into_iter().find(|l| l.entry.file == name).map(|l| (&m.game, l.layer, l.column, l.entry))
     });
-    let file = match listed {
-        Some((game, layer, column, entry)) => verify_listed(&dir, game, layer, entry, column),
+    let opponents = manifest.as_ref().and_then(layer_opponents);
+    let file = match listed.zip(opponents) {
+        Some(((game, layer, column, entry), opponents)) => {
+            verify_listed(&dir, game, (layer, entry, column), opponents[layer])
+        }
         None => {
             let (header, problem) = match StoreFile::open(path, SHARD_KIND) {
                 Ok(file) => (serde_json::from_value::<ShardHeader>(file.metadata().clone()).ok(), None),
@@ -787,9 +802,15 @@ pub fn verify_file(path: &Path) -> Result<TableCheck, ShardError> {
     })
 }
 
-/// Checks the shard `entry` of `layer` (holding `column`) that a manifest of `game` lists:
-/// every byte, its header, size and checksum against the entry, and every value.
-pub fn verify_listed(dir: &Path, game: &GameTag, layer: usize, entry: &ShardEntry, column: Column) -> FileCheck {
+/// Checks the shard `entry` of `layer` (holding `column`) that a manifest of `game` lists,
+/// in a layer of `opponents` opponent cards: every byte, its header, size and checksum
+/// against the entry, and every value.
+pub fn verify_listed(
+    dir: &Path,
+    game: &GameTag,
+    (layer, entry, column): (usize, &ShardEntry, Column),
+    opponents: usize,
+) -> FileCheck {
     let path = dir.join(&entry.file);
     let mut check = FileCheck { path: path.clone(), layer: Some(layer), checksum: None, problem: None };
     if let Some(problem) = unconfined(dir, layer, &entry.file, column) {
@@ -817,6 +838,9 @@ pub fn verify_listed(dir: &Path, game: &GameTag, layer: usize, entry: &ShardEntr
             Some(format!("table version {} but this yz reads {TABLE_VERSION}", h.table_version))
         }
         Ok(h) if &h.game != game => Some(format!("a shard of {:?}, but the manifest is of {game:?}", h.game)),
+        Ok(h) if h.opponents != opponents => {
+            Some(format!("holds rows of {} opponents, but layer {layer} has {opponents}", h.opponents))
+        }
         Ok(h) if h.value != column.meaning() => {
             Some(format!("holds {:?}, but the manifest lists it for {:?}", h.value, column.meaning()))
         }

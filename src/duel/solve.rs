@@ -129,6 +129,11 @@ impl<'a> Space<'a> {
         2 * self.cards.boxes()
     }
 
+    /// How many cards the player not to move can hold in `layer` (a shard's rows' width).
+    pub fn opponent_count(&self, layer: usize) -> usize {
+        self.opponents(layer).with_filled(super::count::layer_split(layer).1).len()
+    }
+
     /// The cards of the player to move in `layer`.
     pub fn movers(&self, layer: usize) -> &CardSet {
         &self.sides[(layer - self.first_layer) % 2]
