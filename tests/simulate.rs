@@ -239,10 +239,13 @@ fn simulate_match_and_train_commands() {
     assert_eq!(evolved["history"].as_array().unwrap().len(), 2);
 
     fails_with(d, &["simulate", "--strategy", "smart", "--first", "6"], "unknown strategy \"smart\"");
-    fails_with(d, &["simulate", "--strategy", "expert", "--games", "0"], "--games must be at least 1");
+    fails_with(d, &["simulate", "--strategy", "expert", "--games", "0"], "--games must be 1 to");
+    fails_with(d, &["simulate", "--strategy", "expert", "--games", "1000000000000"], "--games must be 1 to");
     fails_with(d, &["simulate", "--strategy", "learned", "--first", "6"], "learned-official-003f.yzs");
     fails_with(d, &["match", "--players", "expert", "--first", "6"], "at least two strategies");
-    fails_with(d, &["strategy", "evolve", "--population", "2"], "--population must be more than 2");
+    fails_with(d, &["strategy", "evolve", "--population", "2"], "--population must be 3 to");
+    fails_with(d, &["strategy", "evolve", "--population", "1000000000000"], "--population must be 3 to");
+    fails_with(d, &["strategy", "eval", "means-iter:1000000000"], "means-iter takes 1 to 100 rounds");
     let wrong = d.join("learned-no-bonus-0003.yzs");
     fails_with(
         d,

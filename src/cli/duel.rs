@@ -135,6 +135,13 @@ impl LayerArgs {
             bail!("--stop-after-layer {stop_after}: this solve covers layers {first}..={}", end - 1);
         }
         let write_from = SolveOptions::parse_write(&self.write).map_err(anyhow::Error::msg)?;
+        if write_from != usize::MAX && write_from >= end {
+            bail!(
+                "--write {}: this solve's last layer is {}, so it would write nothing (say --write none)",
+                self.write,
+                end - 1
+            );
+        }
         Ok(SolveOptions { resume, stop_after, write_from, force: false })
     }
 }
@@ -198,12 +205,10 @@ impl PositionArgs {
             Err(SpaceError::TurnOrder { mover: m, opponent: o })?;
         }
         let diff = self.diff.unwrap_or(me.points() as i32 - opp.points() as i32);
-        if m < cards.boxes() {
-            let (bm, bo) = (cards.bounds(mover), cards.bounds(opponent));
-            let (lo, hi) = (bm.past_min - bo.past_max, bm.past_max - bo.past_min);
-            if !(lo..=hi).contains(&diff) {
-                bail!("--diff {diff} cannot occur with these cards: their points allow {lo}..={hi}");
-            }
+        let (bm, bo) = (cards.bounds(mover), cards.bounds(opponent));
+        let (lo, hi) = (bm.past_min - bo.past_max, bm.past_max - bo.past_min);
+        if !(lo..=hi).contains(&diff) {
+            bail!("--diff {diff} cannot occur with these cards: their points allow {lo}..={hi}");
         }
         Ok(Position { me, opp, mover, opponent, diff, layer: m + o })
     }

@@ -133,8 +133,9 @@ pub fn run(args: MoveErrorsArgs, data: &Path, as_json: bool) -> Result<()> {
     }
     let game = args.game.game()?;
     let depths = parse_depths(args.empty.as_deref().unwrap_or_default())?;
-    if args.games == 0 {
-        bail!("--games must be at least 1");
+    let games_end = args.first_game.checked_add(args.games);
+    if !(1..=yz::emp::move_errors::MAX_MOVE_ERROR_GAMES).contains(&args.games) || games_end.is_none() {
+        Err(yz::emp::move_errors::MoveErrorsError::Games { first: args.first_game, games: args.games })?;
     }
     let names: Vec<String> = args
         .strategy
@@ -177,11 +178,14 @@ pub fn run(args: MoveErrorsArgs, data: &Path, as_json: bool) -> Result<()> {
 }
 
 /// Merges the JSON reports in `files`.
+/// The largest report `--merge` reads: a report is a few kilobytes per strategy and depth.
+const MAX_REPORT_BYTES: u64 = 64 << 20;
+
 fn merge(files: &[PathBuf], as_json: bool) -> Result<()> {
     let reports = files
         .iter()
         .map(|file| {
-            let text = std::fs::read_to_string(file).with_context(|| format!("cannot read {}", file.display()))?;
+            let text = yz::store::read_text(file, MAX_REPORT_BYTES)?;
             let report: Report = serde_json::from_str(&text).with_context(|| {
                 format!("{} is not a JSON report of `yz --json duel move-errors` (or is truncated)", file.display())
             })?;

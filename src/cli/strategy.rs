@@ -5,7 +5,7 @@ use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use anyhow::{Result, bail};
+use anyhow::Result;
 use clap::Subcommand;
 use serde_json::json;
 
@@ -110,10 +110,8 @@ pub fn run(command: StrategyCommand, data: &Path, as_json: bool) -> Result<()> {
         }
         StrategyCommand::Evolve { game, generations, population, sample, seed, finalists, polish, out } => {
             let game = game.game()?;
-            if population <= evolve::ELITES || sample == 0 {
-                bail!("--population must be more than {} and --sample at least 1", evolve::ELITES);
-            }
             let params = EvolveParams { generations, population, sample, seed, finalists, polish };
+            params.check().map_err(anyhow::Error::msg)?;
             let started = Instant::now();
             let evolution = evolve::evolve(game, params, |g| {
                 if show_progress {
@@ -171,9 +169,7 @@ pub fn run(command: StrategyCommand, data: &Path, as_json: bool) -> Result<()> {
         }
         StrategyCommand::Train { game, games, seed, out } => {
             let game = game.game()?;
-            if games == 0 {
-                bail!("--games must be at least 1");
-            }
+            yz::simulate::check_games(games).map_err(anyhow::Error::msg)?;
             let started = Instant::now();
             let mut table = ActionTable::new(game);
             let progress = progress_bar(games, show_progress);

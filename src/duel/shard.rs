@@ -707,7 +707,10 @@ pub fn verify_tables(dir: &Path) -> TableCheck {
     check.files.extend(
         listed
             .par_iter()
-            .map(|l| verify_listed(dir, &manifest.game, (l.layer, l.entry, l.column), opponents[l.layer]))
+            .map(|l| {
+                let opponents = opponents.get(l.layer).copied().unwrap_or_default();
+                verify_listed(dir, &manifest.game, (l.layer, l.entry, l.column), opponents)
+            })
             .collect::<Vec<_>>(),
     );
     check.unlisted = names
@@ -768,15 +771,13 @@ pub fn verify_file(path: &Path) -> Result<TableCheck, ShardError> {
         return Ok(verify_tables(&dir));
     }
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let manifest = Manifest::open(&dir).ok();
+    let manifest = Manifest::open_checked(&dir, None).ok();
     let listed = manifest.as_ref().and_then(|m| {
         m.listed().into_iter().find(|l| l.entry.file == name).map(|l| (&m.game, l.layer, l.column, l.entry))
     });
     let opponents = manifest.as_ref().and_then(layer_opponents);
-    let file = match listed.zip(opponents) {
-        Some(((game, layer, column, entry), opponents)) => {
-            verify_listed(&dir, game, (layer, entry, column), opponents[layer])
-        }
+    let file = match listed.zip(opponents).and_then(|(l, opponents)| Some((l, *opponents.get(l.1)?))) {
+        Some(((game, layer, column, entry), opponents)) => verify_listed(&dir, game, (layer, entry, column), opponents),
         None => {
             let (header, problem) = match StoreFile::open(path, SHARD_KIND) {
                 Ok(file) => (serde_json::from_value::<ShardHeader>(file.metadata().clone()).ok(), None),

@@ -45,6 +45,10 @@ use crate::turn::choice::{self, Choice, Valued};
 /// exp(100 · (v_i − max_j v_j)).
 pub const TYPICAL_SHARPNESS: f64 = 100.0;
 
+/// The most typical games one run measures (each takes an exact solve per depth); larger
+/// studies split the games over runs (`--first-game`) and merge them.
+pub const MAX_MOVE_ERROR_GAMES: u64 = 100_000_000;
+
 /// Why a measurement failed.
 #[derive(Debug, thiserror::Error)]
 pub enum MoveErrorsError {
@@ -57,6 +61,16 @@ pub enum MoveErrorsError {
         last: usize,
         /// Open boxes on both cards at the start.
         most: usize,
+    },
+    /// The games asked for are none, too many, or numbered past the last one.
+    #[error(
+        "--games {games} from --first-game {first}: expected 1 to {MAX_MOVE_ERROR_GAMES} games numbered below 2^64"
+    )]
+    Games {
+        /// The first game's number.
+        first: u64,
+        /// How many.
+        games: u64,
     },
     /// The target table of the typical player (or of a tested searcher) is unreadable.
     #[error(transparent)]
@@ -230,7 +244,9 @@ impl<'a> MoveErrors<'a> {
         games: u64,
         progress: &ProgressBar,
     ) -> Result<MoveErrorReport, MoveErrorsError> {
-        let per_game = (first_game..first_game + games)
+        let end = first_game.checked_add(games).filter(|_| (1..=MAX_MOVE_ERROR_GAMES).contains(&games));
+        let end = end.ok_or(MoveErrorsError::Games { first: first_game, games })?;
+        let per_game = (first_game..end)
             .into_par_iter()
             .map(|g| {
                 let errors = self.game(seed, g);

@@ -45,6 +45,9 @@ pub enum PlayerName {
     Solitaire(StrategyName),
 }
 
+/// The deepest search a player name may ask for (`emp3`, `dyns3`).
+pub const MAX_SEARCH_DEPTH: u32 = 3;
+
 impl FromStr for PlayerName {
     type Err = StrategyError;
 
@@ -58,6 +61,14 @@ impl FromStr for PlayerName {
         if let Some(name) =
             search("emp", Evaluation::ExpectedMatchPoints).or_else(|| search("dyns", Evaluation::DynamicScore))
         {
+            if let PlayerName::Search { depth, .. } = name
+                && depth > MAX_SEARCH_DEPTH
+            {
+                return Err(StrategyError::OutOfRange(format!(
+                    "{text}: a search looks 0 to {MAX_SEARCH_DEPTH} rounds ahead (each round multiplies its work by \
+                     hundreds)"
+                )));
+            }
             return Ok(name);
         }
         if lower == "e" {

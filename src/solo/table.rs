@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use serde_json::json;
 
 use super::solve::SoloSolution;
+use crate::game::rules::{UPPER_BONUS, YAHTZEE_BONUS};
 use crate::game::{CategorySet, Game, ScoreState, StateId, StateIndex};
 use crate::store::{self, Checksum, StoreError, StoreFile};
 
@@ -50,6 +51,21 @@ pub enum TableError {
         expected: String,
         /// What the file holds.
         found: String,
+    },
+    /// A value no card of the game can have: the file is forged or was written by a faulty
+    /// solver (checksums detect damage, not forgery).
+    #[error(
+        "table {path} holds {value} for state {state}, not an expected score of this game (0 to {most}); delete it"
+    )]
+    Value {
+        /// The table file.
+        path: PathBuf,
+        /// The state.
+        state: usize,
+        /// The value found.
+        value: f64,
+        /// The most points any card of the game can still earn.
+        most: f64,
     },
 }
 
@@ -97,6 +113,12 @@ impl SoloTable {
                 ),
             }
             .into());
+        }
+        // Checksums catch damage, not a file rewritten with lies: every value must be an
+        // expected number of points a card can still earn.
+        let most = (table.index.game().categories.len() as u32 * (50 + YAHTZEE_BONUS) + UPPER_BONUS) as f64;
+        if let Some((id, value)) = table.values()?.iter().enumerate().find(|(_, v)| !(0.0..=most).contains(*v)) {
+            return Err(TableError::Value { path: path.to_path_buf(), state: id, value: *value, most });
         }
         Ok(table)
     }

@@ -22,12 +22,23 @@ pub enum StoreError {
 
     /// The path is not a regular file (a FIFO, a device, a directory): opening it could
     /// block or read something else, so it is refused before it is opened.
-    #[error("{} is not a regular file but a {what}; a yz store file is a regular file", .path.display())]
+    #[error("{} is not a regular file but a {what}; yz reads regular files only", .path.display())]
     NotARegularFile {
         /// The path.
         path: PathBuf,
         /// What it is instead.
         what: &'static str,
+    },
+
+    /// A file given from outside is larger than what it can hold.
+    #[error("{} holds {len} bytes, more than the {max} such a file can", .path.display())]
+    TooLarge {
+        /// The path.
+        path: PathBuf,
+        /// Its length.
+        len: u64,
+        /// The most accepted.
+        max: u64,
     },
 
     /// The file does not start with the store magic bytes: it is not a yz store file.

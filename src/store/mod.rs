@@ -53,7 +53,7 @@ mod read;
 mod write;
 
 pub use error::StoreError;
-pub use read::{StoreFile, VerifyReport, verify};
+pub use read::{StoreFile, VerifyReport, read_text, verify};
 pub use write::{StoreWriter, is_temp_name, remove_stale_temp_files, write_atomic};
 
 use std::fmt;

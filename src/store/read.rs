@@ -140,6 +140,18 @@ pub fn check_regular(path: &Path) -> Result<(), StoreError> {
     Err(StoreError::NotARegularFile { path: path.to_owned(), what })
 }
 
+/// Reads a small text file given from outside (a report, a list): a regular file, so a
+/// FIFO or a device cannot block or flood the reader, of at most `max_bytes`.
+pub fn read_text(path: &Path, max_bytes: u64) -> Result<String, StoreError> {
+    check_regular(path)?;
+    let io = |action| move |source| StoreError::Io { path: path.to_owned(), action, source };
+    let len = std::fs::metadata(path).map_err(io("stat"))?.len();
+    if len > max_bytes {
+        return Err(StoreError::TooLarge { path: path.to_owned(), len, max: max_bytes });
+    }
+    std::fs::read_to_string(path).map_err(io("read"))
+}
+
 /// Where things are in a checked file, and what its header says.
 #[derive(Debug)]
 pub(super) struct Layout {

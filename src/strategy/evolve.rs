@@ -82,6 +82,24 @@ pub struct EvolveParams {
     pub polish: usize,
 }
 
+impl EvolveParams {
+    /// Checks the parameters against what a run can do: at least [`ELITES`] + 1
+    /// individuals, and each count within a bound that keeps the run to hours, not years.
+    pub fn check(&self) -> Result<(), String> {
+        let within = |name: &str, value: u64, range: std::ops::RangeInclusive<u64>| {
+            if range.contains(&value) {
+                Ok(())
+            } else {
+                Err(format!("--{name} must be {} to {}; got {value}", range.start(), range.end()))
+            }
+        };
+        within("generations", self.generations as u64, 0..=10_000)?;
+        within("population", self.population as u64, ELITES as u64 + 1..=100_000)?;
+        within("sample", self.sample, 1..=10_000_000)?;
+        within("polish", self.polish as u64, 0..=30)
+    }
+}
+
 /// One generation's fitness, as simulated.
 #[derive(Clone, Debug)]
 pub struct GenerationReport {

@@ -94,6 +94,9 @@ pub enum StrategyError {
     /// A name that is no strategy.
     #[error("unknown strategy {0:?}; expected one of {STRATEGY_NAMES}")]
     Unknown(String),
+    /// A strategy's parameter beyond what it can be run with.
+    #[error("{0}")]
+    OutOfRange(String),
     /// The optimal table could not be opened or solved.
     #[error(transparent)]
     Table(#[from] TableError),
@@ -101,6 +104,10 @@ pub enum StrategyError {
     #[error(transparent)]
     File(#[from] StrategyFileError),
 }
+
+/// The most rounds `means-iter:N` runs: each is a full exact analysis, and the means have
+/// settled long before.
+pub const MAX_MEANS_ITER_ROUNDS: u32 = 100;
 
 impl FromStr for StrategyName {
     type Err = StrategyError;
@@ -120,8 +127,13 @@ impl FromStr for StrategyName {
             ("means", None) => StrategyName::Means,
             ("means-iter", None) => StrategyName::MeansIter { rounds: 1 },
             ("means-iter", Some(rounds)) => match rounds.parse::<u32>() {
-                Ok(rounds) if rounds >= 1 => StrategyName::MeansIter { rounds },
-                _ => return Err(unknown()),
+                Ok(rounds) if (1..=MAX_MEANS_ITER_ROUNDS).contains(&rounds) => StrategyName::MeansIter { rounds },
+                Ok(_) => {
+                    return Err(StrategyError::OutOfRange(format!(
+                        "{text}: means-iter takes 1 to {MAX_MEANS_ITER_ROUNDS} rounds, each an exact analysis of the game"
+                    )));
+                }
+                Err(_) => return Err(unknown()),
             },
             ("means-var", None) => StrategyName::MeansVar,
             ("upper-lower", None) => StrategyName::UpperLower,
