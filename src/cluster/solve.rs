@@ -232,17 +232,30 @@ fn repair_layer<V: DuelValue + Pod>(
         if shares.owners[i] != me || !damaged.contains(&i) {
             continue;
         }
+        // Written beside the tables first: it replaces the damaged file only if it is the
+        // file the manifest lists, so a failed repair loses nothing.
+        let scratch = dir.join(format!(".repair.{}.{layer:02}.{i:05}", std::process::id()));
+        let io = |action| move |source| ShardError::from(crate::store::StoreError::Io { path: dir.to_owned(), action, source });
+        std::fs::create_dir_all(&scratch).map_err(io("create"))?;
         let values = mine.row_values(movers.clone());
-        let entry = shard::write_shard(dir, space.cards().game(), &shape, (i, movers.clone()), values, Column::Value)?;
+        let entry = shard::write_shard(&scratch, space.cards().game(), &shape, (i, movers.clone()), values, Column::Value);
+        let entry = entry.and_then(|entry| {
+            if listed.get(i) == Some(&entry) {
+                std::fs::rename(scratch.join(&entry.file), dir.join(&entry.file)).map_err(io("rename"))?;
+            }
+            Ok(entry)
+        });
+        std::fs::remove_dir_all(&scratch).map_err(io("remove"))?;
+        let entry = entry?;
         match listed.get(i) {
             Some(was) if *was == entry => tracing::info!(file = %entry.file, "repaired from the layer above"),
             was => problems.push(format!(
-                "{}: recomputed from layer {} with checksum {}, but the manifest lists {:?}; the tables above it differ \
-                 from those it was made from",
+                "{}: recomputed from layer {} with checksum {}, but the manifest lists {}, so it was left as it is: \
+                 the manifest's entry, or the layers above, are not what the solve wrote",
                 entry.file,
                 layer + 1,
                 entry.checksum,
-                was.map(|w| &w.checksum)
+                was.map_or("nothing", |w| w.checksum.as_str())
             )),
         }
     }
