@@ -235,10 +235,13 @@ fn repair_layer<V: DuelValue + Pod>(
         // Written beside the tables first: it replaces the damaged file only if it is the
         // file the manifest lists, so a failed repair loses nothing.
         let scratch = dir.join(format!(".repair.{}.{layer:02}.{i:05}", std::process::id()));
-        let io = |action| move |source| ShardError::from(crate::store::StoreError::Io { path: dir.to_owned(), action, source });
+        let io = |action| {
+            move |source| ShardError::from(crate::store::StoreError::Io { path: dir.to_owned(), action, source })
+        };
         std::fs::create_dir_all(&scratch).map_err(io("create"))?;
         let values = mine.row_values(movers.clone());
-        let entry = shard::write_shard(&scratch, space.cards().game(), &shape, (i, movers.clone()), values, Column::Value);
+        let entry =
+            shard::write_shard(&scratch, space.cards().game(), &shape, (i, movers.clone()), values, Column::Value);
         let entry = entry.and_then(|entry| {
             if listed.get(i) == Some(&entry) {
                 std::fs::rename(scratch.join(&entry.file), dir.join(&entry.file)).map_err(io("rename"))?;
