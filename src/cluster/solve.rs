@@ -345,7 +345,7 @@ pub fn solve_tables<V: DuelValue + Pod>(
     let first = space.first_layer();
     let last = options.stop_after.max(first);
     // Rank 0 holds the table directory's lock until the solve ends.
-    let (mut manifest, _lock, damaged) = start(space, ranks, dir, options)?;
+    let Start { mut manifest, _lock, repairs: damaged } = start(space, ranks, dir, options)?;
     let mut outcome =
         Outcome { resumed_from: None, layers: Vec::new(), table_bytes: 0, first_value: None, repaired: Vec::new() };
     // Damaged shards are recomputed from the top down, each layer from the one above.
@@ -455,13 +455,13 @@ struct Pending {
 
 /// The manifest to continue: a fresh one (written by rank 0), or with `resume` the one in
 /// `dir` after rank 0 checked it and every rank checked a share of its shards; with the
-/// directory's lock (rank 0) and the damaged shards to repair, as (layer, index).
+/// directory's lock (rank 0) and the damaged shards to repair.
 fn start(
     space: &Space,
     ranks: &impl Ranks,
     dir: &Path,
     SolveOptions { resume, force, .. }: SolveOptions,
-) -> Result<(Manifest, Option<std::fs::File>, Vec<(usize, usize)>), ClusterError> {
+) -> Result<Start, ClusterError> {
     let (me, size) = (ranks.rank(), ranks.size());
     let game = space.cards().game();
     let fresh = Manifest::new(game, space.first_layer(), space.end_layer());
@@ -601,7 +601,17 @@ fn start(
             tracing::info!(?removed, "removed draw shards the manifest no longer lists");
         }
     }
-    Ok((manifest, lock, repairs))
+    Ok(Start { manifest, _lock: lock, repairs })
+}
+
+/// Where a solve starts: what [`start`] found and decided.
+struct Start {
+    /// The manifest to continue.
+    manifest: Manifest,
+    /// The table directory's lock (rank 0), held until the solve ends.
+    _lock: Option<std::fs::File>,
+    /// The damaged shards to repair, as (layer, index in the layer).
+    repairs: Vec<(usize, usize)>,
 }
 
 /// A listed shard that failed its checks when a solve resumed.
