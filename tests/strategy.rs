@@ -325,10 +325,16 @@ fn strategy_names_parse_and_unknown_names_are_listed() {
     }
     assert_eq!("means-iter".parse::<StrategyName>().unwrap(), StrategyName::MeansIter { rounds: 1 });
     assert_eq!(" Expert ".parse::<StrategyName>().unwrap(), StrategyName::Expert);
-    for bad in ["optimum", "means-iter:0", "means-iter:x", "", "greedy:file", "evolved:", "expert:x"] {
+    for bad in ["optimum", "means-iter:x", "", "greedy:file", "evolved:", "expert:x"] {
         let err = bad.parse::<StrategyName>().unwrap_err();
         assert!(matches!(err, StrategyError::Unknown(_)), "{bad}: {err}");
         assert!(err.to_string().ends_with(&format!("expected one of {STRATEGY_NAMES}")), "{err}");
+    }
+    // Rounds that cannot run: none, or more than the means need to settle.
+    for bad in ["means-iter:0", "means-iter:101", "means-iter:4294967295"] {
+        let err = bad.parse::<StrategyName>().unwrap_err();
+        assert!(matches!(err, StrategyError::OutOfRange(_)), "{bad}: {err}");
+        assert!(err.to_string().contains("1 to 100 rounds"), "{err}");
     }
     for name in ["optimal", "means-iter[:ROUNDS]", "evolved[:FILE]", "expert", "learned[:FILE]"] {
         assert!(STRATEGY_NAMES.contains(name), "{name}");
