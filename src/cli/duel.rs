@@ -461,8 +461,10 @@ fn plan_spec(
     available: Option<u64>,
 ) -> PlanSpec {
     let spec = PlanSpec { ranks, value_bytes: PLAIN_VALUE_BYTES, write_from: options.write_from };
-    let to_start = options.stop_after == 0;
-    PlanSpec { value_bytes: value_bytes(counts, space.cards().boxes(), spec, to_start, available), ..spec }
+    // A solve of the game from its start carries draws even when this run stops early: the
+    // run that resumes it to the start reads them back.
+    let from_start = space.first_layer() == 0;
+    PlanSpec { value_bytes: value_bytes(counts, space.cards().boxes(), spec, from_start, available), ..spec }
 }
 
 #[allow(clippy::too_many_arguments)]

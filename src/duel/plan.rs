@@ -228,9 +228,9 @@ pub const PLAIN_VALUE_BYTES: u64 = 4;
 pub const DRAW_VALUE_BYTES: u64 = 8;
 
 /// Bytes of a value while solving: the draw probability rides along (so a solve from the
-/// start reports P(win), P(draw), P(lose)) when the solve reaches the game's start
-/// (`to_start`) and still fits `available` bytes per rank (unknown: it fits); otherwise
-/// plain winning chances, which halve the memory.
+/// start reports P(win), P(draw), P(lose), also after stopping early and resuming) when
+/// the solve is of the game from its start (`to_start`) and still fits `available` bytes
+/// per rank (unknown: it fits); otherwise plain winning chances, which halve the memory.
 pub fn value_bytes(counts: &[LayerCount], boxes: usize, spec: PlanSpec, to_start: bool, available: Option<u64>) -> u64 {
     let with_draws = PlanSpec { value_bytes: DRAW_VALUE_BYTES, ..spec };
     let fits = available.is_none_or(|bytes| check_fits(counts, boxes, with_draws, bytes).is_ok());
