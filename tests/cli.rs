@@ -102,6 +102,10 @@ fn format_version_1_table_still_loads() {
         categories: yz::game::CategorySet::parse_list("ones,yahtzee").unwrap(),
     });
     assert_eq!(value["expected_final"].as_f64(), Some(fresh.start_value()));
+    // Golden bytes: the same command writes the committed file byte for byte.
+    let out = dir.path().join("fresh.yzt");
+    yz(dir.path(), &["solo", "solve", "--categories", "ones,yahtzee", "--out", out.to_str().unwrap()]);
+    assert!(std::fs::read(&out).unwrap() == std::fs::read(&fixture).unwrap(), "the table is written otherwise");
 }
 
 #[test]

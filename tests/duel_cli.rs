@@ -133,4 +133,13 @@ fn format_version_1_fixture_loads() {
         assert_eq!(stored["value"], fresh["value"], "{me:?} vs {opp:?}");
         assert!(stored["source"].as_str().unwrap().starts_with("tables"));
     }
+    // Golden bytes: a fresh solve writes every shard of the fixture byte for byte, so a
+    // change of byte order, compression or layout fails here.
+    let out = empty.path().join("fresh");
+    json(&yz(empty.path(), &["--json", "duel", "solve", "--first", "2", "--out", out.to_str().unwrap()]));
+    for layer in 0..4 {
+        let name = format!("layer-{layer:02}-shard-00000.yzs");
+        let (golden, written) = (std::fs::read(fixture.join(&name)).unwrap(), std::fs::read(out.join(&name)).unwrap());
+        assert!(golden == written, "{name} is no longer written as the committed bytes");
+    }
 }

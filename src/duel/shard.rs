@@ -453,11 +453,13 @@ pub fn write_shard<V: DuelValue>(
     };
     let file = shard_file(shape.layer, index, column);
     let path = dir.join(&file);
-    let values: Vec<f32> = match column {
-        Column::Value => values.iter().map(|v| v.value() as f32).collect(),
-        Column::Draw => values.iter().map(|v| v.stored_draw()).collect(),
+    // Little-endian whatever the machine, as `read_shard` reads them.
+    let stored = |v: &V| match column {
+        Column::Value => v.value() as f32,
+        Column::Draw => v.stored_draw(),
     };
-    let packed = zstd::bulk::compress(store::as_bytes(&values), ZSTD_LEVEL)
+    let raw: Vec<u8> = values.iter().flat_map(|v| stored(v).to_le_bytes()).collect();
+    let packed = zstd::bulk::compress(&raw, ZSTD_LEVEL)
         .map_err(|e| ShardError::Decompress { path: path.clone(), reason: format!("compression failed: {e}") })?;
     let metadata = serde_json::to_value(&header).expect("a shard header serialises");
     let checksum = store::write_atomic(&path, SHARD_KIND, &metadata, &packed)?;
