@@ -136,7 +136,8 @@ fn beat_command_reports_the_best_reply() {
     assert!(stderr.contains("unknown opponent \"greedy\"") && stderr.contains("optimal"), "{stderr}");
 }
 
-/// `yz solo stats --plot FILE` writes an SVG picture, and says so in one line when it cannot.
+/// `yz solo stats --plot FILE` writes an SVG picture and says where, and says so in one line
+/// when it cannot.
 #[test]
 fn stats_command_draws_the_distribution() {
     let dir = tempfile::tempdir().unwrap();
@@ -146,6 +147,8 @@ fn stats_command_draws_the_distribution() {
     let picture = std::fs::read_to_string(&svg).unwrap();
     assert!(picture.starts_with("<svg"), "{}", &picture[..picture.len().min(200)]);
     assert!(picture.contains("median") && picture.contains("final score"));
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains(&format!("plot written to {}", svg.display())), "{said}");
 
     let nowhere = dir.path().join("missing").join("scores.svg");
     let bad = yz(dir.path(), &["solo", "stats", "--first", "6", "--plot", nowhere.to_str().unwrap()]);

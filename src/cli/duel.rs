@@ -569,7 +569,7 @@ fn solve_on(
     if !outcome.repaired.is_empty() {
         println!("repaired     {} (recomputed from the layer above)", outcome.repaired.join(", "));
     }
-    println!("ranks        {}", ranks.size());
+    println!("ranks        {} ({} threads each)", ranks.size(), rayon::current_num_threads());
     println!("positions    {}", group(positions));
     println!("seconds      {seconds:.2}");
     println!("tables       {} ({:.1} MiB)", dir.display(), outcome.table_bytes as f64 / (1u64 << 20) as f64);

@@ -133,6 +133,7 @@ pub fn run(command: SoloCommand, data: &Path, as_json: bool) -> Result<()> {
             let seconds = started.elapsed().as_secs_f64();
             if let Some(path) = &plot {
                 super::plot::score_distribution(path, game, analysis.distribution())?;
+                eprintln!("plot written to {}", path.display());
             }
             if as_json {
                 print_json(super::analysis::to_json(game, &analysis, seconds));
