@@ -374,13 +374,18 @@ fn cli_flags_parse_or_are_refused() {
             &["duel", "move-errors", "--first=2", "--strategy=greedy", "--games=1", &empty],
         ];
         for args in runs {
-            let output = yz(data.path(), args);
-            let stderr = String::from_utf8_lossy(&output.stderr);
-            let fine = output.status.success() || output.status.code() == Some(2) && !stderr.trim().is_empty();
-            prop_assert!(fine, "{:?}: {:?}\n{}", args, output.status, stderr);
+            exits_cleanly(args, &yz(data.path(), args))?;
         }
         Ok(())
     });
+}
+
+/// Fails the case unless `yz args` succeeded or gave an input error (status 2 with a message).
+fn exits_cleanly(args: &[&str], output: &std::process::Output) -> Result<(), TestCaseError> {
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let fine = output.status.success() || output.status.code() == Some(2) && !stderr.trim().is_empty();
+    prop_assert!(fine, "{:?}: {:?}\n{}", args, output.status, stderr);
+    Ok(())
 }
 
 /// A target far below or above anything a card can reach is certain or impossible, even at
@@ -1161,10 +1166,7 @@ fn forged_move_error_reports_merge_or_are_refused() {
                 args.insert(0, "--json".to_owned());
             }
             let args: Vec<&str> = args.iter().map(String::as_str).collect();
-            let output = yz(data.path(), &args);
-            let stderr = String::from_utf8_lossy(&output.stderr);
-            let fine = output.status.success() || output.status.code() == Some(2) && !stderr.trim().is_empty();
-            prop_assert!(fine, "{:?}: {:?}\n{}", args, output.status, stderr);
+            exits_cleanly(&args, &yz(data.path(), &args))?;
         }
         Ok(())
     });

@@ -1280,19 +1280,9 @@ pub(crate) mod tests {
         bytes[at] ^= 0x40;
         std::fs::write(&flipped, bytes).unwrap();
         std::fs::remove_file(cut.join("layer-04-shard-00000.yzs")).unwrap();
-        let outcomes: Vec<Outcome<f32>> = std::thread::scope(|s| {
-            let handles: Vec<_> = threads::group(3)
-                .into_iter()
-                .map(|rank| {
-                    let (space, cut) = (&space, &cut);
-                    let options = SolveOptions { resume: true, ..every };
-                    s.spawn(move || solve_tables::<f32>(space, &rank, cut, options, |_| {}).unwrap())
-                })
-                .collect();
-            handles.into_iter().map(|h| h.join().unwrap()).collect()
-        });
-        assert_eq!(outcomes[0].repaired, vec!["layer-04-shard-00000.yzs", "layer-06-shard-00000.yzs"]);
-        assert_eq!(outcomes[0].resumed_from, Some(3));
+        let resumed = solve_on_threads_with::<f32>(&space, 3, &cut, SolveOptions { resume: true, ..every });
+        assert_eq!(resumed.repaired, vec!["layer-04-shard-00000.yzs", "layer-06-shard-00000.yzs"]);
+        assert_eq!(resumed.resumed_from, Some(3));
         assert_eq!(files(&cut), files(&whole));
     }
 
@@ -1310,21 +1300,11 @@ pub(crate) mod tests {
         solve_tables::<WinDraw<f32>>(&space, &Alone, &cut, SolveOptions { stop_after: 4, ..every }, |_| {}).unwrap();
         let draws: Vec<String> = files(&cut).into_keys().filter(|name| name.contains("-draw-")).collect();
         assert_eq!(draws, vec!["layer-04-draw-00000.yzs"], "only the last finished layer's draws are kept");
-        let resumed: Vec<Outcome<WinDraw<f32>>> = std::thread::scope(|s| {
-            let handles: Vec<_> = threads::group(2)
-                .into_iter()
-                .map(|rank| {
-                    let (space, cut) = (&space, &cut);
-                    let options = SolveOptions { resume: true, ..every };
-                    s.spawn(move || solve_tables::<WinDraw<f32>>(space, &rank, cut, options, |_| {}).unwrap())
-                })
-                .collect();
-            handles.into_iter().map(|h| h.join().unwrap()).collect()
-        });
-        let (a, b) = (uninterrupted.first_value.unwrap(), resumed[0].first_value.unwrap());
+        let resumed = solve_on_threads_with::<WinDraw<f32>>(&space, 2, &cut, SolveOptions { resume: true, ..every });
+        let (a, b) = (uninterrupted.first_value.unwrap(), resumed.first_value.unwrap());
         assert!(b.draw() > 0.0, "the draw probability is known");
         assert_eq!((a.value.to_bits(), a.draw.to_bits()), (b.value.to_bits(), b.draw.to_bits()));
-        assert_eq!(resumed[0].table_bytes, uninterrupted.table_bytes);
+        assert_eq!(resumed.table_bytes, uninterrupted.table_bytes);
         assert_eq!(files(&cut), files(&whole));
     }
 }
