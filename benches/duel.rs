@@ -16,7 +16,7 @@ fn whole_games(c: &mut Criterion) {
     let mut group = c.benchmark_group("duel");
     group.sample_size(10);
     // Yahtzee alone: value ½, P(first player wins) = q(1 − q).
-    let yahtzee = Cards::new(Game { rules: Rules::Official, categories: CategorySet::EMPTY.with(Category::Yahtzee) });
+    let yahtzee = Cards::new(Game { rules: Rules::OFFICIAL, categories: CategorySet::EMPTY.with(Category::Yahtzee) });
     let q = 2_783_176.0 / 6f64.powi(10);
     group.bench_function("yahtzee_alone", |b| {
         b.iter(|| {
@@ -25,7 +25,7 @@ fn whole_games(c: &mut Criterion) {
             black_box(start)
         })
     });
-    let five = Cards::new(Game { rules: Rules::Official, categories: CategorySet::first(5) });
+    let five = Cards::new(Game { rules: Rules::OFFICIAL, categories: Rules::OFFICIAL.first(5).unwrap() });
     let space = Space::whole_game(&five);
     let positions: u64 = count_layers(&space).iter().map(|l| l.positions).sum();
     group.throughput(Throughput::Elements(positions));
@@ -40,7 +40,7 @@ fn whole_games(c: &mut Criterion) {
 }
 
 fn endgame_layer(c: &mut Criterion) {
-    let cards = Cards::new(Game::full(Rules::Official));
+    let cards = Cards::new(Game::full(Rules::OFFICIAL));
     let space = Space::endgame(&cards, 2);
     let last = solve_layer::<f32>(&space, 25, None);
     let counts = count_layers(&space);
@@ -70,7 +70,7 @@ const SAMPLED_LANE_UPDATES: u64 = 2_000_000_000;
 /// core: each pair's turn in one piece (`whole`, as before strips) and in strips of
 /// [`strip_lanes`] lanes (`strips`, as the solver runs).
 fn sampled_layers(c: &mut Criterion) {
-    let cards = Cards::new(Game::full(Rules::Official));
+    let cards = Cards::new(Game::full(Rules::OFFICIAL));
     let space = Space::whole_game(&cards);
     let one_core = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
     let mut group = c.benchmark_group("duel_layers");

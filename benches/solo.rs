@@ -50,7 +50,7 @@ fn full_solve(c: &mut Criterion) {
     group.sample_size(10);
     group.bench_function("solve_official", |b| {
         b.iter(|| {
-            let solution = solo::solve(Game::full(Rules::Official));
+            let solution = solo::solve(Game::full(Rules::OFFICIAL));
             assert!((solution.start_value() - 254.5896).abs() < 5e-5);
             black_box(solution.start_value())
         })
@@ -59,7 +59,7 @@ fn full_solve(c: &mut Criterion) {
 }
 
 fn table(c: &mut Criterion) {
-    let game = Game::full(Rules::Official);
+    let game = Game::full(Rules::OFFICIAL);
     let dir = tempfile::tempdir().expect("temporary directory");
     let path = dir.path().join(solo::table::file_name(game));
     SoloTable::write(&solo::solve(game), &path).expect("table written");

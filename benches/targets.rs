@@ -7,7 +7,7 @@ use std::hint::black_box;
 use std::path::PathBuf;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use yz::game::{Card, Category, CategorySet, Game, Rules, parse_dice};
+use yz::game::{Card, Category, Game, Rules, parse_dice};
 use yz::solo::Choice;
 use yz::targets::{TargetTable, advise, table};
 
@@ -27,7 +27,7 @@ struct Case {
 }
 
 fn case() -> Case {
-    let full = Game::full(Rules::Official);
+    let full = Game::full(Rules::OFFICIAL);
     let data = std::env::var_os("YZ_DATA").map(PathBuf::from).map(|d| d.join(table::file_name(full)));
     if let Some(path) = data.filter(|p| p.exists()) {
         eprintln!("benchmarking the full table {}", path.display());
@@ -42,14 +42,14 @@ fn case() -> Case {
             _dir: None,
         };
     }
-    let game = Game { rules: Rules::Official, categories: CategorySet::first(6).with(Category::Yahtzee) };
-    eprintln!("no full table in $YZ_DATA; benchmarking {}", game.categories.names().join(","));
+    let game = Game { rules: Rules::OFFICIAL, categories: Rules::OFFICIAL.first(6).unwrap().with(Category::Yahtzee) };
+    eprintln!("no full table in $YZ_DATA; benchmarking {}", game.box_names().join(","));
     let dir = tempfile::tempdir().expect("temporary directory");
     let path = dir.path().join(table::file_name(game));
     let curves = yz::targets::solve::<f32>(game);
     TargetTable::write(&curves, &path).expect("table written");
     let card = Card::parse("ones=3,yahtzee=50", game).expect("card");
-    let probability = curves.curve(card.state(game)).at(120 - card.points() as i64);
+    let probability = curves.curve(card.state()).at(120 - card.points() as i64);
     Case {
         game,
         path,

@@ -12,7 +12,7 @@
 //! use yz::game::{Card, CategorySet, Game, Rules, parse_dice};
 //!
 //! // The upper-section game: six boxes, bonus 35 at 63.
-//! let game = Game { rules: Rules::Official, categories: CategorySet::first(6) };
+//! let game = Game { rules: Rules::OFFICIAL, categories: Rules::OFFICIAL.first(6).unwrap() };
 //! let solution = yz::solo::solve(game);
 //! assert!((solution.start_value() - 71.95).abs() < 0.01);
 //!

@@ -4,7 +4,9 @@
 use std::collections::HashMap;
 use std::sync::LazyLock;
 
-use yz::game::{ALL_CATEGORIES, ALL_RULES, Category, CategorySet, Game, KeepId, RollId, Rules, ScoreState};
+use yz::game::{
+    ALL_CATEGORIES, Category, CategorySet, Game, KeepId, MAX_BOXES, RollId, Rules, ScoreState, YAHTZEE_RULES,
+};
 use yz::solo::policy::TIE;
 use yz::solo::{Analysis, OptimalPolicy, Policy, TurnPlan, analyze, solve};
 
@@ -29,7 +31,7 @@ fn set(boxes: &[Category]) -> CategorySet {
 
 /// The full official game: the solver's start value and the analysis of optimal play.
 static FULL_GAME: LazyLock<(f64, Analysis)> = LazyLock::new(|| {
-    let game = Game::full(Rules::Official);
+    let game = Game::full(Rules::OFFICIAL);
     let solution = solve(game);
     let started = std::time::Instant::now();
     let analysis = analyze(game, &OptimalPolicy::solved(game, &solution));
@@ -129,7 +131,7 @@ fn full_game_means_add_up_and_deviation_is_59_61() {
 /// turn, whuber's 2,783,176 / 6^10.
 #[test]
 fn yahtzee_alone_is_whubers_one_turn_probability() {
-    let game = Game { rules: Rules::Official, categories: set(&[Category::Yahtzee]) };
+    let game = Game { rules: Rules::OFFICIAL, categories: set(&[Category::Yahtzee]) };
     let solution = solve(game);
     let analysis = analyze(game, &OptimalPolicy::solved(game, &solution));
     let p = analysis.box_distribution(Category::Yahtzee)[50];
@@ -152,7 +154,7 @@ struct Outcome {
     value: f64,
     points: Vec<f64>,
     /// Expected points to come in each box (by card index), upper bonus, Extra Yahtzee Bonus.
-    means: [f64; 15],
+    means: [f64; MAX_BOXES + 2],
 }
 
 impl Outcome {
@@ -240,8 +242,8 @@ impl BruteForce {
                 outcome.add(&self.from(t.next), t.points, 1.0);
                 let scoring = game.score(c, roll, state.filled, state.yahtzee_50).expect("allowed");
                 outcome.means[c.index()] += scoring.box_points as f64;
-                outcome.means[13] += (t.points - scoring.box_points - scoring.yahtzee_bonus) as f64;
-                outcome.means[14] += scoring.yahtzee_bonus as f64;
+                outcome.means[MAX_BOXES] += (t.points - scoring.box_points - scoring.yahtzee_bonus) as f64;
+                outcome.means[MAX_BOXES + 1] += scoring.yahtzee_bonus as f64;
                 outcome
             })
             .collect();
@@ -298,8 +300,8 @@ fn check_against_brute_force(game: Game) -> Analysis {
 /// as rerolling both with one roll left, but gives another distribution.
 #[test]
 fn each_box_alone_matches_brute_force() {
-    for c in ALL_CATEGORIES {
-        let game = Game { rules: Rules::Official, categories: set(&[c]) };
+    for &c in Rules::OFFICIAL.card() {
+        let game = Game { rules: Rules::OFFICIAL, categories: set(&[c]) };
         let analysis = check_against_brute_force(game);
         let total = analysis.distribution().probabilities();
         for (n, &p) in analysis.box_distribution(c).iter().enumerate() {
@@ -313,10 +315,10 @@ fn each_box_alone_matches_brute_force() {
 #[test]
 fn small_games_match_brute_force_under_every_rule() {
     use Category::*;
-    for rules in ALL_RULES {
+    for rules in YAHTZEE_RULES {
         check_against_brute_force(Game { rules, categories: set(&[Sixes, FullHouse, Yahtzee]) });
     }
-    let analysis = check_against_brute_force(Game { rules: Rules::Official, categories: set(&[Fours, Fives, Sixes]) });
+    let analysis = check_against_brute_force(Game { rules: Rules::OFFICIAL, categories: set(&[Fours, Fives, Sixes]) });
     assert!(analysis.upper_bonus_probability() > 0.0);
 }
 
@@ -325,8 +327,8 @@ fn small_games_match_brute_force_under_every_rule() {
 #[test]
 fn forward_expected_score_equals_the_backward_solve() {
     use Category::*;
-    let games = [CategorySet::first(6), set(&[Fours, Fives, Sixes, FullHouse, LargeStraight, Yahtzee])];
-    for rules in ALL_RULES {
+    let games = [Rules::OFFICIAL.first(6).unwrap(), set(&[Fours, Fives, Sixes, FullHouse, LargeStraight, Yahtzee])];
+    for rules in YAHTZEE_RULES {
         for categories in games {
             let game = Game { rules, categories };
             let solution = solve(game);
@@ -354,7 +356,7 @@ fn forward_expected_score_equals_the_backward_solve() {
 #[test]
 fn analysis_is_bit_identical_for_any_thread_count() {
     use Category::*;
-    let game = Game { rules: Rules::Official, categories: set(&[Ones, Fives, Sixes, FourOfAKind, Yahtzee, Chance]) };
+    let game = Game { rules: Rules::OFFICIAL, categories: set(&[Ones, Fives, Sixes, FourOfAKind, Yahtzee, Chance]) };
     let solution = solve(game);
     let with_threads = |n| {
         let pool = rayon::ThreadPoolBuilder::new().num_threads(n).build().expect("thread pool");
@@ -380,7 +382,7 @@ fn a_simple_policy_has_binomial_boxes() {
             TurnPlan::from_fn(|roll, _| roll.as_keep(), |_| first_open)
         }
     }
-    let game = Game { rules: Rules::Official, categories: CategorySet::first(2) };
+    let game = Game { rules: Rules::OFFICIAL, categories: Rules::OFFICIAL.first(2).unwrap() };
     let analysis = analyze(game, &FirstOpenBox);
     for (c, face) in [(Category::Ones, 1.0), (Category::Twos, 2.0)] {
         let (mean, variance) = (5.0 / 6.0 * face, 5.0 * (1.0 / 6.0) * (5.0 / 6.0) * face * face);
@@ -407,7 +409,7 @@ impl Policy for Cheater {
 #[test]
 #[should_panic(expected = "keeps 6,6,6,6,6 from 1,1,1,1,1")]
 fn keeping_dice_not_rolled_is_refused() {
-    analyze(Game { rules: Rules::Official, categories: CategorySet::first(1) }, &Cheater);
+    analyze(Game { rules: Rules::OFFICIAL, categories: Rules::OFFICIAL.first(1).unwrap() }, &Cheater);
 }
 
 #[test]
@@ -419,7 +421,7 @@ fn scoring_a_filled_box_is_refused() {
             TurnPlan::from_fn(|roll, _| roll.as_keep(), |_| Category::Ones)
         }
     }
-    analyze(Game { rules: Rules::Official, categories: CategorySet::first(2) }, &AlwaysOnes);
+    analyze(Game { rules: Rules::OFFICIAL, categories: Rules::OFFICIAL.first(2).unwrap() }, &AlwaysOnes);
 }
 
 /// `yz solo stats --json` reports the analysis of optimal play, and refuses bad input with
@@ -433,7 +435,7 @@ fn stats_command_reports_the_analysis() {
     let out = yz(&["--json", "solo", "stats", "--categories", "ones,fives,yahtzee"]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let game = Game { rules: Rules::Official, categories: set(&[Category::Ones, Category::Fives, Category::Yahtzee]) };
+    let game = Game { rules: Rules::OFFICIAL, categories: set(&[Category::Ones, Category::Fives, Category::Yahtzee]) };
     let solution = solve(game);
     let analysis = analyze(game, &OptimalPolicy::solved(game, &solution));
     assert_eq!(analysis.game(), game);

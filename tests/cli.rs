@@ -98,8 +98,8 @@ fn format_version_1_table_still_loads() {
     std::fs::copy(&fixture, dir.path().join("solo-official-0801.yzt")).unwrap();
     let value = json(&yz(dir.path(), &["--json", "solo", "value", "--card", "", "--categories", "ones,yahtzee"]));
     let fresh = yz::solo::solve(yz::game::Game {
-        rules: yz::game::Rules::Official,
-        categories: yz::game::CategorySet::parse_list("ones,yahtzee").unwrap(),
+        rules: yz::game::Rules::OFFICIAL,
+        categories: yz::game::Rules::OFFICIAL.parse_list("ones,yahtzee").unwrap(),
     });
     assert_eq!(value["expected_final"].as_f64(), Some(fresh.start_value()));
     // Golden bytes: the same command writes the committed file byte for byte.

@@ -173,7 +173,12 @@ fn set(boxes: &[Category]) -> CategorySet {
 /// Every position of every layer agrees with the brute force, and so do a few decided
 /// differences just outside each window (they must be exactly 0 or 1).
 fn check_game(categories: CategorySet) {
-    let game = Game { rules: Rules::Official, categories };
+    check(Game { rules: Rules::OFFICIAL, categories });
+}
+
+/// [`check_game`] for any game.
+fn check(game: Game) {
+    let categories = game.categories;
     let cards = Cards::new(game);
     let space = Space::whole_game(&cards);
     let brute = Brute::new(game);
@@ -239,7 +244,10 @@ fn full_house_and_straights() {
 /// Values and the draw probability do not depend on the number of threads, bit for bit.
 #[test]
 fn thread_count_does_not_change_a_bit() {
-    let cards = Cards::new(Game { rules: Rules::Official, categories: CategorySet::first(3).with(Category::Yahtzee) });
+    let cards = Cards::new(Game {
+        rules: Rules::OFFICIAL,
+        categories: Rules::OFFICIAL.first(3).unwrap().with(Category::Yahtzee),
+    });
     let run = |threads: usize| {
         let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
         pool.install(|| {
@@ -259,7 +267,7 @@ fn thread_count_does_not_change_a_bit() {
 /// The start of a game is one position: the pair of empty cards at d = 0.
 #[test]
 fn the_start_is_one_position() {
-    let cards = Cards::new(Game { rules: Rules::Official, categories: set(&[Category::Ones, Category::Twos]) });
+    let cards = Cards::new(Game { rules: Rules::OFFICIAL, categories: set(&[Category::Ones, Category::Twos]) });
     let start = cards.index().id(ScoreState::start(cards.game())).unwrap();
     let layers = solve_all(&cards);
     assert_eq!((layers[0].shape.movers.as_slice(), layers[0].values.len()), ([start].as_slice(), 1));
@@ -269,7 +277,7 @@ fn the_start_is_one_position() {
 /// The brute-force turn itself: Aces alone scored for points is worth 5 · 91/216.
 #[test]
 fn multiset_turn_of_aces_alone() {
-    let game = Game { rules: Rules::Official, categories: set(&[Category::Ones]) };
+    let game = Game { rules: Rules::OFFICIAL, categories: set(&[Category::Ones]) };
     let points = |t: Transition| t.points as f64;
     let value = MultisetTurn::new(game, ScoreState::start(game), &points).start_value();
     assert!((value - 5.0 * 91.0 / 216.0).abs() < 1e-12, "{value}");

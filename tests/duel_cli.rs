@@ -6,7 +6,7 @@ use super::cli::{fails_with, json, yz};
 
 use yz::duel::count::count_layers;
 use yz::duel::{Cards, Space};
-use yz::game::{CategorySet, Game, Rules};
+use yz::game::{Game, Rules};
 
 fn value(data: &Path, extra: &[&str]) -> f64 {
     let mut args = vec!["--json", "duel", "value", "--first", "4"];
@@ -18,7 +18,7 @@ fn value(data: &Path, extra: &[&str]) -> f64 {
 fn count_matches_the_library() {
     let dir = tempfile::tempdir().unwrap();
     let out = json(&yz(dir.path(), &["--json", "duel", "count", "--first", "4"]));
-    let cards = Cards::new(Game { rules: Rules::Official, categories: CategorySet::first(4) });
+    let cards = Cards::new(Game { rules: Rules::OFFICIAL, categories: Rules::OFFICIAL.first(4).unwrap() });
     let positions: u64 = count_layers(&Space::whole_game(&cards)).iter().map(|l| l.positions).sum();
     assert_eq!(out["positions"].as_u64(), Some(positions));
 }

@@ -96,7 +96,7 @@ fn player_names_parse() {
 
 #[test]
 fn emp0_against_optimal_is_reproducible_on_any_thread_count() {
-    let game = Game { rules: Rules::Official, categories: CategorySet::first(3) };
+    let game = Game { rules: Rules::OFFICIAL, categories: Rules::OFFICIAL.first(3).unwrap() };
     let dir = tempfile::tempdir().unwrap();
     let table = open_or_solve(dir.path(), game).unwrap();
     let optimal = Strategy::build(&StrategyName::Optimal, game, dir.path()).unwrap();
@@ -149,7 +149,7 @@ fn assert_optimal(
 #[test]
 fn emp_plays_the_exact_optimum_where_its_search_reaches_the_end() {
     for category in [Category::Chance, Category::ThreeOfAKind] {
-        let game = Game { rules: Rules::Official, categories: CategorySet::EMPTY.with(category) };
+        let game = Game { rules: Rules::OFFICIAL, categories: CategorySet::EMPTY.with(category) };
         let dir = tempfile::tempdir().unwrap();
         let table = open_or_solve(dir.path(), game).unwrap();
         let cards = Cards::new(game);

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use xxhash_rust::xxh3::xxh3_64;
 use yz::duel::shard::{Column, Manifest, ShardEntry, write_shard};
 use yz::duel::{Cards, LayerShape, Space};
-use yz::game::{CategorySet, Game, Rules};
+use yz::game::{Game, Rules};
 use yz::store::{StoreFile, write_atomic};
 
 use super::cli::{json, yz};
@@ -33,7 +33,7 @@ impl Forge {
 
     /// The tables of the first `boxes` boxes already in `dir`.
     pub fn open(dir: &Path, boxes: usize) -> Forge {
-        let game = Game { rules: Rules::Official, categories: CategorySet::first(boxes) };
+        let game = Game { rules: Rules::OFFICIAL, categories: Rules::OFFICIAL.first(boxes).unwrap() };
         Forge { dir: dir.to_owned(), game, pristine: Manifest::open(dir).unwrap() }
     }
 

@@ -51,7 +51,7 @@ fn endings(game: Game, position: &Position) -> Vec<(yz::game::Transition, i32)> 
 #[test]
 fn exact_values_agree_with_brute_force() {
     let game =
-        Game { rules: Rules::Official, categories: CategorySet::EMPTY.with(Category::Twos).with(Category::Yahtzee) };
+        Game { rules: Rules::OFFICIAL, categories: CategorySet::EMPTY.with(Category::Twos).with(Category::Yahtzee) };
     let cards = Cards::new(game);
     let brute = Brute::new(game);
     let mut checked = 0;
@@ -69,7 +69,7 @@ fn exact_values_agree_with_brute_force() {
 
 #[test]
 fn exact_values_agree_with_a_whole_game_solve() {
-    let game = Game { rules: Rules::Official, categories: CategorySet::first(4) };
+    let game = Game { rules: Rules::OFFICIAL, categories: Rules::OFFICIAL.first(4).unwrap() };
     let cards = Cards::new(game);
     let space = Space::whole_game(&cards);
     let layers = solve_all(&cards);
@@ -94,7 +94,7 @@ fn exact_values_agree_with_a_whole_game_solve() {
 /// and the measurement is the same on any number of threads.
 #[test]
 fn the_exact_strategy_errs_nowhere_and_others_do() {
-    let game = Game { rules: Rules::Official, categories: CategorySet::first(4) };
+    let game = Game { rules: Rules::OFFICIAL, categories: Rules::OFFICIAL.first(4).unwrap() };
     let dir = tempfile::tempdir().unwrap();
     let table = open_or_solve(dir.path(), game).unwrap();
     let optimal = Strategy::build(&StrategyName::Optimal, game, dir.path()).unwrap();

@@ -30,7 +30,7 @@ use yz::duel::{Cards, LayerShape, Space};
 use yz::emp::PlayerName;
 use yz::emp::move_errors::MoveErrorReport;
 use yz::game::{
-    ALL_CATEGORIES, ALL_RULES, Card, Category, CategorySet, Game, RollId, Rules, ScoreState, StateId, StateIndex,
+    ALL_CATEGORIES, Card, Category, CategorySet, Game, MAX_BOXES, RollId, Rules, ScoreState, StateId, StateIndex,
     parse_dice,
 };
 use yz::oneturn::{Pattern, Setup};
@@ -196,9 +196,9 @@ const NUMBERS: &[&str] = &["0", "1", "2", "3", "-5", "300", "1..3", "2..=4", "4"
 
 /// The games cards are parsed for: every rule set, the full card and parts of it.
 fn games() -> Vec<Game> {
-    let mut games: Vec<Game> = ALL_RULES.iter().map(|&rules| Game::full(rules)).collect();
-    games.push(Game { rules: Rules::Official, categories: CategorySet::first(3) });
-    games.push(Game { rules: Rules::NoJoker, categories: CategorySet::parse_list("ones,yahtzee").unwrap() });
+    let mut games: Vec<Game> = Rules::all().into_iter().map(Game::full).collect();
+    games.push(Game { rules: Rules::OFFICIAL, categories: Rules::OFFICIAL.first(3).unwrap() });
+    games.push(Game::from_list(Rules::NO_JOKER, "ones,yahtzee").unwrap());
     games
 }
 
@@ -210,7 +210,7 @@ fn card_text_parses_or_is_refused() {
             match Card::parse(&text, *game) {
                 Ok(card) => {
                     prop_assert_eq!(Card::parse(&card.to_string(), *game), Ok(card.clone()), "{:?}", text);
-                    let _ = (card.points(), index.id(card.state(*game)));
+                    let _ = (card.points(), index.id(card.state()));
                 }
                 Err(error) => clean(error)?,
             }
@@ -221,21 +221,28 @@ fn card_text_parses_or_is_refused() {
 
 /// A card a game can produce: boxes scored with rolls, and bonuses only as earned.
 fn played_card() -> impl Strategy<Value = (Game, Card)> {
-    let boxes = prop::collection::vec(prop::option::of(0..252u8), 13);
-    (prop::sample::select(&ALL_RULES[..]), 1..0x2000u16, boxes, 0..13u32).prop_map(|(rules, mask, rolls, bonuses)| {
-        let game = Game { rules, categories: CategorySet(mask) };
-        let mut card = Card::default();
-        for (category, roll) in ALL_CATEGORIES.iter().zip(rolls) {
-            if let (true, Some(roll)) = (game.categories.contains(*category), roll) {
-                card.boxes[category.index()] = Some(category.base_points(RollId(roll)));
+    let boxes = prop::collection::vec(prop::option::of(0..252u8), MAX_BOXES);
+    (prop::sample::select(Rules::all()), 1..0x8000u16, boxes, 0..15u32).prop_filter_map(
+        "a game needs a box of its card",
+        |(rules, mask, rolls, bonuses)| {
+            let categories = CategorySet(mask & rules.boxes().0);
+            if categories.is_empty() {
+                return None;
             }
-        }
-        let later = card.boxes.iter().flatten().count() as u32;
-        if rules.has_yahtzee_bonus() && card.boxes[Category::Yahtzee.index()] == Some(50) {
-            card.bonus = 100 * bonuses.min(later - 1);
-        }
-        (game, card)
-    })
+            let game = Game { rules, categories };
+            let mut card = Card::new(game);
+            for (category, roll) in ALL_CATEGORIES.iter().zip(rolls) {
+                if let (true, Some(roll)) = (game.categories.contains(*category), roll) {
+                    card.boxes[category.index()] = Some(rules.points(*category, RollId(roll)));
+                }
+            }
+            let later = card.boxes.iter().flatten().count() as u32;
+            if rules.has_extra_bonus() && card.boxes[Category::Yahtzee.index()] == Some(50) {
+                card.bonus = rules.extra_bonus() * bonuses.min(later - 1);
+            }
+            Some((game, card))
+        },
+    )
 }
 
 #[test]
@@ -264,9 +271,11 @@ fn dice_parse_round_trip_or_are_refused() {
 #[test]
 fn category_lists_and_rules_parse_round_trip_or_are_refused() {
     check(256, (text(LISTS), text(RULES)), |(list, rules)| {
-        match CategorySet::parse_list(&list) {
-            Ok(set) => prop_assert_eq!(CategorySet::parse_list(&set.names().join(",")), Ok(set)),
-            Err(error) => clean(error)?,
+        for card_rules in Rules::all() {
+            match card_rules.parse_list(&list) {
+                Ok(set) => prop_assert_eq!(card_rules.parse_list(&set.names().join(",")), Ok(set)),
+                Err(error) => clean(error)?,
+            }
         }
         let _ = Category::parse(&list);
         match rules.parse::<Rules>() {
@@ -275,9 +284,12 @@ fn category_lists_and_rules_parse_round_trip_or_are_refused() {
         }
         Ok(())
     });
-    check(256, 1..0x2000u16, |mask| {
-        let set = CategorySet(mask);
-        prop_assert_eq!(CategorySet::parse_list(&set.names().join(",")), Ok(set));
+    check(256, (prop::sample::select(Rules::all()), 1..0x8000u16), |(rules, mask)| {
+        let set = CategorySet(mask & rules.boxes().0);
+        if !set.is_empty() {
+            prop_assert_eq!(rules.parse_list(&set.names().join(",")), Ok(set));
+            prop_assert_eq!(Game { rules, categories: set }.box_names().len(), set.len());
+        }
         Ok(())
     });
 }
@@ -392,7 +404,7 @@ fn exits_cleanly(args: &[&str], output: &std::process::Output) -> Result<(), Tes
 /// the ends of the integers.
 #[test]
 fn extreme_targets_are_certain_or_impossible() {
-    let game = Game { rules: Rules::Official, categories: CategorySet::first(2) };
+    let game = Game { rules: Rules::OFFICIAL, categories: Rules::OFFICIAL.first(2).unwrap() };
     let dir = tempfile::tempdir().unwrap();
     let table = yz::targets::open_or_solve(dir.path(), game).unwrap();
     let cards = prop::sample::select(&["", "ones=3", "ones=5,twos=10"][..]);
@@ -657,7 +669,7 @@ impl Duel {
     fn new() -> Duel {
         let root = tempfile::tempdir().unwrap();
         let pristine = root.path().join("pristine");
-        let cards = Cards::new(Game { rules: Rules::Official, categories: CategorySet::first(2) });
+        let cards = Cards::new(Game { rules: Rules::OFFICIAL, categories: Rules::OFFICIAL.first(2).unwrap() });
         let space = Space::whole_game(&cards);
         let outcome = solve_tables::<f32>(&space, &Alone, &pristine, SolveOptions::whole(&space), |_| {}).unwrap();
         let manifest = Manifest::open(&pristine).unwrap();
@@ -984,7 +996,8 @@ struct Files {
 impl Files {
     fn new() -> Files {
         let root = tempfile::tempdir().unwrap();
-        let game = Game { rules: Rules::Official, categories: CategorySet::first(2).with(Category::Yahtzee) };
+        let game =
+            Game { rules: Rules::OFFICIAL, categories: Rules::OFFICIAL.first(2).unwrap().with(Category::Yahtzee) };
         let solo = root.path().join("solo.yzt");
         SoloTable::write(&yz::solo::solve(game), &solo).unwrap();
         let targets = root.path().join(target_table::file_name(game));

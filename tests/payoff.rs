@@ -1,7 +1,7 @@
 //! Best play for a payoff on the final score (Glenn 2007 §II-D): against the solitaire
 //! solve (g(x) = x), the target curves (g = 1[x ≥ s]), and the optimal player it must beat.
 
-use yz::game::{ALL_RULES, Category, CategorySet, Game, Rules, ScoreState};
+use yz::game::{Category, CategorySet, Game, Rules, ScoreState, YAHTZEE_RULES};
 use yz::solo::{OptimalPolicy, analyze, solve};
 use yz::targets::payoff::{self, Payoff};
 use yz::targets::solve::max_future_points;
@@ -15,8 +15,8 @@ fn set(boxes: &[Category]) -> CategorySet {
 fn small_games() -> Vec<Game> {
     use Category::*;
     let with_bonus = set(&[Fours, Fives, Sixes, FullHouse, Yahtzee]);
-    let mut games: Vec<Game> = ALL_RULES.iter().map(|&rules| Game { rules, categories: with_bonus }).collect();
-    games.push(Game { rules: Rules::Official, categories: set(&[Ones, ThreeOfAKind, SmallStraight, Chance]) });
+    let mut games: Vec<Game> = YAHTZEE_RULES.iter().map(|&rules| Game { rules, categories: with_bonus }).collect();
+    games.push(Game { rules: Rules::OFFICIAL, categories: set(&[Ones, ThreeOfAKind, SmallStraight, Chance]) });
     games
 }
 
@@ -57,8 +57,9 @@ fn a_threshold_payoff_is_the_target_curve() {
 #[test]
 fn the_best_reply_beats_the_optimal_player() {
     use Category::*;
-    for categories in [set(&[Fours, Fives, Sixes, FullHouse, Yahtzee]), CategorySet::first(4).with(Chance)] {
-        let game = Game { rules: Rules::Official, categories };
+    for categories in [set(&[Fours, Fives, Sixes, FullHouse, Yahtzee]), Rules::OFFICIAL.first(4).unwrap().with(Chance)]
+    {
+        let game = Game { rules: Rules::OFFICIAL, categories };
         let solution = solve(game);
         let opponent = analyze(game, &OptimalPolicy::solved(game, &solution));
         let beat = Payoff::beat(opponent.distribution());
@@ -75,7 +76,7 @@ fn the_best_reply_beats_the_optimal_player() {
 
 #[test]
 fn the_result_does_not_depend_on_the_thread_count() {
-    let game = Game { rules: Rules::Official, categories: CategorySet::first(3).with(Category::Yahtzee) };
+    let game = Game { rules: Rules::OFFICIAL, categories: Rules::OFFICIAL.first(3).unwrap().with(Category::Yahtzee) };
     let solution = solve(game);
     let beat = Payoff::beat(analyze(game, &OptimalPolicy::solved(game, &solution)).distribution());
     let with_threads = |n| {
@@ -95,7 +96,7 @@ fn the_result_does_not_depend_on_the_thread_count() {
 #[test]
 #[ignore = "full game, ~80 s; run scripts/long-tests"]
 fn the_best_reply_to_the_optimal_player_wins_about_0_503() {
-    let game = Game::full(Rules::Official);
+    let game = Game::full(Rules::OFFICIAL);
     let solution = solve(game);
     let opponent = analyze(game, &OptimalPolicy::solved(game, &solution));
     let started = std::time::Instant::now();
@@ -121,7 +122,7 @@ fn beat_command_reports_the_best_reply() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     use Category::*;
-    let game = Game { rules: Rules::Official, categories: set(&[Fours, Fives, Sixes, Yahtzee]) };
+    let game = Game { rules: Rules::OFFICIAL, categories: set(&[Fours, Fives, Sixes, Yahtzee]) };
     let solution = solve(game);
     let opponent = analyze(game, &OptimalPolicy::solved(game, &solution));
     let win = payoff::solve::<f32>(game, &Payoff::beat(opponent.distribution()));

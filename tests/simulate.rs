@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use yz::game::{CategorySet, Game, Rules};
+use yz::game::{Game, Rules};
 use yz::simulate::matchplay::play_match;
 use yz::simulate::{ScoreTally, progress_bar, simulate};
 use yz::solo::{Policy, analyze};
@@ -16,13 +16,13 @@ use crate::cli::{fails_with, json, yz};
 /// Six boxes from both sections under the official rules: upper bonus, Joker, Extra
 /// Yahtzee Bonus and straights all occur, and a game is six turns.
 fn mixed_game() -> Game {
-    let categories = CategorySet::parse_list("ones,sixes,fh,ls,yahtzee,chance").unwrap();
-    Game { rules: Rules::Official, categories }
+    let categories = Rules::OFFICIAL.parse_list("ones,sixes,fh,ls,yahtzee,chance").unwrap();
+    Game { rules: Rules::OFFICIAL, categories }
 }
 
 /// Brown et al.'s 6-round game: Ones to Sixes, no Extra Yahtzee Bonus or Joker.
 fn six_rounds() -> Game {
-    Game { rules: Rules::NoBonus, categories: CategorySet::first(6) }
+    Game { rules: Rules::NO_BONUS, categories: Rules::OFFICIAL.first(6).unwrap() }
 }
 
 /// The strategy called `name` for `game`, built from the data directory `data`.
@@ -105,7 +105,7 @@ fn a_strategy_against_itself_wins_half_and_optimal_beats_greedy() {
 
 #[test]
 fn evolved_champion_is_written_read_and_exactly_evaluated() {
-    let game = Game { rules: Rules::Official, categories: CategorySet::parse_list("ones,twos,3k,chance").unwrap() };
+    let game = Game { rules: Rules::OFFICIAL, categories: Rules::OFFICIAL.parse_list("ones,twos,3k,chance").unwrap() };
     let params = EvolveParams { generations: 3, population: 12, sample: 20, seed: 4, finalists: 2, polish: 2 };
     let mut generations = 0;
     let evolution = evolve::evolve(game, params, |_| generations += 1);
@@ -124,7 +124,7 @@ fn evolved_champion_is_written_read_and_exactly_evaluated() {
     let named = by_name("evolved", game, dir.path()).unwrap();
     assert_eq!(analyze(game, &named).expected_score(), evolution.champion_mean);
 
-    let other = Game { rules: Rules::NoBonus, ..game };
+    let other = Game { rules: Rules::NO_BONUS, ..game };
     let err = by_name("evolved", other, dir.path()).unwrap_err().to_string();
     assert!(err.contains("No such file") || err.contains("could not"), "{err}");
     let err = evolve::load(&path, other).unwrap_err().to_string();
@@ -134,7 +134,7 @@ fn evolved_champion_is_written_read_and_exactly_evaluated() {
 
 #[test]
 fn action_table_trains_reproducibly_and_round_trips() {
-    let game = Game { rules: Rules::NoBonus, categories: CategorySet::first(3) };
+    let game = Game { rules: Rules::NO_BONUS, categories: Rules::OFFICIAL.first(3).unwrap() };
     let mut table = ActionTable::new(game);
     let mut reports = 0;
     table.train(70_000, 9, 0, |_| reports += 1);
@@ -158,7 +158,7 @@ fn action_table_trains_reproducibly_and_round_trips() {
         "learned {exact}, untrained {untrained}, optimal {optimal}"
     );
 
-    let other = Game { categories: CategorySet::first(4), ..game };
+    let other = Game { categories: Rules::OFFICIAL.first(4).unwrap(), ..game };
     let err = LearnedPolicy::load(&path, other).unwrap_err().to_string();
     assert!(err.contains("categories") && err.contains("strategy train"), "{err}");
     corrupt_and_check(&path, |p| LearnedPolicy::load(p, game).map(|_| ()).map_err(|e| e.to_string()));

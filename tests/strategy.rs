@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::sync::LazyLock;
 
-use yz::game::{ALL_RULES, Category, CategorySet, Game, KeepId, RollId, Rules, ScoreState};
+use yz::game::{Category, CategorySet, Game, KeepId, RollId, Rules, ScoreState, YAHTZEE_RULES};
 use yz::solo::policy::TIE;
 use yz::solo::{Analysis, analyze, solve};
 use yz::strategy::anchors::{self, CategoryMeans};
@@ -21,7 +21,7 @@ use yz::strategy::{STRATEGY_NAMES, Strategy, StrategyError, StrategyName, box_me
 use crate::cli::{fails_with, json, yz};
 use crate::golden::table_vii;
 
-const OFFICIAL: Game = Game { rules: Rules::Official, categories: CategorySet::ALL };
+const OFFICIAL: Game = Game::full(Rules::OFFICIAL);
 
 /// The data directory these tests build strategies from: each game's optimal table is
 /// solved and written once.
@@ -79,7 +79,7 @@ fn table_vii_greedy() {
 #[test]
 #[cfg_attr(debug_assertions, ignore = "analyses the full game; run with --release")]
 fn table_vii_means() {
-    let means = anchors::means(OFFICIAL, CategoryMeans::new(box_means(&TABLE_III)));
+    let means = anchors::means(OFFICIAL, CategoryMeans::new(Rules::OFFICIAL, box_means(&TABLE_III)));
     assert_table_vii("means", analyze(OFFICIAL, &means).expected_score(), table_vii::MEANS, 0.18);
 }
 
@@ -181,8 +181,11 @@ fn evolve_and_train(game: Game) {
 #[test]
 fn no_strategy_beats_optimal_in_small_games() {
     use Category::*;
-    let boxes = [CategorySet::first(6), set(&[Ones, Sixes, ThreeOfAKind, FullHouse, LargeStraight, Yahtzee, Chance])];
-    for rules in ALL_RULES {
+    let boxes = [
+        Rules::OFFICIAL.first(6).unwrap(),
+        set(&[Ones, Sixes, ThreeOfAKind, FullHouse, LargeStraight, Yahtzee, Chance]),
+    ];
+    for rules in YAHTZEE_RULES {
         for categories in boxes {
             let game = Game { rules, categories };
             let optimal = solve(game).start_value();
@@ -208,7 +211,7 @@ fn no_strategy_beats_optimal_in_small_games() {
 fn upper_lower_is_optimal_in_either_half_alone() {
     use Category::*;
     let halves = [CategorySet::UPPER, set(&[ThreeOfAKind, FourOfAKind, FullHouse, SmallStraight, Yahtzee, Chance])];
-    for rules in ALL_RULES {
+    for rules in YAHTZEE_RULES {
         for categories in halves {
             let game = Game { rules, categories };
             let mean = build(&StrategyName::UpperLower, game).analyze().expected_score();
@@ -217,7 +220,7 @@ fn upper_lower_is_optimal_in_either_half_alone() {
         }
     }
     assert_eq!(
-        UpperLowerValues::solve(Game { rules: Rules::Official, categories: CategorySet::first(3) }).count(),
+        UpperLowerValues::solve(Game { rules: Rules::OFFICIAL, categories: Rules::OFFICIAL.first(3).unwrap() }).count(),
         4288
     );
 }
@@ -302,9 +305,9 @@ impl GreedyBruteForce {
 fn greedy_matches_a_brute_force() {
     use Category::*;
     let games = [
-        Game { rules: Rules::Official, categories: set(&[Fours, Fives, Sixes]) },
-        Game { rules: Rules::Official, categories: set(&[Threes, FullHouse, Yahtzee]) },
-        Game { rules: Rules::ForcedJoker, categories: set(&[Threes, SmallStraight, Yahtzee]) },
+        Game { rules: Rules::OFFICIAL, categories: set(&[Fours, Fives, Sixes]) },
+        Game { rules: Rules::OFFICIAL, categories: set(&[Threes, FullHouse, Yahtzee]) },
+        Game { rules: Rules::FORCED_JOKER, categories: set(&[Threes, SmallStraight, Yahtzee]) },
     ];
     for game in games {
         let brute = GreedyBruteForce { game, totals: HashMap::new() }.total(ScoreState::start(game));
@@ -346,7 +349,7 @@ fn strategy_names_parse_and_unknown_names_are_listed() {
 fn eval_command_reports_the_analysis() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    let game = Game { rules: Rules::NoBonus, categories: CategorySet::first(6) };
+    let game = Game { rules: Rules::NO_BONUS, categories: Rules::OFFICIAL.first(6).unwrap() };
     let report = json(&yz(d, &["--json", "strategy", "eval", "greedy", "--rules", "no-bonus", "--first", "6"]));
     let analysis = build(&StrategyName::Greedy, game).analyze();
     assert_eq!(report["strategy"], "greedy");

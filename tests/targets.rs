@@ -14,7 +14,7 @@ use yz::targets::{TargetCurves, solve};
 
 /// Upper boxes and the Yahtzee box: long tails of Extra Yahtzee Bonuses, several blocks.
 fn game() -> Game {
-    Game { rules: Rules::Official, categories: CategorySet::first(6).with(Category::Yahtzee) }
+    Game { rules: Rules::OFFICIAL, categories: Rules::OFFICIAL.first(6).unwrap().with(Category::Yahtzee) }
 }
 
 fn solved(game: Game) -> (tempfile::TempDir, std::path::PathBuf, TargetCurves<f32>) {
@@ -54,7 +54,7 @@ fn every_curve_round_trips_bit_for_bit() {
 
 #[test]
 fn damaged_and_foreign_files_are_refused() {
-    let game = Game { rules: Rules::Official, categories: CategorySet::first(3).with(Category::Yahtzee) };
+    let game = Game { rules: Rules::OFFICIAL, categories: Rules::OFFICIAL.first(3).unwrap().with(Category::Yahtzee) };
     let (dir, path, _) = solved(game);
     let good = std::fs::read(&path).unwrap();
     let open = |bytes: &[u8]| {
@@ -69,10 +69,10 @@ fn damaged_and_foreign_files_are_refused() {
     assert!(matches!(open(&flipped), TargetTableError::Store(StoreError::ChunkCorrupted { .. })));
     assert!(matches!(open(&good[..good.len() - 5]), TargetTableError::Store(StoreError::Truncated { .. })));
 
-    let other = Game { categories: CategorySet::first(4).with(Category::Yahtzee), ..game };
+    let other = Game { categories: Rules::OFFICIAL.first(4).unwrap().with(Category::Yahtzee), ..game };
     let err = TargetTable::open(&path, other).unwrap_err();
     assert!(matches!(err, TargetTableError::Mismatch { what: "categories", .. }), "{err}");
-    let err = TargetTable::open(&path, Game { rules: Rules::NoBonus, ..game }).unwrap_err();
+    let err = TargetTable::open(&path, Game { rules: Rules::NO_BONUS, ..game }).unwrap_err();
     assert!(matches!(err, TargetTableError::Mismatch { what: "rules", .. }), "{err}");
     let solo = dir.path().join("solo.yzt");
     yz::solo::SoloTable::write(&yz::solo::solve(game), &solo).unwrap();
@@ -83,7 +83,7 @@ fn damaged_and_foreign_files_are_refused() {
 #[test]
 #[ignore = "solves the full game: about two minutes on two cores"]
 fn full_table_is_under_400_mb_and_round_trips() {
-    let game = Game::full(Rules::Official);
+    let game = Game::full(Rules::OFFICIAL);
     let (_dir, path, curves) = solved(game);
     let bytes = std::fs::metadata(&path).unwrap().len();
     assert!(bytes < 400_000_000, "{bytes} bytes");
@@ -171,7 +171,7 @@ fn advice_agrees_with_the_curves() {
     let (_dir, path, _) = solved(game);
     let table = TargetTable::open(&path, game).unwrap();
     let card = Card::parse("ones=2,fours=12,yahtzee=50", game).unwrap();
-    let state = card.state(game);
+    let state = card.state();
     let target = 160;
     let need = target - card.points() as i64;
 
@@ -210,8 +210,8 @@ fn advice_agrees_with_the_curves() {
     assert!(advise::advise(&table, game, &card, roll, 0, 5000).unwrap().iter().all(|r| r.probability == 0.0));
 
     assert!(matches!(advise::advise(&table, game, &card, roll, 3, target), Err(TargetAdviseError::RollsLeft(3))));
-    let other = Game { rules: Rules::NoBonus, ..game };
-    let err = advise::advise(&table, other, &Card::default(), roll, 2, target).unwrap_err();
+    let other = Game { rules: Rules::NO_BONUS, ..game };
+    let err = advise::advise(&table, other, &Card::new(other), roll, 2, target).unwrap_err();
     assert!(matches!(err, TargetAdviseError::WrongGame { .. }), "{err}");
     let full = Card::parse("ones=1,twos=2,threes=3,fours=4,fives=5,sixes=6,yahtzee=0", game).unwrap();
     assert!(matches!(advise::advise(&table, game, &full, roll, 0, target), Err(TargetAdviseError::GameOver)));
@@ -233,7 +233,7 @@ fn cli_solves_queries_and_advises() {
     let query = upper(d, &["query", "--card", "sixes=24", "--target", "90"]);
     assert_eq!(query["points"], 24);
     assert_eq!(query["needed"], 66);
-    let game = Game { rules: Rules::Official, categories: CategorySet::first(6) };
+    let game = Game { rules: Rules::OFFICIAL, categories: Rules::OFFICIAL.first(6).unwrap() };
     let table = TargetTable::open(&d.join("targets-official-003f.yzt"), game).unwrap();
     let card = Card::parse("sixes=24", game).unwrap();
     let p = advise::probability(&table, game, &card, 90).unwrap();
@@ -298,7 +298,7 @@ fn cli_bad_input_is_one_line_and_status_2() {
 /// as impossible).
 #[test]
 fn a_target_of_i64_min_is_certain() {
-    let game = Game { rules: Rules::Official, categories: CategorySet::first(2) };
+    let game = Game { rules: Rules::OFFICIAL, categories: Rules::OFFICIAL.first(2).unwrap() };
     let dir = tempfile::tempdir().unwrap();
     let table = yz::targets::open_or_solve(dir.path(), game).unwrap();
     let card = Card::parse("ones=3", game).unwrap();

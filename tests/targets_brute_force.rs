@@ -225,11 +225,11 @@ fn check_against_brute_force(game: Game) -> Tail {
 fn curves_agree_with_brute_force() {
     use Category::*;
     let categories = set(&[Fours, Fives, Sixes, FullHouse, Yahtzee]);
-    for rules in [Rules::Official, Rules::NoBonus] {
+    for rules in [Rules::OFFICIAL, Rules::NO_BONUS] {
         let game = Game { rules, categories };
         // The upper boxes full of sixes, fives and fours (75) with the bonus, a Full House
         // and Yahtzee, and an Extra Yahtzee Bonus in each of the four turns after it.
-        let extra_yahtzees = if rules.has_yahtzee_bonus() { 4 * 100 } else { 0 };
+        let extra_yahtzees = if rules.has_extra_bonus() { 4 * 100 } else { 0 };
         let most = 75 + 35 + 25 + 50 + extra_yahtzees;
         let start = check_against_brute_force(game);
         assert_eq!(start.len(), most + 1, "{rules:?}: the brute force reaches every score");
@@ -261,10 +261,11 @@ fn check_dominance(curves: &TargetCurves<f64>, game: Game) {
 #[test]
 fn curves_fall_from_one_and_dominate_optimal_play() {
     use Category::*;
-    for categories in
-        [CategorySet::first(6).with(Yahtzee), set(&[Ones, Fives, Sixes, FourOfAKind, FullHouse, Yahtzee, Chance])]
-    {
-        let game = Game { rules: Rules::Official, categories };
+    for categories in [
+        Rules::OFFICIAL.first(6).unwrap().with(Yahtzee),
+        set(&[Ones, Fives, Sixes, FourOfAKind, FullHouse, Yahtzee, Chance]),
+    ] {
+        let game = Game { rules: Rules::OFFICIAL, categories };
         check_dominance(&yz::targets::solve::<f64>(game), game);
     }
 }
@@ -275,7 +276,7 @@ fn curves_fall_from_one_and_dominate_optimal_play() {
 #[test]
 #[ignore = "full game, ~210 s; run scripts/long-tests"]
 fn full_game_curves_fall_from_one_and_dominate_optimal_play() {
-    let game = Game::full(Rules::Official);
+    let game = Game::full(Rules::OFFICIAL);
     let started = std::time::Instant::now();
     let curves = yz::targets::solve::<f64>(game);
     eprintln!("full-game target curves: {:.1} s", started.elapsed().as_secs_f64());

@@ -19,7 +19,7 @@ pub fn to_json(game: Game, analysis: &Analysis, seconds: f64) -> serde_json::Val
     let thresholds = THRESHOLDS.map(|n| (n, score.at_least(n), score.below(n)));
     json!({
         "rules": game.rules.name(),
-        "categories": game.categories.names(),
+        "categories": game.box_names(),
         "expected_score": analysis.expected_score(),
         "seconds": seconds,
         "boxes": boxes.map(|(c, mean, variance)| json!({"category": c.name(), "mean": mean, "variance": variance}))
@@ -44,7 +44,7 @@ pub fn to_json(game: Game, analysis: &Analysis, seconds: f64) -> serde_json::Val
 pub fn print(game: Game, analysis: &Analysis, seconds: f64) {
     let score = analysis.distribution();
     println!("rules           {}", game.rules);
-    println!("categories      {}", game.categories.names().join(","));
+    println!("categories      {}", game.box_names().join(","));
     println!("expected score  {:.4}", analysis.expected_score());
     println!("analysis time   {seconds:.3} s");
     println!();

@@ -197,7 +197,7 @@ impl PositionArgs {
         let me = Card::parse(&self.me, game).context("--me")?;
         let opp = Card::parse(&self.opp, game).context("--opp")?;
         let id = |card: &Card, flag: &str| {
-            cards.index().id(card.state(game)).with_context(|| format!("{flag}: this card cannot occur in this game"))
+            cards.index().id(card.state()).with_context(|| format!("{flag}: this card cannot occur in this game"))
         };
         let (mover, opponent) = (id(&me, "--me")?, id(&opp, "--opp")?);
         let (m, o) = (cards.filled(mover), cards.filled(opponent));
@@ -388,7 +388,7 @@ fn count(game: Game, scope: &Scope, as_json: bool) -> Result<()> {
     if as_json {
         print_json(json!({
             "rules": game.rules.name(),
-            "categories": game.categories.names(),
+            "categories": game.box_names(),
             "cards": cards.index().len(),
             "layers": layers,
             "positions": positions,
@@ -399,7 +399,7 @@ fn count(game: Game, scope: &Scope, as_json: bool) -> Result<()> {
         return Ok(());
     }
     println!("rules       {}", game.rules);
-    println!("categories  {}", game.categories.names().join(","));
+    println!("categories  {}", game.box_names().join(","));
     println!("cards       {} per player", cards.index().len());
     println!();
     print_layers(&layers);
@@ -528,7 +528,7 @@ fn solve_on(
     if as_json {
         let mut out = json!({
             "rules": game.rules.name(),
-            "categories": game.categories.names(),
+            "categories": game.box_names(),
             "first_layer": space.first_layer(),
             "stop_after_layer": options.stop_after,
             "positions": positions,
@@ -547,7 +547,7 @@ fn solve_on(
         return Ok(());
     }
     println!("rules        {}", game.rules);
-    println!("categories   {}", game.categories.names().join(","));
+    println!("categories   {}", game.box_names().join(","));
     if to_start {
         println!("value        {:.6}  (first player's P(win) + P(draw)/2)", report["value"].as_f64().unwrap_or(0.0));
         for key in ["p_win", "p_draw", "p_lose"] {
@@ -612,7 +612,7 @@ fn plan(
     if as_json {
         print_json(json!({
             "rules": game.rules.name(),
-            "categories": game.categories.names(),
+            "categories": game.box_names(),
             "plan": plan,
             "rates": rates,
             "core_hours": core_hours,
@@ -626,7 +626,7 @@ fn plan(
         return Ok(());
     }
     println!("rules       {}", game.rules);
-    println!("categories  {}", game.categories.names().join(","));
+    println!("categories  {}", game.box_names().join(","));
     println!("ranks       {ranks}, {mem_per_rank} GiB each");
     println!();
     println!(
@@ -712,7 +712,7 @@ fn rehearse(game: Game, scope: &Scope, layer_args: &LayerArgs, ranks: u64, rank:
     if as_json {
         print_json(json!({
             "rules": game.rules.name(),
-            "categories": game.categories.names(),
+            "categories": game.box_names(),
             "rank": rank,
             "ranks": ranks,
             "plan": plan,
@@ -725,7 +725,7 @@ fn rehearse(game: Game, scope: &Scope, layer_args: &LayerArgs, ranks: u64, rank:
     }
     let mib = |b: u64| b as f64 / (1u64 << 20) as f64;
     println!("rules       {}", game.rules);
-    println!("categories  {}", game.categories.names().join(","));
+    println!("categories  {}", game.box_names().join(","));
     println!("rank        {rank} of {ranks}: structures built for real, values counted (not computed)");
     println!();
     println!(

@@ -14,18 +14,19 @@ pub mod turn;
 use anyhow::Result;
 use clap::Args;
 
-use yz::game::{CategorySet, Game, Rules};
+use yz::game::{Game, Rules};
 
 /// Which game: rules and the boxes in play.
 #[derive(Args)]
 pub struct GameArgs {
-    /// Rule variant: official, forced-joker, no-joker, no-bonus.
+    /// Rules: official, forced-joker, no-joker, no-bonus.
     #[arg(long, default_value = "official")]
     pub rules: Rules,
     /// Play only these boxes (the others start scratched with 0), e.g. ones,twos,yahtzee.
     #[arg(long, value_name = "LIST", conflicts_with = "first")]
     pub categories: Option<String>,
-    /// Play only the first N boxes in card order (ones … sixes, 3k, 4k, fh, ss, ls, yahtzee, chance).
+    /// Play only the first N boxes in card order (ones … sixes, 3k, 4k, fh, ss, ls,
+    /// yahtzee, chance).
     #[arg(long, value_name = "N")]
     pub first: Option<usize>,
 }
@@ -33,12 +34,11 @@ pub struct GameArgs {
 impl GameArgs {
     /// The game these flags name.
     pub fn game(&self) -> Result<Game> {
-        let categories = match (&self.categories, self.first) {
-            (Some(list), _) => CategorySet::parse_list(list)?,
-            (None, Some(n)) => CategorySet::parse_first(n)?,
-            (None, None) => CategorySet::ALL,
-        };
-        Ok(Game { rules: self.rules, categories })
+        Ok(match (&self.categories, self.first) {
+            (Some(list), _) => Game::from_list(self.rules, list)?,
+            (None, Some(n)) => Game::first(self.rules, n)?,
+            (None, None) => Game::full(self.rules),
+        })
     }
 }
 

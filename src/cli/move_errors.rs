@@ -172,7 +172,7 @@ pub fn run(args: MoveErrorsArgs, data: &Path, as_json: bool) -> Result<()> {
     let progress = progress_bar(args.games, std::io::stderr().is_terminal());
     let errors = measure.measure(args.seed, args.first_game, args.games, &progress)?;
     let seconds = started.elapsed().as_secs_f64();
-    let categories = game.categories.names().iter().map(|c| c.to_string()).collect();
+    let categories = game.box_names().iter().map(|c| c.to_string()).collect();
     print_report(&Report::new(game.rules.name().to_owned(), categories, &names, errors, seconds), as_json);
     Ok(())
 }

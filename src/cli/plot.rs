@@ -26,10 +26,10 @@ pub fn score_distribution(path: &Path, game: Game, distribution: &ScoreDistribut
     let last = probabilities.iter().rposition(shown).unwrap_or(probabilities.len().saturating_sub(1));
     let (mean, median) = (distribution.mean(), distribution.median());
     let top = probabilities.iter().copied().fold(0.0, f64::max) * 1.1;
-    let boxes = if game.categories == yz::game::CategorySet::ALL {
+    let boxes = if game.categories == game.rules.boxes() {
         String::new()
     } else {
-        format!(" ({})", game.categories.names().join(","))
+        format!(" ({})", game.box_names().join(","))
     };
     let title = format!(
         "Final score under optimal play, {} rules{boxes}: mean {mean:.2}, sd {:.2}",

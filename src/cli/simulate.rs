@@ -81,7 +81,7 @@ pub fn run_simulate(args: SimulateArgs, data: &Path, as_json: bool) -> Result<()
         print_json(json!({
             "strategy": name.to_string(),
             "rules": game.rules.name(),
-            "categories": game.categories.names(),
+            "categories": game.box_names(),
             "games": tally.games,
             "seed": args.seed,
             "mean": mean,
@@ -97,7 +97,7 @@ pub fn run_simulate(args: SimulateArgs, data: &Path, as_json: bool) -> Result<()
     }
     println!("strategy    {name}");
     println!("rules       {}", game.rules);
-    println!("categories  {}", game.categories.names().join(","));
+    println!("categories  {}", game.box_names().join(","));
     println!("games       {} (seed {})", tally.games, args.seed);
     println!("mean        {mean:.4} ± {half:.4} (95% CI {:.4} to {:.4})", mean - half, mean + half);
     println!("sd          {:.4}", tally.standard_deviation());
@@ -196,7 +196,7 @@ pub fn run_match(args: MatchArgs, data: &Path, as_json: bool) -> Result<()> {
             .collect();
         print_json(json!({
             "rules": game.rules.name(),
-            "categories": game.categories.names(),
+            "categories": game.box_names(),
             "games": tally.games,
             "seed": args.seed,
             "players": rows,
@@ -207,7 +207,7 @@ pub fn run_match(args: MatchArgs, data: &Path, as_json: bool) -> Result<()> {
         return Ok(());
     }
     println!("rules       {}", game.rules);
-    println!("categories  {}", game.categories.names().join(","));
+    println!("categories  {}", game.box_names().join(","));
     println!("games       {} (seed {}), ties for the top shared", tally.games, args.seed);
     println!("  {:<20} {:>18} {:>18} {:>20}", "player", "win share", "expected rank", "mean score");
     for (p, name) in names.iter().enumerate() {

@@ -79,7 +79,7 @@ pub fn run(command: SoloCommand, data: &Path, as_json: bool) -> Result<()> {
             if as_json {
                 print_json(json!({
                     "rules": game.rules.name(),
-                    "categories": game.categories.names(),
+                    "categories": game.box_names(),
                     "expected_score": solution.start_value(),
                     "states": states,
                     "seconds": seconds,
@@ -88,7 +88,7 @@ pub fn run(command: SoloCommand, data: &Path, as_json: bool) -> Result<()> {
                 }));
             } else {
                 println!("rules           {}", game.rules);
-                println!("categories      {}", game.categories.names().join(","));
+                println!("categories      {}", game.box_names().join(","));
                 println!("expected score  {:.4}", solution.start_value());
                 println!("states          {states}");
                 println!("solve time      {seconds:.3} s");
@@ -155,7 +155,7 @@ pub fn run(command: SoloCommand, data: &Path, as_json: bool) -> Result<()> {
             if as_json {
                 print_json(json!({
                     "rules": game.rules.name(),
-                    "categories": game.categories.names(),
+                    "categories": game.box_names(),
                     "opponent": opponent,
                     "opponent_mean": distribution.mean(),
                     "win_probability": win,
@@ -163,7 +163,7 @@ pub fn run(command: SoloCommand, data: &Path, as_json: bool) -> Result<()> {
                 }));
             } else {
                 println!("rules           {}", game.rules);
-                println!("categories      {}", game.categories.names().join(","));
+                println!("categories      {}", game.box_names().join(","));
                 println!("opponent        {opponent}, mean score {:.4}", distribution.mean());
                 println!("best reply wins {win:.6} (ties count half)");
                 println!("time            {seconds:.1} s");
@@ -172,7 +172,7 @@ pub fn run(command: SoloCommand, data: &Path, as_json: bool) -> Result<()> {
         SoloCommand::Value { game, card } => {
             let game = game.game()?;
             let card = Card::parse(&card, game)?;
-            let state = card.state(game);
+            let state = card.state();
             let future = if state.is_terminal() { 0.0 } else { open_table(data, game)?.future_value(state) };
             let points = card.points();
             if as_json {

@@ -30,7 +30,7 @@ pub enum StrategyCommand {
         #[command(flatten)]
         game: GameArgs,
     },
-    /// Evolve the 13 category values of Glenn's Eq. 13 with a genetic algorithm (Glenn 2007
+    /// Evolve the box values (one per box) of Glenn's Eq. 13 with a genetic algorithm (Glenn 2007
     /// §III-B.1), write the champion and print its exact average.
     Evolve {
         #[command(flatten)]
@@ -137,12 +137,12 @@ pub fn run(command: StrategyCommand, data: &Path, as_json: bool) -> Result<()> {
                 let finalists: Vec<_> = evolution
                     .finalists
                     .iter()
-                    .map(|(a, mean)| json!({"anchors": a.to_json(), "exact_mean": mean}))
+                    .map(|(a, mean)| json!({"anchors": a.to_json(game.rules), "exact_mean": mean}))
                     .collect();
                 print_json(json!({
                     "rules": game.rules.name(),
-                    "categories": game.categories.names(),
-                    "champion": evolution.champion.to_json(),
+                    "categories": game.box_names(),
+                    "champion": evolution.champion.to_json(game.rules),
                     "exact_mean": evolution.champion_mean,
                     "finalists": finalists,
                     "genetic_mean": evolution.finalists[0].1,
@@ -154,7 +154,7 @@ pub fn run(command: StrategyCommand, data: &Path, as_json: bool) -> Result<()> {
                 }));
             } else {
                 println!("rules       {}", game.rules);
-                println!("categories  {}", game.categories.names().join(","));
+                println!("categories  {}", game.box_names().join(","));
                 println!("search      {generations} generations of {population}, {sample} games each (seed {seed})");
                 println!(
                     "champion    exact average {:.4} ({:.4} from the genetic algorithm, then {} exact analyses of the polish)",
@@ -182,7 +182,7 @@ pub fn run(command: StrategyCommand, data: &Path, as_json: bool) -> Result<()> {
             if as_json {
                 print_json(json!({
                     "rules": game.rules.name(),
-                    "categories": game.categories.names(),
+                    "categories": game.box_names(),
                     "games": games,
                     "seed": seed,
                     "exact_mean": exact,
@@ -192,7 +192,7 @@ pub fn run(command: StrategyCommand, data: &Path, as_json: bool) -> Result<()> {
                 }));
             } else {
                 println!("rules       {}", game.rules);
-                println!("categories  {}", game.categories.names().join(","));
+                println!("categories  {}", game.box_names().join(","));
                 println!("training    {games} games (seed {seed}) in {seconds:.1} s");
                 println!("agent       exact average {exact:.4}");
                 println!("file        {} (checksum {checksum})", path.display());

@@ -75,7 +75,7 @@ pub fn run(command: TargetsCommand, data: &Path, as_json: bool) -> Result<()> {
             if as_json {
                 print_json(json!({
                     "rules": game.rules.name(),
-                    "categories": game.categories.names(),
+                    "categories": game.box_names(),
                     "start_curve_mean": mean,
                     "states": states,
                     "values": values,
@@ -88,7 +88,7 @@ pub fn run(command: TargetsCommand, data: &Path, as_json: bool) -> Result<()> {
                 }));
             } else {
                 println!("rules             {}", game.rules);
-                println!("categories        {}", game.categories.names().join(","));
+                println!("categories        {}", game.box_names().join(","));
                 println!("start curve mean  {mean:.4} (sum over s >= 1 of max P(score >= s))");
                 println!("states            {states}");
                 println!("stored values     {values}");

@@ -95,13 +95,13 @@ pub fn rehearse(space: &Space, ranks: usize, rank: usize, stop_after: usize, val
 mod tests {
     use super::*;
     use crate::duel::Cards;
-    use crate::game::{CategorySet, Game, Rules};
+    use crate::game::{Game, Rules};
 
     /// The rehearsal builds what the solve builds: the same tile bytes and values, rank by
     /// rank, as the thread-rank solve reports.
     #[test]
     fn the_rehearsal_measures_what_the_solve_holds() {
-        let cards = Cards::new(Game { rules: Rules::Official, categories: CategorySet::first(5) });
+        let cards = Cards::new(Game { rules: Rules::OFFICIAL, categories: Rules::OFFICIAL.first(5).unwrap() });
         let space = Space::whole_game(&cards);
         let dir = tempfile::tempdir().unwrap();
         let solved = crate::cluster::solve::tests::solve_on_threads::<f32>(&space, 3, dir.path());

@@ -999,7 +999,7 @@ pub(crate) mod tests {
     use super::*;
     use crate::cluster::ranks::{Alone, threads};
     use crate::duel::{Cards, WinDraw};
-    use crate::game::{CategorySet, Game, Rules};
+    use crate::game::{Game, Rules};
 
     fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
         std::fs::read_dir(dir)
@@ -1047,8 +1047,10 @@ pub(crate) mod tests {
 
     #[test]
     fn any_number_of_ranks_writes_the_same_files() {
-        for (categories, max_empty) in [(CategorySet::first(4), None), (CategorySet::first(5), Some(5))] {
-            let cards = Cards::new(Game { rules: Rules::Official, categories });
+        for (categories, max_empty) in
+            [(Rules::OFFICIAL.first(4).unwrap(), None), (Rules::OFFICIAL.first(5).unwrap(), Some(5))]
+        {
+            let cards = Cards::new(Game { rules: Rules::OFFICIAL, categories });
             let space = match max_empty {
                 Some(k) => Space::endgame(&cards, k),
                 None => Space::whole_game(&cards),
@@ -1078,7 +1080,7 @@ pub(crate) mod tests {
     /// what the balance by work (not by pairs) moves; the per-card structures stay per card.
     #[test]
     fn tiles_per_rank_shrink_with_the_ranks() {
-        let cards = Cards::new(Game { rules: Rules::Official, categories: CategorySet::first(5) });
+        let cards = Cards::new(Game { rules: Rules::OFFICIAL, categories: Rules::OFFICIAL.first(5).unwrap() });
         let space = Space::whole_game(&cards);
         let root = tempfile::tempdir().unwrap();
         let one = solve_tables::<f32>(&space, &Alone, &root.path().join("one"), SolveOptions::whole(&space), |_| {});
@@ -1106,7 +1108,7 @@ pub(crate) mod tests {
     /// writes; layers below `write_from` are solved but not written.
     #[test]
     fn stop_resume_and_partial_writes() {
-        let cards = Cards::new(Game { rules: Rules::Official, categories: CategorySet::first(4) });
+        let cards = Cards::new(Game { rules: Rules::OFFICIAL, categories: Rules::OFFICIAL.first(4).unwrap() });
         let space = Space::whole_game(&cards);
         let root = tempfile::tempdir().unwrap();
         let (whole, cut, top) = (root.path().join("whole"), root.path().join("cut"), root.path().join("top"));
@@ -1140,8 +1142,8 @@ pub(crate) mod tests {
     fn other_tables_and_a_second_writer_are_refused() {
         let root = tempfile::tempdir().unwrap();
         let dir = root.path().join("t");
-        let four = Cards::new(Game { rules: Rules::Official, categories: CategorySet::first(4) });
-        let three = Cards::new(Game { rules: Rules::Official, categories: CategorySet::first(3) });
+        let four = Cards::new(Game { rules: Rules::OFFICIAL, categories: Rules::OFFICIAL.first(4).unwrap() });
+        let three = Cards::new(Game { rules: Rules::OFFICIAL, categories: Rules::OFFICIAL.first(3).unwrap() });
         let (four, three) = (Space::whole_game(&four), Space::whole_game(&three));
         solve_tables::<f32>(&four, &Alone, &dir, SolveOptions::whole(&four), |_| {}).unwrap();
         let kept = files(&dir);
@@ -1170,7 +1172,7 @@ pub(crate) mod tests {
 
     #[test]
     fn resume_continues_to_the_same_files() {
-        let cards = Cards::new(Game { rules: Rules::Official, categories: CategorySet::first(4) });
+        let cards = Cards::new(Game { rules: Rules::OFFICIAL, categories: Rules::OFFICIAL.first(4).unwrap() });
         let space = Space::whole_game(&cards);
         let root = tempfile::tempdir().unwrap();
         let (whole, cut) = (root.path().join("whole"), root.path().join("cut"));
@@ -1233,7 +1235,7 @@ pub(crate) mod tests {
     /// a resumed solve writes what one uninterrupted solve writes.
     #[test]
     fn a_damaged_part_stops_every_rank_and_resume_finishes() {
-        let cards = Cards::new(Game { rules: Rules::Official, categories: CategorySet::first(4) });
+        let cards = Cards::new(Game { rules: Rules::OFFICIAL, categories: Rules::OFFICIAL.first(4).unwrap() });
         let space = Space::whole_game(&cards);
         let root = tempfile::tempdir().unwrap();
         let (whole, cut) = (root.path().join("whole"), root.path().join("cut"));
@@ -1267,7 +1269,7 @@ pub(crate) mod tests {
     /// above them, bit for bit, and continues where the tables stopped.
     #[test]
     fn damaged_shards_are_repaired_from_the_layer_above() {
-        let cards = Cards::new(Game { rules: Rules::Official, categories: CategorySet::first(4) });
+        let cards = Cards::new(Game { rules: Rules::OFFICIAL, categories: Rules::OFFICIAL.first(4).unwrap() });
         let space = Space::whole_game(&cards);
         let root = tempfile::tempdir().unwrap();
         let (whole, cut) = (root.path().join("whole"), root.path().join("cut"));
@@ -1291,7 +1293,7 @@ pub(crate) mod tests {
     /// the last finished layer's draws are kept, and only its.
     #[test]
     fn a_resumed_solve_keeps_the_draw_probability() {
-        let cards = Cards::new(Game { rules: Rules::Official, categories: CategorySet::first(4) });
+        let cards = Cards::new(Game { rules: Rules::OFFICIAL, categories: Rules::OFFICIAL.first(4).unwrap() });
         let space = Space::whole_game(&cards);
         let root = tempfile::tempdir().unwrap();
         let (whole, cut) = (root.path().join("whole"), root.path().join("cut"));

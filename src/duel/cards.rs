@@ -15,14 +15,13 @@
 //! All four are exact over the state graph: each is attained by some sequence of rolls and
 //! boxes (for merged upper totals, by some member of the class).
 
-use std::sync::LazyLock;
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::atomic::{AtomicBool, AtomicI32};
 
 use rayon::prelude::*;
 
 use crate::game::rules::Scoring;
-use crate::game::{ALL_CATEGORIES, Category, Game, RollId, ScoreState, StateId, StateIndex};
+use crate::game::{Category, Game, RollId, ScoreState, StateId, StateIndex};
 
 /// Points bounds of one card; see the module docs.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -164,7 +163,7 @@ impl Cards {
         scorings: &'a [(Category, Scoring)],
     ) -> impl Iterator<Item = Successor> + 'a {
         let state = self.states[card.0 as usize];
-        let mut ends = scorings.iter().map(move |&(c, scoring)| state.apply(c, scoring)).peekable();
+        let mut ends = scorings.iter().map(move |&(c, scoring)| state.apply(self.game(), c, scoring)).peekable();
         // A box's scorings come together, and all but the Yahtzee box's and an upper box's
         // lead to one successor: merging neighbours spares most lookups.
         std::iter::from_fn(move || {
@@ -228,25 +227,6 @@ impl Cards {
     }
 }
 
-/// Rolls that can score differently in each box (by [`Category::index`]): [`Game::score`]
-/// reads the roll only through the box's base points and, for a Yahtzee, its face, so one
-/// roll per base points among the others and every Yahtzee stand for all 252.
-static CANDIDATES: LazyLock<Vec<Vec<RollId>>> = LazyLock::new(|| {
-    ALL_CATEGORIES
-        .iter()
-        .map(|&c| {
-            let mut rolls: Vec<RollId> = Vec::new();
-            for roll in RollId::all() {
-                if roll.is_yahtzee() || rolls.iter().all(|&r| r.is_yahtzee() || c.base_points(r) != c.base_points(roll))
-                {
-                    rolls.push(roll);
-                }
-            }
-            rolls
-        })
-        .collect()
-});
-
 /// Every distinct (box, scoring) that can end a turn from `state`. A turn's move depends on
 /// the roll only through the [`Scoring`] of [`Game::score`] ([`ScoreState::score`] applies
 /// it), which reads the filled boxes and the Yahtzee flag but not the upper total: these
@@ -255,7 +235,8 @@ fn scorings(game: Game, state: ScoreState) -> Vec<(Category, Scoring)> {
     let mut scorings = Vec::new();
     for c in state.filled.complement().iter() {
         let first = scorings.len();
-        for &roll in &CANDIDATES[c.index()] {
+        // One roll per class stands for all 252 ([`crate::game::RollClasses`]).
+        for &roll in &game.rules.roll_classes().representatives[c.index()] {
             if let Some(scoring) = game.score(c, roll, state.filled, state.yahtzee_50)
                 && !scorings[first..].contains(&(c, scoring))
             {
@@ -351,7 +332,7 @@ impl CardSet {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::game::{ALL_RULES, CategorySet, Rules};
+    use crate::game::{CategorySet, Rules, YAHTZEE_RULES};
 
     /// The former `distinct_moves`: every (roll, box), sorted and deduplicated.
     fn brute_moves(cards: &Cards, card: StateId) -> Vec<Move> {
@@ -367,7 +348,7 @@ mod tests {
         let mut moves: Vec<Move> = scorings(cards.game(), state)
             .into_iter()
             .map(|(c, scoring)| {
-                let t = state.apply(c, scoring);
+                let t = state.apply(cards.game(), c, scoring);
                 Move { next: cards.index.id(t.next).unwrap(), points: t.points }
             })
             .collect();
@@ -422,12 +403,12 @@ mod tests {
     fn small_games() -> impl Iterator<Item = Game> {
         let set = |boxes: &[Category]| boxes.iter().fold(CategorySet::EMPTY, |s, &c| s.with(c));
         let sets = [
-            CategorySet::first(4),
+            Rules::OFFICIAL.first(4).unwrap(),
             set(&[Category::Twos, Category::FullHouse, Category::Yahtzee, Category::Chance]),
             set(&[Category::Fours, Category::Fives, Category::Sixes, Category::LargeStraight, Category::Yahtzee]),
             set(&[Category::Ones, Category::Sixes, Category::ThreeOfAKind, Category::SmallStraight, Category::Yahtzee]),
         ];
-        ALL_RULES.into_iter().flat_map(move |rules| sets.map(|categories| Game { rules, categories }))
+        YAHTZEE_RULES.into_iter().flat_map(move |rules| sets.map(|categories| Game { rules, categories }))
     }
 
     #[test]
@@ -443,7 +424,7 @@ mod tests {
                 );
             }
         }
-        for rules in ALL_RULES {
+        for rules in YAHTZEE_RULES {
             let cards = Cards::new(Game::full(rules));
             for id in (0..cards.index.len() as u32).step_by(97).map(StateId) {
                 assert_eq!(
@@ -467,7 +448,7 @@ mod tests {
     #[test]
     #[ignore = "the full game by brute force: about 30 s on two cores; run scripts/long-tests"]
     fn full_game_bounds_equal_brute_force() {
-        let cards = Cards::new(Game::full(Rules::Official));
+        let cards = Cards::new(Game::full(Rules::OFFICIAL));
         assert_eq!(cards.bounds, brute_bounds(&cards));
     }
 

@@ -129,9 +129,9 @@ mod tests {
     #[test]
     fn class_counting_equals_enumeration() {
         for categories in
-            [CategorySet::first(3), CategorySet::EMPTY.with(Category::ThreeOfAKind).with(Category::Yahtzee)]
+            [Rules::OFFICIAL.first(3).unwrap(), CategorySet::EMPTY.with(Category::ThreeOfAKind).with(Category::Yahtzee)]
         {
-            let cards = Cards::new(Game { rules: Rules::Official, categories });
+            let cards = Cards::new(Game { rules: Rules::OFFICIAL, categories });
             let set = CardSet::all(&cards);
             let counted: Vec<u64> = count_layers(&Space::whole_game(&cards)).iter().map(|c| c.positions).collect();
             assert_eq!(counted, enumerate(&cards, &set));
@@ -142,7 +142,7 @@ mod tests {
     fn chance_alone() {
         // One box each: the first player's card is empty at d = 0; after his turn he holds
         // 5..=30 points, so d for the second player runs over −30..=−5.
-        let cards = Cards::new(Game { rules: Rules::Official, categories: CategorySet::EMPTY.with(Category::Chance) });
+        let cards = Cards::new(Game { rules: Rules::OFFICIAL, categories: CategorySet::EMPTY.with(Category::Chance) });
         let counts = count_layers(&Space::whole_game(&cards));
         assert_eq!(counts.iter().map(|c| c.positions).collect::<Vec<_>>(), vec![1, 26]);
     }

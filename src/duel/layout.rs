@@ -194,11 +194,11 @@ impl Tile {
 mod tests {
     use super::*;
     use crate::duel::cards::Cards;
-    use crate::game::{CategorySet, Game, Rules};
+    use crate::game::{Game, Rules};
 
     #[test]
     fn tiles_agree_with_the_shape_and_with_each_other() {
-        let cards = Cards::new(Game { rules: Rules::Official, categories: CategorySet::first(4) });
+        let cards = Cards::new(Game { rules: Rules::OFFICIAL, categories: Rules::OFFICIAL.first(4).unwrap() });
         let space = Space::whole_game(&cards);
         for layer in 0..space.end_layer() {
             let shape = LayerShape::new(&space, layer);

@@ -110,11 +110,11 @@ impl GameTag {
     pub fn game(&self) -> Result<Game, String> {
         let rules = self.rules.parse::<Rules>()?;
         let categories = CategorySet(self.categories);
-        if categories.is_empty() || !CategorySet::ALL.is_superset(categories) {
+        if categories.is_empty() || !rules.boxes().is_superset(categories) {
             return Err(format!(
-                "categories mask {:#06x} names no game (expected a non-empty subset of {:#06x})",
+                "categories mask {:#06x} names no game of the {rules} rules (expected a non-empty subset of {:#06x})",
                 self.categories,
-                CategorySet::ALL.0
+                rules.boxes().0
             ));
         }
         Ok(Game { rules, categories })

@@ -38,7 +38,7 @@ use super::cards::{CardSet, Cards, Move, decided, window};
 use super::layout::{LayerShape, Tile};
 use super::value::DuelValue;
 use crate::game::dice::NUM_KEEPS;
-use crate::game::{NUM_CATEGORIES, NUM_ROLLS, RollId, StateId};
+use crate::game::{MAX_BOXES, NUM_ROLLS, RollId, StateId};
 use crate::turn::lanes::{BLOCK, max_of_plus, padded_lanes};
 use crate::turn::simd::{self, SimdWork};
 use crate::turn::{RollScorer, TurnBuffer};
@@ -313,7 +313,7 @@ struct MoverPlan {
     points: Vec<(u16, u16)>,
     /// Per roll and box in card order: (successor slot, points); slot `u16::MAX` where
     /// the box cannot take the roll.
-    by_roll: Vec<[(u16, u16); NUM_CATEGORIES]>,
+    by_roll: Vec<[(u16, u16); MAX_BOXES]>,
 }
 
 impl MoverPlan {
@@ -321,7 +321,7 @@ impl MoverPlan {
         let mut plan = MoverPlan {
             successors: Vec::new(),
             points: Vec::new(),
-            by_roll: vec![[(u16::MAX, 0); NUM_CATEGORIES]; NUM_ROLLS],
+            by_roll: vec![[(u16::MAX, 0); MAX_BOXES]; NUM_ROLLS],
         };
         for (roll, c, Move { next, points }) in cards.moves(mover) {
             let points = points as u16;
@@ -487,7 +487,7 @@ struct PairScorer<'a, V> {
 impl<V: DuelValue> RollScorer<V> for PairScorer<'_, V> {
     #[inline(always)]
     fn score(&self, roll: RollId, out: &mut [V]) {
-        let mut terms: [(&[V], V); NUM_CATEGORIES] = [(&[], V::ZERO); NUM_CATEGORIES];
+        let mut terms: [(&[V], V); MAX_BOXES] = [(&[], V::ZERO); MAX_BOXES];
         let mut count = 0;
         for &(slot, points) in &self.plan.by_roll[roll.0 as usize] {
             if slot != u16::MAX {
@@ -507,7 +507,7 @@ mod tests {
     use crate::game::{Category, CategorySet, Game, Rules};
 
     fn start_value<V: DuelValue>(categories: CategorySet) -> V {
-        let cards = Cards::new(Game { rules: Rules::Official, categories });
+        let cards = Cards::new(Game { rules: Rules::OFFICIAL, categories });
         let space = Space::whole_game(&cards);
         let layer = solve::<V, ()>(&space, 0, |_| Ok(())).unwrap();
         assert_eq!(layer.values.len(), 1);
@@ -527,7 +527,7 @@ mod tests {
 
     #[test]
     fn strips_give_the_values_of_whole_turns_bit_for_bit() {
-        let cards = Cards::new(Game { rules: Rules::Official, categories: CategorySet::first(5) });
+        let cards = Cards::new(Game { rules: Rules::OFFICIAL, categories: Rules::OFFICIAL.first(5).unwrap() });
         let space = Space::whole_game(&cards);
         let (mut next, mut widest): (Option<LayerValues<f32>>, usize) = (None, 0);
         for layer in (0..space.end_layer()).rev() {
@@ -548,7 +548,7 @@ mod tests {
 
     #[test]
     fn aces_alone_is_even() {
-        let v: f64 = start_value(CategorySet::first(1));
+        let v: f64 = start_value(Rules::OFFICIAL.first(1).unwrap());
         assert!((v - 0.5).abs() < 1e-12, "{v}");
     }
 }

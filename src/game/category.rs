@@ -1,13 +1,20 @@
-//! The thirteen boxes of the score card and sets of them.
+//! The boxes a score card can hold, and sets of them.
+//!
+//! [`Category`] names every box any rule set uses (the vocabulary); a rule set
+//! ([`crate::game::Rules`]) picks its boxes from it, in its own card order, and says how
+//! each one scores. Sets of boxes are bit sets over this vocabulary, so a box keeps one
+//! bit whatever the rules.
 
 use std::fmt;
 
-use super::dice::{FaceCounts, NUM_FACES, RollId};
+use super::dice::NUM_FACES;
 
-/// Number of boxes on a full score card.
-pub const NUM_CATEGORIES: usize = 13;
+/// Number of boxes in the vocabulary: the most a rule set can have, and the bits of a
+/// [`CategorySet`].
+pub const MAX_BOXES: usize = 13;
 
-/// A box of the score card, in Brown et al.'s order (the order of `--first N`).
+/// A box of the score card. The index is its bit in a [`CategorySet`]; Yahtzee's boxes
+/// come first, in Brown et al.'s card order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[repr(u8)]
 pub enum Category {
@@ -23,24 +30,24 @@ pub enum Category {
     Fives,
     /// Sum of the sixes.
     Sixes,
-    /// Three of a kind: sum of all dice.
+    /// Three of a kind.
     ThreeOfAKind,
-    /// Four of a kind: sum of all dice.
+    /// Four of a kind.
     FourOfAKind,
-    /// Full house: 25.
+    /// Full house.
     FullHouse,
-    /// Small straight (four in sequence): 30.
+    /// Small straight.
     SmallStraight,
-    /// Large straight (five in sequence): 40.
+    /// Large straight.
     LargeStraight,
-    /// Five of a kind: 50.
+    /// Five of a kind.
     Yahtzee,
-    /// Sum of all dice.
+    /// Any dice.
     Chance,
 }
 
-/// Every category, in index order.
-pub const ALL_CATEGORIES: [Category; NUM_CATEGORIES] = [
+/// Every box of the vocabulary, in index order.
+pub const ALL_CATEGORIES: [Category; MAX_BOXES] = [
     Category::Ones,
     Category::Twos,
     Category::Threes,
@@ -56,20 +63,23 @@ pub const ALL_CATEGORIES: [Category; NUM_CATEGORIES] = [
     Category::Chance,
 ];
 
-/// Command-line names, by category index.
-const NAMES: [&str; NUM_CATEGORIES] =
+/// Command-line names, by index.
+const NAMES: [&str; MAX_BOXES] =
     ["ones", "twos", "threes", "fours", "fives", "sixes", "3k", "4k", "fh", "ss", "ls", "yahtzee", "chance"];
 
+/// Other names a box answers to on the command line.
+const ALIASES: [(&str, Category); 0] = [];
+
 impl Category {
-    /// Index 0..13 in card order.
+    /// Its index in [`ALL_CATEGORIES`] and its bit in a [`CategorySet`].
     pub fn index(self) -> usize {
         self as usize
     }
 
-    /// The category at a card index.
+    /// The box at an index.
     ///
     /// # Panics
-    /// If `index >= 13`.
+    /// If `index >= MAX_BOXES`.
     pub fn from_index(index: usize) -> Category {
         ALL_CATEGORIES[index]
     }
@@ -79,10 +89,14 @@ impl Category {
         NAMES[self.index()]
     }
 
-    /// Parses a command-line name.
+    /// Parses a command-line name (or an alias).
     pub fn parse(name: &str) -> Option<Category> {
         let name = name.trim().to_ascii_lowercase();
-        NAMES.iter().position(|&n| n == name).map(Category::from_index)
+        NAMES
+            .iter()
+            .position(|&n| n == name)
+            .map(Category::from_index)
+            .or_else(|| ALIASES.iter().find(|(alias, _)| *alias == name).map(|&(_, c)| c))
     }
 
     /// For an upper box, the face it counts (1..=6).
@@ -94,81 +108,12 @@ impl Category {
     pub fn upper_for_face(face: u8) -> Category {
         Category::from_index(face as usize - 1)
     }
-
-    /// Points for scoring `roll` here by the printed pattern, without Joker or bonuses.
-    pub fn base_points(self, roll: RollId) -> u32 {
-        let counts = roll.counts();
-        let sum = dice_sum(counts);
-        let most = *counts.iter().max().unwrap_or(&0);
-        match self {
-            Category::ThreeOfAKind => {
-                if most >= 3 {
-                    sum
-                } else {
-                    0
-                }
-            }
-            Category::FourOfAKind => {
-                if most >= 4 {
-                    sum
-                } else {
-                    0
-                }
-            }
-            Category::FullHouse => {
-                if counts.contains(&3) && counts.contains(&2) {
-                    25
-                } else {
-                    0
-                }
-            }
-            Category::SmallStraight => {
-                if longest_run(counts) >= 4 {
-                    30
-                } else {
-                    0
-                }
-            }
-            Category::LargeStraight => {
-                if longest_run(counts) == 5 {
-                    40
-                } else {
-                    0
-                }
-            }
-            Category::Yahtzee => {
-                if most == 5 {
-                    50
-                } else {
-                    0
-                }
-            }
-            Category::Chance => sum,
-            upper => {
-                let face = upper.index();
-                counts[face] as u32 * (face as u32 + 1)
-            }
-        }
-    }
 }
 
 impl fmt::Display for Category {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
     }
-}
-
-fn dice_sum(counts: FaceCounts) -> u32 {
-    counts.iter().enumerate().map(|(f, &c)| (f as u32 + 1) * c as u32).sum()
-}
-
-fn longest_run(counts: FaceCounts) -> usize {
-    let (mut best, mut run) = (0, 0);
-    for &c in &counts {
-        run = if c > 0 { run + 1 } else { 0 };
-        best = best.max(run);
-    }
-    best
 }
 
 /// A set of boxes, bit `i` for [`Category::from_index`]`(i)`.
@@ -178,8 +123,9 @@ pub struct CategorySet(pub u16);
 impl CategorySet {
     /// No box.
     pub const EMPTY: CategorySet = CategorySet(0);
-    /// All thirteen boxes.
-    pub const ALL: CategorySet = CategorySet((1 << NUM_CATEGORIES) - 1);
+    /// Every box of the vocabulary. A finished card is this set: boxes a game does not
+    /// play count as filled from its start.
+    pub const ALL: CategorySet = CategorySet((1 << MAX_BOXES) - 1);
     /// The six upper boxes.
     pub const UPPER: CategorySet = CategorySet(0b11_1111);
 
@@ -208,7 +154,7 @@ impl CategorySet {
         self.0 & other.0 == other.0
     }
 
-    /// The boxes of the full card not in the set.
+    /// The boxes of the vocabulary not in the set.
     pub fn complement(self) -> CategorySet {
         CategorySet::ALL.minus(self)
     }
@@ -228,77 +174,56 @@ impl CategorySet {
         (self.0 & Self::UPPER.0) as usize
     }
 
-    /// The boxes in card order.
+    /// The boxes in index order.
     pub fn iter(self) -> impl Iterator<Item = Category> {
         ALL_CATEGORIES.into_iter().filter(move |&c| self.contains(c))
     }
 
-    /// The first `n` boxes in card order (Brown et al.'s truncated games).
-    pub fn first(n: usize) -> CategorySet {
-        CategorySet((1u16 << n.min(NUM_CATEGORIES)) - 1)
-    }
-
-    /// Command-line names, comma-separated.
+    /// Command-line names, in index order.
     pub fn names(self) -> Vec<&'static str> {
         self.iter().map(Category::name).collect()
+    }
+
+    /// The lowest box of the set.
+    pub fn first_box(self) -> Option<Category> {
+        (!self.is_empty()).then(|| Category::from_index(self.0.trailing_zeros() as usize))
     }
 }
 
 /// Why a list of boxes was rejected.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum CategoryListError {
-    /// A name that is no box.
-    #[error(
-        "unknown box {0:?} in the category list; expected names from ones, twos, threes, fours, fives, sixes, 3k, 4k, fh, ss, ls, yahtzee, chance"
-    )]
-    Unknown(String),
+    /// A name that is no box of the rules.
+    #[error("unknown box {name:?} in the category list; the {rules} rules have {expected}")]
+    Unknown {
+        /// The name given.
+        name: String,
+        /// The rule set's name.
+        rules: String,
+        /// Its box names, comma-separated.
+        expected: String,
+    },
     /// A box named twice.
     #[error("box {0} is listed twice")]
     Repeated(&'static str),
     /// No box at all.
     #[error("a game needs at least one box")]
     Empty,
-    /// `--first N` outside 1..=13.
-    #[error("--first takes 1 to 13 boxes; got {0}")]
-    FirstOutOfRange(usize),
-}
-
-impl CategorySet {
-    /// Parses a comma-separated list of box names, e.g. `ones,fh,yahtzee`.
-    pub fn parse_list(list: &str) -> Result<CategorySet, CategoryListError> {
-        let mut set = CategorySet::EMPTY;
-        for name in list.split(',').map(str::trim).filter(|n| !n.is_empty()) {
-            let category = Category::parse(name).ok_or_else(|| CategoryListError::Unknown(name.to_string()))?;
-            if set.contains(category) {
-                return Err(CategoryListError::Repeated(category.name()));
-            }
-            set = set.with(category);
-        }
-        if set.is_empty() { Err(CategoryListError::Empty) } else { Ok(set) }
-    }
-
-    /// The first `n` boxes, checking that `n` is 1..=13.
-    pub fn parse_first(n: usize) -> Result<CategorySet, CategoryListError> {
-        if (1..=NUM_CATEGORIES).contains(&n) {
-            Ok(CategorySet::first(n))
-        } else {
-            Err(CategoryListError::FirstOutOfRange(n))
-        }
-    }
+    /// `--first N` outside 1..=(the rule set's box count).
+    #[error("--first takes 1 to {max} boxes under the {rules} rules; got {n}")]
+    FirstOutOfRange {
+        /// The count given.
+        n: usize,
+        /// The rule set's box count.
+        max: usize,
+        /// The rule set's name.
+        rules: String,
+    },
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn category_lists_parse_and_reject() {
-        assert_eq!(CategorySet::parse_list("ones, fh,Yahtzee").unwrap().names(), vec!["ones", "fh", "yahtzee"]);
-        assert_eq!(CategorySet::parse_list("ones,ones"), Err(CategoryListError::Repeated("ones")));
-        assert_eq!(CategorySet::parse_list("one"), Err(CategoryListError::Unknown("one".into())));
-        assert_eq!(CategorySet::parse_list(""), Err(CategoryListError::Empty));
-        assert_eq!(CategorySet::parse_first(14), Err(CategoryListError::FirstOutOfRange(14)));
-    }
 
     #[test]
     fn names_round_trip() {
@@ -307,20 +232,5 @@ mod tests {
         }
         assert_eq!(Category::parse("FH"), Some(Category::FullHouse));
         assert_eq!(Category::parse("sevens"), None);
-    }
-
-    #[test]
-    fn printed_patterns_score() {
-        let p = |c: Category, f| c.base_points(RollId::from_faces(f));
-        assert_eq!(p(Category::Threes, [3, 3, 1, 3, 6]), 9);
-        assert_eq!(p(Category::ThreeOfAKind, [3, 3, 1, 3, 6]), 16);
-        assert_eq!(p(Category::FourOfAKind, [3, 3, 1, 3, 6]), 0);
-        assert_eq!(p(Category::FullHouse, [2, 2, 5, 5, 5]), 25);
-        assert_eq!(p(Category::FullHouse, [5, 5, 5, 5, 5]), 0);
-        assert_eq!(p(Category::SmallStraight, [1, 2, 3, 4, 6]), 30);
-        assert_eq!(p(Category::SmallStraight, [1, 2, 3, 5, 6]), 0);
-        assert_eq!(p(Category::LargeStraight, [2, 3, 4, 5, 6]), 40);
-        assert_eq!(p(Category::Yahtzee, [4; 5]), 50);
-        assert_eq!(p(Category::Chance, [6, 6, 6, 6, 5]), 29);
     }
 }

@@ -20,28 +20,20 @@
 
 use std::sync::LazyLock;
 
-use super::category::{Category, CategorySet};
-use super::rules::{Game, UPPER_THRESHOLD};
+use super::category::CategorySet;
+use super::rules::{Game, Rules};
 use super::state::ScoreState;
 
-/// Upper totals 0..=63.
-pub const NUM_UPPER_TOTALS: usize = UPPER_THRESHOLD as usize + 1;
-/// Slots of (filled set, Yahtzee flag) pairs: [`slot`] ranges over `0..NUM_SLOTS`.
-pub const NUM_SLOTS: usize = 1 << 14;
+/// Upper totals 0..=63: the lanes of a slot. A rule set's threshold is at most 63.
+pub const NUM_UPPER_TOTALS: usize = 64;
 
 /// Dense index of a score state within a [`StateIndex`].
 ///
 /// | range | encoding |
 /// |---|---|
-/// | `0..index.len()` | by slot ([`slot`] order), then settled class first, then live upper totals ascending |
+/// | `0..index.len()` | by slot ([`Game::slot`] order), then settled class first, then live upper totals ascending |
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct StateId(pub u32);
-
-/// The slot of a (filled set, Yahtzee flag) pair: `filled << 1 | yahtzee_50`.
-/// Every state of a slot shares one turn computation, with lanes over the upper total.
-pub fn slot(filled: CategorySet, yahtzee_50: bool) -> usize {
-    (filled.0 as usize) << 1 | yahtzee_50 as usize
-}
 
 const NO_CLASS: u8 = u8::MAX;
 
@@ -59,11 +51,11 @@ struct UpperClasses {
 impl UpperClasses {
     /// Splits the `reachable` totals (bit `u`) into classes, given `future_sums` (bit `s`:
     /// the open upper boxes can still add exactly `s` points).
-    fn new(reachable: u64, future_sums: u128) -> UpperClasses {
+    fn new(reachable: u64, future_sums: u128, threshold: u32) -> UpperClasses {
         let mut classes = UpperClasses { class: [NO_CLASS; 64], representative: [0; 64], count: 0 };
         let mut class_of_key = [NO_CLASS; 128];
         for u in (0..NUM_UPPER_TOTALS).filter(|&u| reachable & (1 << u) != 0) {
-            let key = bonus_key(u as u32, future_sums);
+            let key = bonus_key(u as u32, future_sums, threshold);
             if class_of_key[key] == NO_CLASS {
                 class_of_key[key] = classes.count;
                 classes.representative[classes.count as usize] = u as u8;
@@ -77,11 +69,11 @@ impl UpperClasses {
 
 /// What upper total `u` means for the future: the smallest future upper sum that would
 /// earn the bonus, or 0 when no future play can earn it (earned already, or out of reach).
-fn bonus_key(u: u32, future_sums: u128) -> usize {
-    if u >= UPPER_THRESHOLD {
+fn bonus_key(u: u32, future_sums: u128, threshold: u32) -> usize {
+    if u >= threshold {
         return 0;
     }
-    let needed = UPPER_THRESHOLD - u;
+    let needed = threshold - u;
     let reaching = future_sums >> needed << needed;
     if reaching == 0 { 0 } else { reaching.trailing_zeros() as usize }
 }
@@ -95,15 +87,15 @@ fn future_upper_sums(mask: usize) -> u128 {
     sums
 }
 
-/// Upper totals (bit `u`, capped at 63) that the filled upper boxes in `mask` can make.
-fn reachable_upper_totals(mask: usize) -> u64 {
+/// Upper totals (bit `u`, capped at `threshold`) that the filled upper boxes in `mask` can make.
+fn reachable_upper_totals(mask: usize, threshold: u32) -> u64 {
     let mut reachable: u64 = 1;
     for face in 1..=6u32 {
         if mask & (1 << (face - 1)) != 0 {
             let mut next = 0u64;
             for count in 0..=5 {
                 for u in (0..NUM_UPPER_TOTALS as u32).filter(|&u| reachable & (1 << u) != 0) {
-                    next |= 1 << (u + count * face).min(UPPER_THRESHOLD);
+                    next |= 1 << (u + count * face).min(threshold);
                 }
             }
             reachable = next;
@@ -121,34 +113,38 @@ pub struct StateIndex {
     /// First [`StateId`] of each slot; `u32::MAX` where the slot is not part of the game.
     offsets: Vec<u32>,
     /// The slots that are part of the game, ascending (so their offsets ascend too).
-    slots_in_game: Vec<u16>,
+    slots_in_game: Vec<u32>,
     len: usize,
 }
 
 impl StateIndex {
     /// Indexes every state of `game`.
+    ///
+    /// # Panics
+    /// If the game plays a box its rules do not have ([`Game::is_valid`]).
     pub fn new(game: Game) -> StateIndex {
+        assert!(game.is_valid(), "{game:?} plays boxes its rules do not have");
         let absent_upper = game.absent().upper_mask();
+        let threshold = game.rules.upper_threshold();
         let classes = (0..64)
-            .map(|mask| UpperClasses::new(reachable_upper_totals(mask & !absent_upper), future_upper_sums(mask)))
+            .map(|mask| {
+                let reachable = reachable_upper_totals(mask & !absent_upper, threshold);
+                UpperClasses::new(reachable, future_upper_sums(mask), threshold)
+            })
             .collect::<Vec<_>>();
-        let mut offsets = vec![u32::MAX; NUM_SLOTS];
+        let mut offsets = vec![u32::MAX; game.num_slots()];
         let mut slots_in_game = Vec::new();
         let mut len = 0usize;
         for (slot, offset) in offsets.iter_mut().enumerate() {
-            let filled = CategorySet((slot >> 1) as u16);
-            if Self::slot_in_game(game, filled, slot & 1 == 1) {
+            let (filled, yahtzee_50) = game.slot_key(slot);
+            if game.slot(filled, yahtzee_50) == slot && (!yahtzee_50 || filled.contains(crate::game::Category::Yahtzee))
+            {
                 *offset = len as u32;
-                slots_in_game.push(slot as u16);
+                slots_in_game.push(slot as u32);
                 len += classes[filled.upper_mask()].count as usize;
             }
         }
         StateIndex { game, classes, offsets, slots_in_game, len }
-    }
-
-    fn slot_in_game(game: Game, filled: CategorySet, yahtzee_50: bool) -> bool {
-        let yahtzee_in_play = game.categories.contains(Category::Yahtzee);
-        filled.is_superset(game.absent()) && (!yahtzee_50 || (filled.contains(Category::Yahtzee) && yahtzee_in_play))
     }
 
     /// The game indexed.
@@ -168,7 +164,12 @@ impl StateIndex {
 
     /// The dense id of `state`, or `None` if it cannot occur in this game.
     pub fn id(&self, state: ScoreState) -> Option<StateId> {
-        let offset = self.offsets[slot(state.filled, state.yahtzee_50)];
+        let game = self.game;
+        let in_vocabulary = CategorySet::ALL.is_superset(state.filled);
+        if !in_vocabulary || !state.filled.is_superset(game.absent()) || state.yahtzee_50 && !game.tracks_yahtzee_50() {
+            return None;
+        }
+        let offset = self.offsets[game.slot(state.filled, state.yahtzee_50)];
         let class = self.classes[state.filled.upper_mask()].class[state.upper_total.min(63) as usize];
         (offset != u32::MAX && class != NO_CLASS).then(|| StateId(offset + class as u32))
     }
@@ -181,16 +182,15 @@ impl StateIndex {
         assert!((id.0 as usize) < self.len, "state id {} out of range", id.0);
         let position = self.slots_in_game.partition_point(|&s| self.offsets[s as usize] <= id.0) - 1;
         let slot = self.slots_in_game[position] as usize;
-        let filled = CategorySet((slot >> 1) as u16);
+        let (filled, yahtzee_50) = self.game.slot_key(slot);
         let class = (id.0 - self.offsets[slot]) as usize;
         let upper_total = self.classes[filled.upper_mask()].representative[class];
-        ScoreState { filled, upper_total, yahtzee_50: slot & 1 == 1 }
+        ScoreState { filled, upper_total, yahtzee_50 }
     }
 }
 
 /// The index of the full game under the official rules, built on first use.
-pub static FULL_INDEX: LazyLock<StateIndex> =
-    LazyLock::new(|| StateIndex::new(Game::full(crate::game::rules::Rules::Official)));
+pub static FULL_INDEX: LazyLock<StateIndex> = LazyLock::new(|| StateIndex::new(Game::full(Rules::OFFICIAL)));
 
 #[cfg(test)]
 mod tests {
@@ -199,7 +199,7 @@ mod tests {
 
     #[test]
     fn reachable_totals_of_sixes_alone() {
-        let sixes = reachable_upper_totals(1 << 5);
+        let sixes = reachable_upper_totals(1 << 5, 63);
         let totals: Vec<u32> = (0..64).filter(|u| sixes & (1 << u) != 0).collect();
         assert_eq!(totals, vec![0, 6, 12, 18, 24, 30]);
     }
@@ -211,7 +211,7 @@ mod tests {
 
     proptest! {
         #[test]
-        fn state_index_round_trips(filled in 0u16..(1 << 13), upper in 0u8..64, flag: bool) {
+        fn state_index_round_trips(filled in 0u16..(1 << 15), upper in 0u8..64, flag: bool) {
             let state = ScoreState { filled: CategorySet(filled), upper_total: upper, yahtzee_50: flag };
             if let Some(id) = FULL_INDEX.id(state) {
                 let back = FULL_INDEX.state(id);

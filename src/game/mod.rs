@@ -6,8 +6,8 @@ pub mod index;
 pub mod rules;
 pub mod state;
 
-pub use category::{ALL_CATEGORIES, Category, CategoryListError, CategorySet, NUM_CATEGORIES};
+pub use category::{ALL_CATEGORIES, Category, CategoryListError, CategorySet, MAX_BOXES};
 pub use dice::{KeepId, NUM_KEEPS, NUM_ROLLS, RollId, parse_dice};
 pub use index::{StateId, StateIndex};
-pub use rules::{ALL_RULES, Game, Rules};
+pub use rules::{Game, Joker, Pattern, PointsTable, RollClasses, Rules, YAHTZEE_RULES};
 pub use state::{Card, CardError, ScoreState, Transition};

@@ -1,76 +1,526 @@
-//! Rule variants and the game being played (rules plus the boxes in play).
+//! Rule sets as data, and the game being played (a rule set plus the boxes in play).
+//!
+//! A [`Rules`] value says which boxes the card has and in what order, how each one
+//! scores ([`Pattern`]), the upper threshold and bonus, the Extra Yahtzee Bonus and the
+//! Joker, and whether boxes must be filled in card order. The four Yahtzee variants are
+//! values of it; every solver reads a game through it and nothing else.
 
 use std::fmt;
 use std::str::FromStr;
+use std::sync::RwLock;
 
 use serde::{Deserialize, Serialize};
 
-use super::category::{Category, CategorySet};
-use super::dice::RollId;
+use super::category::{Category, CategoryListError, CategorySet, MAX_BOXES};
+use super::dice::{FaceCounts, NUM_FACES, NUM_ROLLS, RollId};
 
-/// Points for reaching the upper-section threshold.
-pub const UPPER_BONUS: u32 = 35;
-/// Upper total that earns [`UPPER_BONUS`]; upper totals are capped here.
-pub const UPPER_THRESHOLD: u32 = 63;
-/// Extra Yahtzee Bonus per further Yahtzee while the Yahtzee box holds 50.
-pub const YAHTZEE_BONUS: u32 = 100;
-
-/// How extra Yahtzees are scored. All variants pay 35 for an upper total of 63.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Rules {
-    /// Verhoeff's official rules: Extra Yahtzee Bonus and free-choice Joker.
-    #[default]
-    Official,
-    /// Hasbro's printed rules: bonus, and a forced Joker (upper box of the face first,
-    /// then any lower box with FH/SS/LS in full, else an upper box zeroed).
-    ForcedJoker,
-    /// The Extra Yahtzee Bonus but no Joker.
-    NoJoker,
-    /// Neither bonus nor Joker (Brown et al.).
-    NoBonus,
+/// How a box scores a roll: the data behind a box of a rule set.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Pattern {
+    /// The sum of the dice showing `face` (an upper box).
+    Upper {
+        /// The face counted, 1..=6.
+        face: u8,
+    },
+    /// At least `count` dice of one face.
+    OfAKind {
+        /// Dice needed.
+        count: u8,
+        /// `true`: the sum of all five dice (Yahtzee); `false`: the sum of the `count`
+        /// matching dice (Yatzy).
+        all_dice: bool,
+    },
+    /// Three of one face and two of another.
+    FullHouse {
+        /// Fixed points (Yahtzee's 25), or `None` for the sum of the dice (Yatzy).
+        points: Option<u8>,
+        /// Whether five of a kind counts as a full house.
+        five_of_a_kind_counts: bool,
+    },
+    /// Dice in sequence.
+    Straight {
+        /// Consecutive faces needed.
+        length: u8,
+        /// The lowest face the run must start at, or `None` for any run of `length`.
+        lowest: Option<u8>,
+        /// Points for it.
+        points: u8,
+    },
+    /// Five of a kind.
+    FiveOfAKind {
+        /// Points for it.
+        points: u8,
+    },
+    /// The sum of the dice, whatever they show.
+    Chance,
 }
 
-/// Every variant, for tests and help texts.
-pub const ALL_RULES: [Rules; 4] = [Rules::Official, Rules::ForcedJoker, Rules::NoJoker, Rules::NoBonus];
-
-impl Rules {
-    /// The command-line name.
-    pub fn name(self) -> &'static str {
+impl Pattern {
+    /// Points for scoring `roll` here by the printed pattern, without Joker or bonuses.
+    pub fn points(self, roll: RollId) -> u32 {
+        let counts = roll.counts();
+        let sum = dice_sum(counts);
+        let most = *counts.iter().max().unwrap_or(&0);
         match self {
-            Rules::Official => "official",
-            Rules::ForcedJoker => "forced-joker",
-            Rules::NoJoker => "no-joker",
-            Rules::NoBonus => "no-bonus",
+            Pattern::Upper { face } => counts[face as usize - 1] as u32 * face as u32,
+            Pattern::OfAKind { count, all_dice } => match highest_face_with(counts, count) {
+                Some(_) if all_dice => sum,
+                Some(face) => face * count as u32,
+                None => 0,
+            },
+            Pattern::FullHouse { points, five_of_a_kind_counts } => {
+                let full = counts.contains(&3) && counts.contains(&2) || most == 5 && five_of_a_kind_counts;
+                match (full, points) {
+                    (false, _) => 0,
+                    (true, Some(p)) => p as u32,
+                    (true, None) => sum,
+                }
+            }
+            Pattern::Straight { length, lowest, points } => {
+                let run = match lowest {
+                    Some(low) => counts[low as usize - 1..].iter().take_while(|&&c| c > 0).count(),
+                    None => longest_run(counts),
+                };
+                if run >= length as usize { points as u32 } else { 0 }
+            }
+            Pattern::FiveOfAKind { points } => {
+                if most == 5 {
+                    points as u32
+                } else {
+                    0
+                }
+            }
+            Pattern::Chance => sum,
         }
     }
 
-    /// Whether extra Yahtzees earn [`YAHTZEE_BONUS`].
-    pub fn has_yahtzee_bonus(self) -> bool {
-        self != Rules::NoBonus
+    /// Points a Joker earns here: a full house or a straight in full, else the pattern's.
+    fn joker_points(self, roll: RollId) -> u32 {
+        match self {
+            Pattern::FullHouse { points: Some(p), .. } => p as u32,
+            Pattern::FullHouse { points: None, .. } => dice_sum(roll.counts()),
+            Pattern::Straight { points, .. } => points as u32,
+            other => other.points(roll),
+        }
+    }
+}
+
+fn dice_sum(counts: FaceCounts) -> u32 {
+    counts.iter().enumerate().map(|(f, &c)| (f as u32 + 1) * c as u32).sum()
+}
+
+fn highest_face_with(counts: FaceCounts, count: u8) -> Option<u32> {
+    (1..=NUM_FACES as u32).rev().find(|&f| counts[f as usize - 1] >= count)
+}
+
+fn longest_run(counts: FaceCounts) -> usize {
+    let (mut best, mut run) = (0, 0);
+    for &c in &counts {
+        run = if c > 0 { run + 1 } else { 0 };
+        best = best.max(run);
+    }
+    best
+}
+
+/// Values built once per rule set and kept for the process.
+type RulesCache<T> = RwLock<Vec<(Rules, &'static T)>>;
+
+/// The value `cache` holds for `rules`, built by `build` on first use.
+fn cached<T: Sync>(cache: &'static RulesCache<T>, rules: Rules, build: impl FnOnce() -> T) -> &'static T {
+    let find = |entries: &[(Rules, &'static T)]| entries.iter().find(|e| e.0 == rules).map(|e| e.1);
+    if let Some(value) = find(&cache.read().unwrap_or_else(|e| e.into_inner())) {
+        return value;
+    }
+    let mut entries = cache.write().unwrap_or_else(|e| e.into_inner());
+    if let Some(value) = find(&entries) {
+        return value;
+    }
+    let value: &'static T = Box::leak(Box::new(build()));
+    entries.push((rules, value));
+    value
+}
+
+/// Rolls that score alike in each box. Outside an extra five of a kind (one rolled with
+/// its box filled, under rules with a bonus or a Joker), what a roll earns in a box and
+/// where it leads depend only on the box's printed points for it ([`Game::score`]). So a
+/// class is either the rolls other than five of a kinds with the same printed points, or
+/// one five of a kind; scoring one roll per class gives every transition.
+#[derive(Debug)]
+pub struct RollClasses {
+    /// `class[c][r]`: the class of roll `r` in box `c` (by [`Category::index`]).
+    pub class: Vec<[u8; NUM_ROLLS]>,
+    /// `representatives[c][k]`: a roll of class `k` in box `c`; the first roll of each class.
+    pub representatives: Vec<Vec<RollId>>,
+}
+
+/// Printed-pattern points by [`Category::index`], then [`RollId`].
+pub type PointsTable = [[u8; NUM_ROLLS]; MAX_BOXES];
+
+/// How an extra five of a kind may be played once the five-of-a-kind box is filled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Joker {
+    /// No Joker: every box scores by its pattern.
+    None,
+    /// Verhoeff's free choice: once the face's upper box is filled, full house and
+    /// straights score in full.
+    FreeChoice,
+    /// Hasbro's forced Joker: the face's upper box first, then any lower box (full house
+    /// and straights in full), else an upper box with 0.
+    Forced,
+}
+
+/// A rule set: the card (which boxes, in which order, scoring how) and the bonuses.
+///
+/// Boxes are [`Category`] values; the six upper boxes come first in every card, so the
+/// upper total and its lanes mean the same in every rule set.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Rules {
+    name: &'static str,
+    /// The card's boxes in card order; only the first `len` are used.
+    order: [Category; MAX_BOXES],
+    len: u8,
+    /// Each box's pattern, by [`Category::index`]; `None` for boxes not on the card.
+    patterns: [Option<Pattern>; MAX_BOXES],
+    upper_threshold: u8,
+    upper_bonus: u8,
+    extra_bonus: u8,
+    joker: Joker,
+    forced_order: bool,
+}
+
+/// The four Yahtzee variants.
+pub const YAHTZEE_RULES: [Rules; 4] = [Rules::OFFICIAL, Rules::FORCED_JOKER, Rules::NO_JOKER, Rules::NO_BONUS];
+
+const fn card(boxes: &[Category]) -> ([Category; MAX_BOXES], u8) {
+    let mut order = [Category::Ones; MAX_BOXES];
+    let mut i = 0;
+    while i < boxes.len() {
+        order[i] = boxes[i];
+        i += 1;
+    }
+    (order, boxes.len() as u8)
+}
+
+const UPPER_PATTERNS: [Pattern; NUM_FACES] = [
+    Pattern::Upper { face: 1 },
+    Pattern::Upper { face: 2 },
+    Pattern::Upper { face: 3 },
+    Pattern::Upper { face: 4 },
+    Pattern::Upper { face: 5 },
+    Pattern::Upper { face: 6 },
+];
+
+impl Rules {
+    /// Verhoeff's official Yahtzee rules: bonus 35 at 63, Extra Yahtzee Bonus 100 and the
+    /// free-choice Joker.
+    pub const OFFICIAL: Rules = Rules::yahtzee("official", 100, Joker::FreeChoice);
+    /// Hasbro's printed rules: the Extra Yahtzee Bonus and the forced Joker.
+    pub const FORCED_JOKER: Rules = Rules::yahtzee("forced-joker", 100, Joker::Forced);
+    /// The Extra Yahtzee Bonus but no Joker.
+    pub const NO_JOKER: Rules = Rules::yahtzee("no-joker", 100, Joker::None);
+    /// Neither bonus nor Joker (Brown et al.).
+    pub const NO_BONUS: Rules = Rules::yahtzee("no-bonus", 0, Joker::None);
+
+    const fn yahtzee(name: &'static str, extra_bonus: u8, joker: Joker) -> Rules {
+        use Category::*;
+        let (order, len) = card(&[
+            Ones,
+            Twos,
+            Threes,
+            Fours,
+            Fives,
+            Sixes,
+            ThreeOfAKind,
+            FourOfAKind,
+            FullHouse,
+            SmallStraight,
+            LargeStraight,
+            Yahtzee,
+            Chance,
+        ]);
+        let mut patterns = [None; MAX_BOXES];
+        let mut face = 0;
+        while face < NUM_FACES {
+            patterns[face] = Some(UPPER_PATTERNS[face]);
+            face += 1;
+        }
+        patterns[ThreeOfAKind as usize] = Some(Pattern::OfAKind { count: 3, all_dice: true });
+        patterns[FourOfAKind as usize] = Some(Pattern::OfAKind { count: 4, all_dice: true });
+        patterns[FullHouse as usize] = Some(Pattern::FullHouse { points: Some(25), five_of_a_kind_counts: false });
+        patterns[SmallStraight as usize] = Some(Pattern::Straight { length: 4, lowest: None, points: 30 });
+        patterns[LargeStraight as usize] = Some(Pattern::Straight { length: 5, lowest: None, points: 40 });
+        patterns[Yahtzee as usize] = Some(Pattern::FiveOfAKind { points: 50 });
+        patterns[Chance as usize] = Some(Pattern::Chance);
+        Rules {
+            name,
+            order,
+            len,
+            patterns,
+            upper_threshold: 63,
+            upper_bonus: 35,
+            extra_bonus,
+            joker,
+            forced_order: false,
+        }
     }
 
-    /// Whether an extra Yahtzee may be played as a Joker (Full House, Small and Large
-    /// Straight in full) once its face's upper box is filled.
-    pub fn has_joker(self) -> bool {
-        matches!(self, Rules::Official | Rules::ForcedJoker)
+    /// The same rules with `category` scoring by `pattern` and a new name: for rule
+    /// readings that only tests and studies need (the box must be on the card).
+    ///
+    /// # Panics
+    /// If `category` is not on the card, or `pattern` is an upper pattern for a lower box
+    /// or the other way round (the upper boxes must stay the six faces).
+    pub fn with_pattern(mut self, category: Category, pattern: Pattern, name: &'static str) -> Rules {
+        let upper = matches!(pattern, Pattern::Upper { face } if category.upper_face() == Some(face));
+        assert!(self.patterns[category.index()].is_some(), "{category} is not on the {} card", self.name);
+        assert_eq!(upper, category.upper_face().is_some(), "upper boxes score their own face");
+        self.patterns[category.index()] = Some(pattern);
+        self.name = name;
+        self
+    }
+
+    /// Every named rule set.
+    pub fn all() -> Vec<Rules> {
+        YAHTZEE_RULES.to_vec()
+    }
+
+    /// Whether the card is Yahtzee's: its thirteen boxes, scoring as printed on it (the
+    /// bonuses and the Joker may differ). Strategies written for Yahtzee's boxes need it.
+    pub fn has_yahtzee_card(self) -> bool {
+        self.order == Rules::OFFICIAL.order
+            && self.len == Rules::OFFICIAL.len
+            && self.patterns == Rules::OFFICIAL.patterns
+    }
+
+    /// The name: on the command line, in file names and table headers.
+    pub fn name(self) -> &'static str {
+        self.name
+    }
+
+    /// The card's boxes in card order.
+    pub fn card(&self) -> &[Category] {
+        &self.order[..self.len as usize]
+    }
+
+    /// The card's boxes as a set.
+    pub const fn boxes(self) -> CategorySet {
+        let mut bits = 0u16;
+        let mut i = 0;
+        while i < self.len as usize {
+            bits |= 1 << self.order[i] as u16;
+            i += 1;
+        }
+        CategorySet(bits)
+    }
+
+    /// How `category` scores, or `None` if it is not on the card.
+    pub fn pattern(self, category: Category) -> Option<Pattern> {
+        self.patterns[category.index()]
+    }
+
+    /// Printed-pattern points of `roll` in `category` (0 for a box not on the card).
+    pub fn points(self, category: Category, roll: RollId) -> u32 {
+        self.pattern(category).map_or(0, |p| p.points(roll))
+    }
+
+    /// Printed-pattern points of every (box, roll), by [`Category::index`] then [`RollId`]:
+    /// the table the solvers score from. Built once per rule set and kept for the process
+    /// (a few KiB for each of the few rule sets a process meets).
+    pub fn points_table(self) -> &'static PointsTable {
+        static TABLES: RulesCache<PointsTable> = RwLock::new(Vec::new());
+        cached(&TABLES, self, || {
+            std::array::from_fn(|c| {
+                std::array::from_fn(|r| self.points(Category::from_index(c), RollId(r as u8)) as u8)
+            })
+        })
+    }
+
+    /// The rolls that score alike in each box ([`RollClasses`]), built once per rule set.
+    pub fn roll_classes(self) -> &'static RollClasses {
+        static TABLES: RulesCache<RollClasses> = RwLock::new(Vec::new());
+        cached(&TABLES, self, || {
+            let points = self.points_table();
+            let mut classes = RollClasses { class: Vec::new(), representatives: Vec::new() };
+            for box_points in points {
+                let mut representatives: Vec<RollId> = Vec::new();
+                let class = std::array::from_fn(|r| {
+                    let roll = RollId(r as u8);
+                    let alike = |other: &RollId| {
+                        !roll.is_yahtzee() && !other.is_yahtzee() && box_points[other.0 as usize] == box_points[r]
+                    };
+                    let k = representatives.iter().position(alike).unwrap_or_else(|| {
+                        representatives.push(roll);
+                        representatives.len() - 1
+                    });
+                    k as u8
+                });
+                classes.class.push(class);
+                classes.representatives.push(representatives);
+            }
+            classes
+        })
+    }
+
+    /// Upper total that earns [`Rules::upper_bonus`]; upper totals are capped here (1..=63).
+    pub fn upper_threshold(self) -> u32 {
+        self.upper_threshold as u32
+    }
+
+    /// Points for reaching the upper threshold.
+    pub fn upper_bonus(self) -> u32 {
+        self.upper_bonus as u32
+    }
+
+    /// Points per further five of a kind while the five-of-a-kind box holds its points
+    /// (0: no extra bonus).
+    pub fn extra_bonus(self) -> u32 {
+        self.extra_bonus as u32
+    }
+
+    /// Whether an extra five of a kind earns a bonus; states then remember whether the
+    /// five-of-a-kind box holds its points.
+    pub fn has_extra_bonus(self) -> bool {
+        self.extra_bonus > 0
+    }
+
+    /// The Joker policy.
+    pub fn joker(self) -> Joker {
+        self.joker
+    }
+
+    /// Whether boxes must be filled in card order.
+    pub fn forced_order(self) -> bool {
+        self.forced_order
+    }
+
+    /// The first `n` boxes in card order (Brown et al.'s truncated games), checking that
+    /// `n` is 1..=(the number of boxes).
+    pub fn first(self, n: usize) -> Result<CategorySet, CategoryListError> {
+        if (1..=self.card().len()).contains(&n) {
+            Ok(self.card()[..n].iter().fold(CategorySet::EMPTY, |s, &c| s.with(c)))
+        } else {
+            Err(CategoryListError::FirstOutOfRange { n, max: self.card().len(), rules: self.name.into() })
+        }
+    }
+
+    /// Parses a comma-separated list of this card's box names, e.g. `ones,fh,yahtzee`.
+    pub fn parse_list(self, list: &str) -> Result<CategorySet, CategoryListError> {
+        let mut set = CategorySet::EMPTY;
+        for name in list.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+            let category = self.parse_box(name)?;
+            if set.contains(category) {
+                return Err(CategoryListError::Repeated(category.name()));
+            }
+            set = set.with(category);
+        }
+        if set.is_empty() { Err(CategoryListError::Empty) } else { Ok(set) }
+    }
+
+    /// Parses one box name of this card.
+    pub fn parse_box(self, name: &str) -> Result<Category, CategoryListError> {
+        Category::parse(name).filter(|&c| self.pattern(c).is_some()).ok_or_else(|| CategoryListError::Unknown {
+            name: name.trim().to_string(),
+            rules: self.name.into(),
+            expected: self.card().iter().map(|c| c.name()).collect::<Vec<_>>().join(", "),
+        })
+    }
+
+    /// Every score `category` can hold (0..=255 as bits of a 256-bit set), Joker included.
+    fn possible_scores(self, category: Category) -> [bool; 256] {
+        let mut possible = [false; 256];
+        if let Some(pattern) = self.pattern(category) {
+            for roll in RollId::all() {
+                possible[pattern.points(roll) as usize] = true;
+                if self.joker != Joker::None && roll.is_yahtzee() {
+                    possible[pattern.joker_points(roll) as usize] = true;
+                }
+            }
+            // A box can always be scratched unless every roll scores in it.
+            if !matches!(pattern, Pattern::Chance) {
+                possible[0] = true;
+            }
+        }
+        possible
+    }
+
+    /// The most points `category` can hold (0 for a box not on the card).
+    pub fn best_points(self, category: Category) -> u32 {
+        self.possible_scores(category).iter().rposition(|&p| p).unwrap_or(0) as u32
+    }
+
+    /// A bound on the points a game of `boxes` boxes can earn: every box at the best any
+    /// box holds, an extra bonus with each, and the upper bonus.
+    pub fn most_points(self, boxes: usize) -> u32 {
+        let best_box = self.card().iter().map(|&c| self.best_points(c)).max().unwrap_or(0);
+        boxes as u32 * (best_box + self.extra_bonus()) + self.upper_bonus()
+    }
+
+    /// Whether `points` is a score `category` can hold in this game.
+    pub fn can_hold(self, category: Category, points: u32) -> bool {
+        points < 256 && self.possible_scores(category)[points as usize]
+    }
+
+    /// The scores `category` can hold, in words (for error messages).
+    pub fn describe_scores(self, category: Category) -> String {
+        if let Some(face) = category.upper_face() {
+            return format!("a multiple of {face} from 0 to {}", 5 * face);
+        }
+        let values: Vec<u32> = (0..256u32).filter(|&p| self.can_hold(category, p)).collect();
+        let nonzero: Vec<u32> = values.iter().copied().filter(|&p| p > 0).collect();
+        let contiguous = nonzero.windows(2).all(|w| w[1] == w[0] + 1);
+        let zero = if values.first() == Some(&0) { "0 or " } else { "" };
+        match nonzero.as_slice() {
+            [] => "0".into(),
+            [only] => format!("{zero}{only}"),
+            [low, .., high] if contiguous => format!("{zero}a dice sum from {low} to {high}"),
+            many => {
+                let list: Vec<String> = many.iter().map(u32::to_string).collect();
+                format!("{zero}one of {}", list.join(", "))
+            }
+        }
+    }
+}
+
+impl fmt::Debug for Rules {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Rules({})", self.name)
+    }
+}
+
+impl Default for Rules {
+    fn default() -> Rules {
+        Rules::OFFICIAL
     }
 }
 
 impl fmt::Display for Rules {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
+        f.write_str(self.name)
     }
 }
 
 impl FromStr for Rules {
     type Err = String;
 
+    /// Parses a rule set name: `official`, `forced-joker`, `no-joker`, `no-bonus`.
     fn from_str(s: &str) -> Result<Rules, String> {
-        ALL_RULES
+        YAHTZEE_RULES
             .into_iter()
-            .find(|r| r.name() == s)
-            .ok_or_else(|| format!("unknown rules {s:?}; expected one of official, forced-joker, no-joker, no-bonus"))
+            .find(|r| r.name == s.trim())
+            .ok_or_else(|| format!("unknown rules {s:?}; expected official, forced-joker, no-joker, no-bonus"))
+    }
+}
+
+impl Serialize for Rules {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.name)
+    }
+}
+
+impl<'de> Deserialize<'de> for Rules {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Rules, D::Error> {
+        let name = String::deserialize(deserializer)?;
+        name.parse().map_err(serde::de::Error::custom)
     }
 }
 
@@ -79,7 +529,7 @@ impl FromStr for Rules {
 pub struct Scoring {
     /// Points written in the box (these count toward the upper total for an upper box).
     pub box_points: u32,
-    /// Extra Yahtzee Bonus earned with it (0 or 100).
+    /// Extra Yahtzee Bonus earned with it.
     pub yahtzee_bonus: u32,
 }
 
@@ -87,38 +537,146 @@ pub struct Scoring {
 /// as Glenn §III-B.2 views the upper-only and lower-only games.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Game {
-    /// How extra Yahtzees score.
+    /// The rule set.
     pub rules: Rules,
-    /// The boxes in play.
+    /// The boxes in play (a subset of the rule set's card).
     pub categories: CategorySet,
 }
 
 impl Game {
-    /// The full thirteen-box game under `rules`.
-    pub fn full(rules: Rules) -> Game {
-        Game { rules, categories: CategorySet::ALL }
+    /// The whole card under `rules`.
+    pub const fn full(rules: Rules) -> Game {
+        Game { rules, categories: rules.boxes() }
     }
 
-    /// Boxes that start filled with 0 because they are not in play.
+    /// The game of the first `n` boxes of the card.
+    pub fn first(rules: Rules, n: usize) -> Result<Game, CategoryListError> {
+        Ok(Game { rules, categories: rules.first(n)? })
+    }
+
+    /// The game of the boxes named in `list` (comma-separated).
+    pub fn from_list(rules: Rules, list: &str) -> Result<Game, CategoryListError> {
+        Ok(Game { rules, categories: rules.parse_list(list)? })
+    }
+
+    /// Whether the boxes in play are boxes of the rules' card (a game built by hand may
+    /// name others; the solvers refuse it).
+    pub fn is_valid(self) -> bool {
+        !self.categories.is_empty() && self.rules.boxes().is_superset(self.categories)
+    }
+
+    /// Boxes that start filled with 0: those of the vocabulary not in play.
     pub fn absent(self) -> CategorySet {
         self.categories.complement()
     }
 
+    /// The boxes in play, in card order.
+    pub fn card(self) -> impl Iterator<Item = Category> {
+        self.rules.card().to_vec().into_iter().filter(move |&c| self.categories.contains(c))
+    }
+
+    /// Command-line names of the boxes in play, in card order.
+    pub fn box_names(self) -> Vec<&'static str> {
+        self.card().map(Category::name).collect()
+    }
+
+    /// Whether states of this game remember that the five-of-a-kind box holds its points
+    /// (only an extra bonus makes it matter).
+    pub fn tracks_yahtzee_50(self) -> bool {
+        self.rules.has_extra_bonus() && self.categories.contains(Category::Yahtzee)
+    }
+
+    /// Every filled set a state of this game can have (absent boxes always in it), in
+    /// ascending bit order.
+    pub fn filled_sets(self) -> impl Iterator<Item = CategorySet> {
+        let play = self.categories.0;
+        let absent = self.absent();
+        // Submasks of `play` in ascending order.
+        let mut next = Some(0u16);
+        std::iter::from_fn(move || {
+            let current = next?;
+            next = if current == play { None } else { Some(current.wrapping_sub(play) & play) };
+            Some(CategorySet(current).union(absent))
+        })
+    }
+
+    /// The (filled set, five-of-a-kind flag) slots with `filled_in_play` boxes in play
+    /// filled, in slot order: one layer of a backward solve.
+    pub fn layer_slots(self, filled_in_play: usize) -> Vec<(CategorySet, bool)> {
+        let absent = self.absent();
+        self.filled_sets()
+            .filter(|f| f.minus(absent).len() == filled_in_play)
+            .flat_map(|f| {
+                let flag_possible = f.contains(Category::Yahtzee) && self.tracks_yahtzee_50();
+                [(f, false)].into_iter().chain(flag_possible.then_some((f, true)))
+            })
+            .collect()
+    }
+
+    /// Number of slots ([`Game::slot`] ranges over `0..num_slots()`).
+    pub fn num_slots(self) -> usize {
+        let bits = 16 - self.categories.0.leading_zeros() as usize;
+        1 << (bits + self.tracks_yahtzee_50() as usize)
+    }
+
+    /// The slot of a (filled set, five-of-a-kind flag) pair: the boxes in play filled,
+    /// then the flag where the game tracks it. Every state of a slot shares one turn
+    /// computation, with lanes over the upper total.
+    pub fn slot(self, filled: CategorySet, yahtzee_50: bool) -> usize {
+        let filled = filled.minus(self.absent()).0 as usize;
+        if self.tracks_yahtzee_50() { filled << 1 | yahtzee_50 as usize } else { filled }
+    }
+
+    /// The (filled set, flag) pair of a slot: the inverse of [`Game::slot`] on the slots
+    /// it gives (a number with bits of boxes not in play is no slot of the game).
+    pub fn slot_key(self, slot: usize) -> (CategorySet, bool) {
+        let flag_bits = self.tracks_yahtzee_50() as usize;
+        (CategorySet((slot >> flag_bits) as u16).union(self.absent()), slot & flag_bits == 1)
+    }
+
+    /// The boxes a player may fill next from `filled`: every open box, or under forced
+    /// order only the first open one in card order.
+    pub fn choices(self, filled: CategorySet) -> CategorySet {
+        let open = filled.complement();
+        if !self.rules.forced_order {
+            return open;
+        }
+        self.rules
+            .card()
+            .iter()
+            .find(|&&c| open.contains(c))
+            .map_or(CategorySet::EMPTY, |&c| CategorySet::EMPTY.with(c))
+    }
+
+    /// Whether a five of a kind rolled with the boxes `filled` filled can score other than
+    /// by the printed patterns (a bonus or a Joker): only then need a solver ask
+    /// [`Game::score`] rather than [`Rules::points_table`].
+    pub fn extra_yahtzee_matters(self, filled: CategorySet) -> bool {
+        let extras = self.rules.has_extra_bonus() || self.rules.joker != Joker::None;
+        extras && filled.contains(Category::Yahtzee)
+    }
+
+    /// [`Game::choices`] in card order: the order ties are broken in.
+    pub fn choices_in_card_order(self, filled: CategorySet) -> Vec<Category> {
+        let choices = self.choices(filled);
+        self.rules.card().iter().copied().filter(|&c| choices.contains(c)).collect()
+    }
+
     /// How `roll` scores in `category` when the boxes `filled` are filled and the
-    /// Yahtzee box holds 50 iff `yahtzee_50`; `None` when the rules forbid that box
-    /// (the forced Joker) or it is already filled.
+    /// five-of-a-kind box holds its points iff `yahtzee_50`; `None` when the rules forbid
+    /// that box (forced order, the forced Joker) or it is already filled.
     pub fn score(self, category: Category, roll: RollId, filled: CategorySet, yahtzee_50: bool) -> Option<Scoring> {
-        if filled.contains(category) {
+        if !self.choices(filled).contains(category) {
             return None;
         }
-        let base = category.base_points(roll);
-        let extra_yahtzee = roll.is_yahtzee() && filled.contains(Category::Yahtzee);
-        if !extra_yahtzee {
+        let pattern = self.rules.pattern(category)?;
+        let base = pattern.points(roll);
+        if !(roll.is_yahtzee() && self.extra_yahtzee_matters(filled)) {
             return Some(Scoring { box_points: base, yahtzee_bonus: 0 });
         }
         let face = roll.counts().iter().position(|&c| c == 5).unwrap_or(0) as u8 + 1;
         let face_box = Category::upper_for_face(face);
-        if self.rules == Rules::ForcedJoker {
+        if self.rules.joker == Joker::Forced {
             let lower_open = filled.complement().iter().any(|c| c.upper_face().is_none());
             let allowed = if !filled.contains(face_box) {
                 category == face_box
@@ -131,14 +689,9 @@ impl Game {
                 return None;
             }
         }
-        let joker = self.rules.has_joker() && filled.contains(face_box);
-        let box_points = match category {
-            Category::FullHouse if joker => 25,
-            Category::SmallStraight if joker => 30,
-            Category::LargeStraight if joker => 40,
-            _ => base,
-        };
-        let yahtzee_bonus = if self.rules.has_yahtzee_bonus() && yahtzee_50 { YAHTZEE_BONUS } else { 0 };
+        let joker = self.rules.joker != Joker::None && filled.contains(face_box);
+        let box_points = if joker { pattern.joker_points(roll) } else { base };
+        let yahtzee_bonus = if yahtzee_50 { self.rules.extra_bonus() } else { 0 };
         Some(Scoring { box_points, yahtzee_bonus })
     }
 }
@@ -148,27 +701,27 @@ mod tests {
     use super::*;
 
     fn filled(names: &[Category]) -> CategorySet {
-        names.iter().fold(CategorySet::EMPTY, |s, &c| s.with(c))
+        names.iter().fold(CategorySet::EMPTY, |s, &c| s.with(c)).union(Game::full(Rules::OFFICIAL).absent())
     }
 
     #[test]
     fn joker_needs_the_yahtzee_box_and_the_face_box() {
         let fives = RollId::from_faces([5; 5]);
-        let official = Game::full(Rules::Official);
+        let official = Game::full(Rules::OFFICIAL);
         let yahtzee_only = filled(&[Category::Yahtzee]);
         let both = filled(&[Category::Yahtzee, Category::Fives]);
         let fh = |g: Game, f, y| g.score(Category::FullHouse, fives, f, y);
         assert_eq!(fh(official, yahtzee_only, true), Some(Scoring { box_points: 0, yahtzee_bonus: 100 }));
         assert_eq!(fh(official, both, true), Some(Scoring { box_points: 25, yahtzee_bonus: 100 }));
         assert_eq!(fh(official, both, false), Some(Scoring { box_points: 25, yahtzee_bonus: 0 }));
-        assert_eq!(fh(Game::full(Rules::NoJoker), both, true), Some(Scoring { box_points: 0, yahtzee_bonus: 100 }));
-        assert_eq!(fh(Game::full(Rules::NoBonus), both, true), Some(Scoring { box_points: 0, yahtzee_bonus: 0 }));
-        assert_eq!(fh(official, CategorySet::EMPTY, false), Some(Scoring { box_points: 0, yahtzee_bonus: 0 }));
+        assert_eq!(fh(Game::full(Rules::NO_JOKER), both, true), Some(Scoring { box_points: 0, yahtzee_bonus: 100 }));
+        assert_eq!(fh(Game::full(Rules::NO_BONUS), both, true), Some(Scoring { box_points: 0, yahtzee_bonus: 0 }));
+        assert_eq!(fh(official, filled(&[]), false), Some(Scoring { box_points: 0, yahtzee_bonus: 0 }));
     }
 
     #[test]
     fn forced_joker_takes_the_face_box_first_then_a_lower_box() {
-        let forced = Game::full(Rules::ForcedJoker);
+        let forced = Game::full(Rules::FORCED_JOKER);
         let fives = RollId::from_faces([5; 5]);
         let y = filled(&[Category::Yahtzee]);
         assert!(forced.score(Category::FullHouse, fives, y, true).is_none());
@@ -178,5 +731,59 @@ mod tests {
         assert_eq!(forced.score(Category::LargeStraight, fives, y5, true).map(|s| s.box_points), Some(40));
         let all_lower = CategorySet::ALL.minus(CategorySet::UPPER).with(Category::Fives);
         assert_eq!(forced.score(Category::Ones, fives, all_lower, true).map(|s| s.box_points), Some(0));
+    }
+
+    #[test]
+    fn printed_patterns_score() {
+        let p = |c: Category, f| Rules::OFFICIAL.points(c, RollId::from_faces(f));
+        assert_eq!(p(Category::Threes, [3, 3, 1, 3, 6]), 9);
+        assert_eq!(p(Category::ThreeOfAKind, [3, 3, 1, 3, 6]), 16);
+        assert_eq!(p(Category::FourOfAKind, [3, 3, 1, 3, 6]), 0);
+        assert_eq!(p(Category::FullHouse, [2, 2, 5, 5, 5]), 25);
+        assert_eq!(p(Category::FullHouse, [5, 5, 5, 5, 5]), 0);
+        assert_eq!(p(Category::SmallStraight, [1, 2, 3, 4, 6]), 30);
+        assert_eq!(p(Category::SmallStraight, [1, 2, 3, 5, 6]), 0);
+        assert_eq!(p(Category::LargeStraight, [2, 3, 4, 5, 6]), 40);
+        assert_eq!(p(Category::Yahtzee, [4; 5]), 50);
+        assert_eq!(p(Category::Chance, [6, 6, 6, 6, 5]), 29);
+    }
+
+    #[test]
+    fn rule_names_round_trip() {
+        for rules in Rules::all() {
+            assert_eq!(rules.name().parse::<Rules>(), Ok(rules));
+        }
+        assert!("yahtzee".parse::<Rules>().unwrap_err().contains("expected official"));
+    }
+
+    #[test]
+    fn card_order_and_first_n() {
+        let err = Rules::OFFICIAL.first(14).unwrap_err().to_string();
+        assert!(err.contains("1 to 13") && err.contains("official"), "{err}");
+        assert!(Rules::OFFICIAL.parse_list("pair").unwrap_err().to_string().contains("official rules have ones"));
+        assert_eq!(Rules::OFFICIAL.first(13).unwrap(), Rules::OFFICIAL.boxes());
+    }
+
+    #[test]
+    fn layer_slots_count_filled_sets() {
+        let game = Game::full(Rules::OFFICIAL);
+        // C(13, 1) sets, the Yahtzee box alone with both flags.
+        assert_eq!(game.layer_slots(1).len(), 14);
+        assert_eq!(game.layer_slots(13).len(), 2);
+    }
+
+    #[test]
+    fn filled_sets_are_every_subset_of_the_boxes_in_play() {
+        let game = Game::first(Rules::OFFICIAL, 3).unwrap();
+        let sets: Vec<CategorySet> = game.filled_sets().collect();
+        assert_eq!(sets.len(), 8);
+        assert!(sets.iter().all(|s| s.is_superset(game.absent())));
+        assert!(sets.windows(2).all(|w| w[0].0 < w[1].0));
+        assert_eq!(game.num_slots(), 8);
+        assert_eq!(Game::full(Rules::OFFICIAL).num_slots(), 1 << 14);
+        for slot in 0..game.num_slots() {
+            let (filled, flag) = game.slot_key(slot);
+            assert_eq!(game.slot(filled, flag), slot);
+        }
     }
 }

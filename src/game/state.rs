@@ -2,20 +2,19 @@
 
 use std::fmt;
 
-use serde::Serialize;
-
-use super::category::{ALL_CATEGORIES, Category, CategorySet};
+use super::category::{Category, CategorySet, MAX_BOXES};
 use super::dice::{NUM_FACES, RollId};
-use super::rules::{Game, Scoring, UPPER_BONUS, UPPER_THRESHOLD, YAHTZEE_BONUS};
+use super::rules::{Game, Scoring};
 
 /// What of a card matters for the rest of the game (Glenn §II-A, Pawlewicz §3.1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct ScoreState {
     /// Boxes already filled (boxes not in play count as filled with 0).
     pub filled: CategorySet,
-    /// Upper-section total, capped at 63 (only the threshold matters beyond it).
+    /// Upper-section total, capped at the rules' threshold (only it matters beyond).
     pub upper_total: u8,
-    /// The Yahtzee box holds 50, so further Yahtzees earn the Extra Yahtzee Bonus.
+    /// The five-of-a-kind box holds its points, so further ones earn the extra bonus
+    /// (always `false` under rules without one).
     pub yahtzee_50: bool,
 }
 
@@ -41,23 +40,24 @@ impl ScoreState {
 
     /// Scores `roll` in `category`, or `None` if the box is filled or the rules forbid it.
     pub fn score(self, game: Game, category: Category, roll: RollId) -> Option<Transition> {
-        game.score(category, roll, self.filled, self.yahtzee_50).map(|scoring| self.apply(category, scoring))
+        game.score(category, roll, self.filled, self.yahtzee_50).map(|scoring| self.apply(game, category, scoring))
     }
 
     /// Writes `scoring` in `category`, an open box where [`Game::score`] gave it.
-    pub fn apply(self, category: Category, scoring: Scoring) -> Transition {
+    pub fn apply(self, game: Game, category: Category, scoring: Scoring) -> Transition {
         let mut next = ScoreState { filled: self.filled.with(category), ..self };
         let mut points = scoring.box_points + scoring.yahtzee_bonus;
         if category.upper_face().is_some() {
+            let threshold = game.rules.upper_threshold();
             let before = self.upper_total as u32;
-            let after = (before + scoring.box_points).min(UPPER_THRESHOLD);
-            if before < UPPER_THRESHOLD && after == UPPER_THRESHOLD {
-                points += UPPER_BONUS;
+            let after = (before + scoring.box_points).min(threshold);
+            if before < threshold && after == threshold {
+                points += game.rules.upper_bonus();
             }
             next.upper_total = after as u8;
         }
-        if category == Category::Yahtzee {
-            next.yahtzee_50 = scoring.box_points == 50;
+        if category == Category::Yahtzee && game.tracks_yahtzee_50() {
+            next.yahtzee_50 = scoring.box_points > 0;
         }
         Transition { next, points }
     }
@@ -69,11 +69,16 @@ pub enum CardError {
     /// An entry not of the form `name=points`.
     #[error("card entry {0:?} is not of the form box=points (e.g. ones=3,fh=25,bonus=100)")]
     Syntax(String),
-    /// A box name that does not exist.
-    #[error(
-        "unknown box {0:?}; expected one of ones, twos, threes, fours, fives, sixes, 3k, 4k, fh, ss, ls, yahtzee, chance, bonus"
-    )]
-    UnknownBox(String),
+    /// A box name that the rules do not have.
+    #[error("unknown box {name:?}; the {rules} rules have {expected}")]
+    UnknownBox {
+        /// The name given.
+        name: String,
+        /// The rule set's name.
+        rules: &'static str,
+        /// Its box names and `bonus`, comma-separated.
+        expected: String,
+    },
     /// The same box twice.
     #[error("box {0} appears more than once on the card")]
     Repeated(&'static str),
@@ -95,20 +100,27 @@ pub enum CardError {
     ImpossibleBonus(u32, String),
 }
 
-/// A score card as written: the points in each filled box and the Extra Yahtzee Bonus earned.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+/// A score card as written: the points in each filled box and the extra bonus earned.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Card {
-    /// Points per box, by card index; `None` for an empty box.
-    pub boxes: [Option<u32>; 13],
-    /// Extra Yahtzee Bonus points earned so far (a multiple of 100).
+    /// The game the card is played in.
+    pub game: Game,
+    /// Points per box, by [`Category::index`]; `None` for an empty box.
+    pub boxes: [Option<u32>; MAX_BOXES],
+    /// Extra Yahtzee Bonus points earned so far (a multiple of the rules' extra bonus).
     pub bonus: u32,
 }
 
 impl Card {
+    /// A new card of `game`.
+    pub fn new(game: Game) -> Card {
+        Card { game, boxes: [None; MAX_BOXES], bonus: 0 }
+    }
+
     /// Parses `ones=3,twos=6,fh=25,yahtzee=50,bonus=100` (empty text for a new card) and
     /// checks each score against what its box can hold in `game`.
     pub fn parse(text: &str, game: Game) -> Result<Card, CardError> {
-        let mut card = Card::default();
+        let mut card = Card::new(game);
         let mut bonus_seen = false;
         for entry in text.split(',').map(str::trim).filter(|e| !e.is_empty()) {
             let (name, value) = entry.split_once('=').ok_or_else(|| CardError::Syntax(entry.into()))?;
@@ -120,35 +132,46 @@ impl Card {
                 card.bonus = points;
                 continue;
             }
-            let category = Category::parse(name).ok_or_else(|| CardError::UnknownBox(name.trim().into()))?;
+            let category = game.rules.parse_box(name).map_err(|_| CardError::UnknownBox {
+                name: name.trim().into(),
+                rules: game.rules.name(),
+                expected: format!(
+                    "{}, bonus",
+                    game.rules.card().iter().map(|c| c.name()).collect::<Vec<_>>().join(", ")
+                ),
+            })?;
             if !game.categories.contains(category) {
-                return Err(CardError::NotInGame(category.name(), game.categories.names().join(",")));
+                return Err(CardError::NotInGame(category.name(), game.box_names().join(",")));
             }
             let slot = &mut card.boxes[category.index()];
             if slot.is_some() {
                 return Err(CardError::Repeated(category.name()));
             }
-            check_box_score(category, points)?;
+            if !game.rules.can_hold(category, points) {
+                let expected = game.rules.describe_scores(category);
+                return Err(CardError::ImpossibleScore { category: category.name(), points, expected });
+            }
             *slot = Some(points);
         }
-        card.check_bonus(game)?;
+        card.check_bonus()?;
         Ok(card)
     }
 
-    fn check_bonus(&self, game: Game) -> Result<(), CardError> {
-        let bonus = self.bonus;
+    fn check_bonus(&self) -> Result<(), CardError> {
+        let (bonus, rules) = (self.bonus, self.game.rules);
         if bonus == 0 {
             return Ok(());
         }
-        let why = if !game.rules.has_yahtzee_bonus() {
-            format!("the {} rules have no Extra Yahtzee Bonus", game.rules)
-        } else if !bonus.is_multiple_of(YAHTZEE_BONUS) {
-            "it must be a multiple of 100".to_string()
-        } else if self.boxes[Category::Yahtzee.index()] != Some(50) {
-            "it is earned only while the Yahtzee box holds 50".to_string()
+        let five_of_a_kind = rules.pattern(Category::Yahtzee).map_or(0, |p| p.points(RollId::from_faces([1; 5])));
+        let why = if !rules.has_extra_bonus() {
+            format!("the {rules} rules have no Extra Yahtzee Bonus")
+        } else if !bonus.is_multiple_of(rules.extra_bonus()) {
+            format!("it must be a multiple of {}", rules.extra_bonus())
+        } else if self.boxes[Category::Yahtzee.index()] != Some(five_of_a_kind) {
+            format!("it is earned only while the Yahtzee box holds {five_of_a_kind}")
         } else {
             let later_boxes = self.boxes.iter().flatten().count() as u32 - 1;
-            if bonus / YAHTZEE_BONUS <= later_boxes {
+            if bonus / rules.extra_bonus() <= later_boxes {
                 return Ok(());
             }
             format!("only {later_boxes} box(es) were filled after the Yahtzee box")
@@ -158,7 +181,7 @@ impl Card {
 
     /// The boxes filled in play (absent boxes are not listed here).
     pub fn filled_in_play(&self) -> CategorySet {
-        ALL_CATEGORIES.iter().filter(|c| self.boxes[c.index()].is_some()).fold(CategorySet::EMPTY, |s, &c| s.with(c))
+        self.game.card().filter(|c| self.boxes[c.index()].is_some()).fold(CategorySet::EMPTY, |s, c| s.with(c))
     }
 
     /// Sum of the upper boxes, uncapped.
@@ -166,19 +189,21 @@ impl Card {
         self.boxes[..NUM_FACES].iter().flatten().sum()
     }
 
-    /// Points on the card: boxes, upper bonus if earned, Extra Yahtzee Bonus.
+    /// Points on the card: boxes, upper bonus if earned, extra bonus.
     pub fn points(&self) -> u32 {
+        let rules = self.game.rules;
         let boxes: u32 = self.boxes.iter().flatten().sum();
-        let upper_bonus = if self.upper_sum() >= UPPER_THRESHOLD { UPPER_BONUS } else { 0 };
+        let upper_bonus = if self.upper_sum() >= rules.upper_threshold() { rules.upper_bonus() } else { 0 };
         boxes + upper_bonus + self.bonus
     }
 
-    /// The score state of this card in `game`.
-    pub fn state(&self, game: Game) -> ScoreState {
+    /// The score state of this card.
+    pub fn state(&self) -> ScoreState {
+        let game = self.game;
         ScoreState {
             filled: self.filled_in_play().union(game.absent()),
-            upper_total: self.upper_sum().min(UPPER_THRESHOLD) as u8,
-            yahtzee_50: self.boxes[Category::Yahtzee.index()] == Some(50),
+            upper_total: self.upper_sum().min(game.rules.upper_threshold()) as u8,
+            yahtzee_50: game.tracks_yahtzee_50() && self.boxes[Category::Yahtzee.index()].is_some_and(|p| p > 0),
         }
     }
 }
@@ -186,7 +211,7 @@ impl Card {
 impl fmt::Display for Card {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut entries: Vec<String> =
-            ALL_CATEGORIES.iter().filter_map(|c| self.boxes[c.index()].map(|p| format!("{c}={p}"))).collect();
+            self.game.card().filter_map(|c| self.boxes[c.index()].map(|p| format!("{c}={p}"))).collect();
         if self.bonus > 0 {
             entries.push(format!("bonus={}", self.bonus));
         }
@@ -194,44 +219,19 @@ impl fmt::Display for Card {
     }
 }
 
-/// Rejects a score that no roll (Joker included) can put in `category`.
-fn check_box_score(category: Category, points: u32) -> Result<(), CardError> {
-    let joker = match category {
-        Category::FullHouse => Some(25),
-        Category::SmallStraight => Some(30),
-        Category::LargeStraight => Some(40),
-        _ => None,
-    };
-    let possible = |p: u32| {
-        p == 0 && category != Category::Chance
-            || joker == Some(p)
-            || RollId::all().any(|r| category.base_points(r) == p)
-    };
-    if possible(points) {
-        return Ok(());
-    }
-    let expected = match category.upper_face() {
-        Some(face) => format!("a multiple of {face} from 0 to {}", 5 * face),
-        None => match category {
-            Category::ThreeOfAKind | Category::FourOfAKind => "0 or a dice sum from 5 to 30".into(),
-            Category::Chance => "a dice sum from 5 to 30".into(),
-            _ => format!("0 or {}", joker.unwrap_or(50)),
-        },
-    };
-    Err(CardError::ImpossibleScore { category: category.name(), points, expected })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::game::rules::Rules;
 
-    const OFFICIAL: Game = Game { rules: Rules::Official, categories: CategorySet::ALL };
+    fn official() -> Game {
+        Game::full(Rules::OFFICIAL)
+    }
 
     #[test]
     fn card_gives_state_and_points() {
-        let card = Card::parse("ones=3,twos=6,sixes=30,fives=25,fh=25,yahtzee=50,bonus=100", OFFICIAL).unwrap();
-        let state = card.state(OFFICIAL);
+        let card = Card::parse("ones=3,twos=6,sixes=30,fives=25,fh=25,yahtzee=50,bonus=100", official()).unwrap();
+        let state = card.state();
         assert_eq!(state.upper_total, 63);
         assert!(state.yahtzee_50);
         assert_eq!(card.points(), 3 + 6 + 30 + 25 + 25 + 50 + 35 + 100);
@@ -239,7 +239,7 @@ mod tests {
 
     #[test]
     fn impossible_cards_are_named() {
-        let err = |text| Card::parse(text, OFFICIAL).unwrap_err().to_string();
+        let err = |text| Card::parse(text, official()).unwrap_err().to_string();
         assert!(err("ones=7").contains("ones=7 is impossible"));
         assert!(err("fh=20").contains("0 or 25"));
         assert!(err("sixes=4").contains("multiple of 6"));
@@ -249,13 +249,13 @@ mod tests {
         assert!(err("yahtzee=0,bonus=100").contains("holds 50"));
         assert!(err("yahtzee=50,bonus=100").contains("only 0 box"));
         assert!(err("ones").contains("box=points"));
-        let first_six = Game { rules: Rules::Official, categories: CategorySet::first(6) };
+        let first_six = Game::first(Rules::OFFICIAL, 6).unwrap();
         assert!(Card::parse("fh=25", first_six).unwrap_err().to_string().contains("not in play"));
     }
 
     #[test]
     fn upper_bonus_is_paid_once_on_crossing() {
-        let game = OFFICIAL;
+        let game = official();
         let state = ScoreState { upper_total: 60, ..ScoreState::start(game) };
         let sixes = RollId::from_faces([6, 6, 1, 2, 3]);
         let t = state.score(game, Category::Sixes, sixes).unwrap();

@@ -66,7 +66,7 @@ pub fn advise(
     if rolls_left > 2 {
         return Err(AdviseError::RollsLeft(rolls_left));
     }
-    let state = card.state(game);
+    let state = card.state();
     if state.is_terminal() {
         return Err(AdviseError::GameOver);
     }
@@ -86,12 +86,12 @@ pub fn advise(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::game::{Category, CategorySet, KeepId, Rules, parse_dice};
+    use crate::game::{Category, KeepId, Rules, parse_dice};
     use crate::solo::solve;
 
     #[test]
     fn advice_agrees_with_the_solved_values() {
-        let game = Game { rules: Rules::Official, categories: CategorySet::first(6) };
+        let game = Game { rules: Rules::OFFICIAL, categories: Rules::OFFICIAL.first(6).unwrap() };
         let solution = solve(game);
         let card = Card::parse("", game).unwrap();
         let roll = parse_dice("6,6,6,2,1").unwrap();

@@ -23,12 +23,11 @@
 
 use rayon::prelude::*;
 
-use super::policy::{BASE_POINTS, MAX_BOX_POINTS, Policy, SUB_KEEPS, TurnPlan};
+use super::policy::{MAX_BOX_POINTS, Policy, SUB_KEEPS, TurnPlan};
 use crate::game::dice::{NUM_PARTIAL_KEEPS, TABLES};
-use crate::game::index::{NUM_SLOTS, NUM_UPPER_TOTALS, slot};
-use crate::game::rules::UPPER_BONUS;
+use crate::game::index::NUM_UPPER_TOTALS;
 use crate::game::{
-    ALL_CATEGORIES, Category, CategorySet, Game, KeepId, NUM_CATEGORIES, NUM_KEEPS, NUM_ROLLS, RollId, ScoreState,
+    ALL_CATEGORIES, Category, CategorySet, Game, KeepId, MAX_BOXES, NUM_KEEPS, NUM_ROLLS, RollId, ScoreState,
     StateIndex,
 };
 
@@ -76,15 +75,15 @@ impl Analysis {
         self.upper_bonus_probability
     }
 
-    /// Mean of the upper bonus: 35 · p.
+    /// Mean of the upper bonus: bonus · p (35 · p in Yahtzee).
     pub fn upper_bonus_mean(&self) -> f64 {
-        UPPER_BONUS as f64 * self.upper_bonus_probability
+        self.game.rules.upper_bonus() as f64 * self.upper_bonus_probability
     }
 
-    /// Variance of the upper bonus: 35² · p · (1 − p).
+    /// Variance of the upper bonus: bonus² · p · (1 − p).
     pub fn upper_bonus_variance(&self) -> f64 {
         let p = self.upper_bonus_probability;
-        (UPPER_BONUS as f64).powi(2) * p * (1.0 - p)
+        (self.game.rules.upper_bonus() as f64).powi(2) * p * (1.0 - p)
     }
 
     /// Expected Extra Yahtzee Bonus points in a game.
@@ -176,17 +175,17 @@ pub fn analyze<P: Policy + ?Sized>(game: Game, policy: &P) -> Analysis {
     let mut first = SlotStates::empty(start.filled, false);
     first.by_upper[upper.canonical(start.filled, start.upper_total) as usize] =
         Some(Reached { probability: 1.0, lo: 0, points: vec![1.0] });
-    let mut layer = Layer::new(vec![first]);
+    let mut layer = Layer::new(game, vec![first]);
     let mut tally = Tally::default();
     for filled_in_play in 0..game.categories.len() {
         let tallies: Vec<Tally> = layer.slots.par_iter_mut().map(|s| s.play(game, policy, &upper)).collect();
         for t in &tallies {
             tally.add(t);
         }
-        let targets = layer_slots(game, filled_in_play + 1);
+        let targets = game.layer_slots(filled_in_play + 1);
         let next: Vec<SlotStates> =
             targets.par_iter().filter_map(|&(filled, flag)| layer.gather(game, filled, flag)).collect();
-        layer = Layer::new(next);
+        layer = Layer::new(game, next);
         tracing::debug!(filled_in_play, slots = layer.slots.len(), "layer analysed");
     }
 
@@ -206,20 +205,6 @@ pub fn analyze<P: Policy + ?Sized>(game: Game, policy: &P) -> Analysis {
         yahtzee_bonus_mean: tally.yahtzee_bonus,
         distribution: ScoreDistribution { probabilities },
     }
-}
-
-/// The (filled, Yahtzee flag) slots with `filled_in_play` boxes of `game` filled, in slot order.
-fn layer_slots(game: Game, filled_in_play: usize) -> Vec<(CategorySet, bool)> {
-    let absent = game.absent();
-    let yahtzee_in_play = game.categories.contains(Category::Yahtzee);
-    (0..1u16 << NUM_CATEGORIES)
-        .map(CategorySet)
-        .filter(|f| f.is_superset(absent) && f.minus(absent).len() == filled_in_play)
-        .flat_map(|f| {
-            let flag_possible = yahtzee_in_play && f.contains(Category::Yahtzee);
-            [(f, false)].into_iter().chain(flag_possible.then_some((f, true)))
-        })
-        .collect()
 }
 
 /// Which upper total stands for each: itself, or the representative of its
@@ -284,7 +269,7 @@ struct Tally {
 
 impl Default for Tally {
     fn default() -> Tally {
-        Tally { boxes: vec![[0.0; MAX_BOX_POINTS + 1]; NUM_CATEGORIES], upper_bonus: 0.0, yahtzee_bonus: 0.0 }
+        Tally { boxes: vec![[0.0; MAX_BOX_POINTS + 1]; MAX_BOXES], upper_bonus: 0.0, yahtzee_bonus: 0.0 }
     }
 }
 
@@ -341,21 +326,22 @@ impl SlotStates {
 
 /// One layer's slots, in slot order, with a lookup by slot.
 struct Layer {
+    game: Game,
     slots: Vec<SlotStates>,
     position: Vec<u32>,
 }
 
 impl Layer {
-    fn new(slots: Vec<SlotStates>) -> Layer {
-        let mut position = vec![u32::MAX; NUM_SLOTS];
+    fn new(game: Game, slots: Vec<SlotStates>) -> Layer {
+        let mut position = vec![u32::MAX; game.num_slots()];
         for (i, s) in slots.iter().enumerate() {
-            position[slot(s.filled, s.yahtzee_50)] = i as u32;
+            position[game.slot(s.filled, s.yahtzee_50)] = i as u32;
         }
-        Layer { slots, position }
+        Layer { game, slots, position }
     }
 
     fn get(&self, filled: CategorySet, yahtzee_50: bool) -> Option<&SlotStates> {
-        self.slots.get(self.position[slot(filled, yahtzee_50)] as usize)
+        self.slots.get(self.position[self.game.slot(filled, yahtzee_50)] as usize)
     }
 
     fn states(&self) -> impl Iterator<Item = &Reached> {
@@ -444,8 +430,9 @@ fn play_state<P: Policy + ?Sized>(
     };
     // Outside an extra Yahtzee a move depends only on the box and its printed points: such
     // rolls are grouped first, with one roll of each group to score.
-    let extra_yahtzee_possible = state.filled.contains(Category::Yahtzee);
-    let mut groups = [[(0.0f64, RollId(0)); MAX_BOX_POINTS + 1]; NUM_CATEGORIES];
+    let extra_yahtzee_possible = game.extra_yahtzee_matters(state.filled);
+    let points_table = game.rules.points_table();
+    let mut groups = [[(0.0f64, RollId(0)); MAX_BOX_POINTS + 1]; MAX_BOXES];
     for roll in RollId::all() {
         let (r, probability) = (roll.0 as usize, last[roll.0 as usize]);
         if probability == 0.0 {
@@ -455,7 +442,7 @@ fn play_state<P: Policy + ?Sized>(
         if extra_yahtzee_possible && roll.is_yahtzee() {
             scored(category, roll, probability);
         } else {
-            let group = &mut groups[category.index()][BASE_POINTS[category.index()][r] as usize];
+            let group = &mut groups[category.index()][points_table[category.index()][r] as usize];
             *group = (group.0 + probability, roll);
         }
     }
@@ -515,7 +502,6 @@ fn reroll(mass: &mut [f64; NUM_KEEPS]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::game::Rules;
 
     #[test]
     fn rerolling_everything_gives_the_roll_probabilities() {
@@ -537,13 +523,5 @@ mod tests {
         assert!((d.mean() - 2.25).abs() < 1e-15);
         // Beyond the highest score the tail is +0, not the −0 an empty float sum gives.
         assert!(d.at_least(10).is_sign_positive() && d.below(0).is_sign_positive());
-    }
-
-    #[test]
-    fn layer_slots_count_filled_sets() {
-        let game = Game::full(Rules::Official);
-        // C(13, 1) sets, the Yahtzee box alone with both flags.
-        assert_eq!(layer_slots(game, 1).len(), 14);
-        assert_eq!(layer_slots(game, 13).len(), 2);
     }
 }

@@ -10,9 +10,7 @@ use std::sync::LazyLock;
 
 use super::solve::SoloSolution;
 use super::table::{FutureValue, SoloTable};
-use crate::game::{
-    ALL_CATEGORIES, Category, Game, KeepId, NUM_CATEGORIES, NUM_KEEPS, NUM_ROLLS, RollId, ScoreState, Transition,
-};
+use crate::game::{Category, Game, KeepId, MAX_BOXES, NUM_KEEPS, NUM_ROLLS, RollId, ScoreState, Transition};
 use crate::turn::TurnBuffer;
 
 /// What a strategy does in every situation of one turn from one score state.
@@ -131,12 +129,14 @@ impl<V: FutureValue> OptimalPolicy<'_, V> {
         };
         // Outside an extra Yahtzee, a box's value depends only on its printed points, so it
         // is computed once per (box, points).
-        let extra_yahtzee = |roll: RollId| state.filled.contains(Category::Yahtzee) && roll.is_yahtzee();
-        let open: Vec<Category> = state.filled.complement().iter().collect();
-        let mut columns = [[f64::NEG_INFINITY; NUM_ROLLS]; NUM_CATEGORIES];
+        let extra_yahtzee_matters = self.game.extra_yahtzee_matters(state.filled);
+        let extra_yahtzee = |roll: RollId| extra_yahtzee_matters && roll.is_yahtzee();
+        let open = self.game.choices_in_card_order(state.filled);
+        let points_table = self.game.rules.points_table();
+        let mut columns = [[f64::NEG_INFINITY; NUM_ROLLS]; MAX_BOXES];
         for (column, &c) in columns.iter_mut().zip(&open) {
             let mut by_points = [f64::NAN; MAX_BOX_POINTS + 1];
-            for (roll, &points) in RollId::all().zip(&BASE_POINTS[c.index()]) {
+            for (roll, &points) in RollId::all().zip(&points_table[c.index()]) {
                 let cached = &mut by_points[points as usize];
                 column[roll.0 as usize] = if extra_yahtzee(roll) {
                     value_of(c, roll)
@@ -169,7 +169,7 @@ impl<V: FutureValue> OptimalPolicy<'_, V> {
 /// If `state` is terminal.
 pub fn plan_by(game: Game, state: ScoreState, finish: impl Fn(Transition) -> f64) -> TurnPlan {
     assert!(!state.is_terminal(), "no turn to plan from the finished card {state:?}");
-    let open: Vec<Category> = state.filled.complement().iter().collect();
+    let open = game.choices_in_card_order(state.filled);
     let mut best_value = [f64::NEG_INFINITY; NUM_ROLLS];
     let mut box_for_roll = [Category::Ones; NUM_ROLLS];
     for roll in RollId::all() {
@@ -211,13 +211,8 @@ fn best_keeps(turn: &mut TurnBuffer<f64>) -> [KeepId; NUM_ROLLS] {
 /// differ by 4.4e-9.
 pub const TIE: f64 = 1e-10;
 
-/// The most points a box holds (a Yahtzee's 50).
+/// The most points a box holds (a five of a kind's 50).
 pub(super) const MAX_BOX_POINTS: usize = 50;
-
-/// Printed-pattern points of every (box, roll), by card index then [`RollId`].
-pub(super) static BASE_POINTS: LazyLock<Vec<[u8; NUM_ROLLS]>> = LazyLock::new(|| {
-    ALL_CATEGORIES.iter().map(|c| std::array::from_fn(|r| c.base_points(RollId(r as u8)) as u8)).collect()
-});
 
 /// The distinct keeps within each roll, all in one list: roll by roll, each roll's keeps in
 /// increasing [`KeepId`] order. A position in that list names a (roll, keep) pair, which
@@ -276,12 +271,12 @@ pub(crate) static SUB_KEEPS: LazyLock<SubKeeps> = LazyLock::new(|| {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::game::{CategorySet, Rules, parse_dice};
+    use crate::game::{Rules, parse_dice};
     use crate::solo::solve;
 
     #[test]
     fn optimal_plan_keeps_sixes_and_scores_them() {
-        let game = Game { rules: Rules::Official, categories: CategorySet::first(6) };
+        let game = Game { rules: Rules::OFFICIAL, categories: Rules::OFFICIAL.first(6).unwrap() };
         let solution = solve(game);
         let plan = OptimalPolicy::solved(game, &solution).plan(ScoreState::start(game));
         let roll = parse_dice("6,6,6,2,1").unwrap();

@@ -9,11 +9,11 @@
 
 use rayon::prelude::*;
 
-use crate::game::category::{Category, CategorySet};
+use crate::game::category::{Category, CategorySet, MAX_BOXES};
 use crate::game::dice::NUM_FACES;
-use crate::game::index::{NUM_SLOTS, NUM_UPPER_TOTALS, slot};
-use crate::game::rules::{Game, UPPER_BONUS, UPPER_THRESHOLD};
-use crate::game::{RollId, ScoreState};
+use crate::game::index::NUM_UPPER_TOTALS;
+use crate::game::rules::Game;
+use crate::game::{PointsTable, RollId, ScoreState};
 use crate::turn::lanes::{max_of_plus, padded_lanes};
 use crate::turn::simd::{self, SimdWork};
 use crate::turn::{RollScorer, TurnBuffer};
@@ -21,7 +21,7 @@ use crate::turn::{RollScorer, TurnBuffer};
 const LANES: usize = NUM_UPPER_TOTALS;
 
 /// Expected future points of every state of a game, as a lane vector over the upper
-/// total per slot (`NUM_SLOTS × 64` numbers, 8 MiB).
+/// total per slot (64 numbers per slot: 8 MiB for Yahtzee, 16 MiB for Yatzy).
 #[derive(Clone, Debug)]
 pub struct SoloSolution {
     game: Game,
@@ -50,25 +50,21 @@ impl SoloSolution {
     }
 
     fn row(&self, filled: CategorySet, yahtzee_50: bool) -> &[f64] {
-        let start = slot(filled, yahtzee_50) * LANES;
+        let start = self.game.slot(filled, yahtzee_50) * LANES;
         &self.values[start..start + LANES]
     }
 }
 
 /// Solves every state of `game` by backward induction over filled-box layers.
+///
+/// # Panics
+/// If the game plays a box its rules do not have ([`Game::is_valid`]).
 pub fn solve(game: Game) -> SoloSolution {
-    let mut values = vec![f64::NAN; NUM_SLOTS * LANES];
-    let absent = game.absent();
-    let open_at_start = game.categories.len();
-    for filled_in_play in (0..=open_at_start).rev() {
-        let slots: Vec<(CategorySet, bool)> = (0..1u32 << 13)
-            .map(|m| CategorySet(m as u16))
-            .filter(|f| f.is_superset(absent) && f.minus(absent).len() == filled_in_play)
-            .flat_map(|f| {
-                let flag_possible = f.contains(Category::Yahtzee) && game.categories.contains(Category::Yahtzee);
-                [(f, false)].into_iter().chain(flag_possible.then_some((f, true)))
-            })
-            .collect();
+    assert!(game.is_valid(), "{game:?} plays boxes its rules do not have");
+    let mut values = vec![f64::NAN; game.num_slots() * LANES];
+    let points = game.rules.points_table();
+    for filled_in_play in (0..=game.categories.len()).rev() {
+        let slots = game.layer_slots(filled_in_play);
         let rows: Vec<[f64; LANES]> = slots
             .par_iter()
             .map_init(
@@ -77,13 +73,13 @@ pub fn solve(game: Game) -> SoloSolution {
                     if filled == CategorySet::ALL {
                         [0.0; LANES]
                     } else {
-                        simd::dispatch(SlotTurn { game, filled, flag, values: &values, buffer })
+                        simd::dispatch(SlotTurn { game, points, filled, flag, values: &values, buffer })
                     }
                 },
             )
             .collect();
         for (&(filled, flag), row) in slots.iter().zip(&rows) {
-            let start = slot(filled, flag) * LANES;
+            let start = game.slot(filled, flag) * LANES;
             values[start..start + LANES].copy_from_slice(row);
         }
         tracing::debug!(filled_in_play, slots = slots.len(), "layer solved");
@@ -94,12 +90,13 @@ pub fn solve(game: Game) -> SoloSolution {
 /// The upper totals one slot must compute: `lo..=hi`. Totals above `hi` cannot occur;
 /// totals below `lo` can no longer reach the bonus and share the value at `lo`.
 fn lane_range(game: Game, filled: CategorySet) -> (usize, usize) {
+    let threshold = game.rules.upper_threshold();
     let filled_upper = filled.minus(game.absent()).upper_mask();
     let max_made: u32 = (0..NUM_FACES).filter(|f| filled_upper & (1 << f) != 0).map(|f| 5 * (f as u32 + 1)).sum();
     let max_left: u32 =
         (0..NUM_FACES).filter(|f| filled.upper_mask() & (1 << f) == 0).map(|f| 5 * (f as u32 + 1)).sum();
-    let hi = max_made.min(UPPER_THRESHOLD) as usize;
-    let highest_dead = (UPPER_THRESHOLD as i64 - 1 - max_left as i64).max(0) as usize;
+    let hi = max_made.min(threshold) as usize;
+    let highest_dead = (threshold as i64 - 1 - max_left as i64).max(0) as usize;
     (highest_dead.min(hi), hi)
 }
 
@@ -115,6 +112,8 @@ fn padded((lo, hi): (usize, usize)) -> (usize, usize) {
 /// One turn of one slot: all upper totals at once.
 struct SlotTurn<'a> {
     game: Game,
+    /// [`crate::game::Rules::points_table`].
+    points: &'a PointsTable,
     filled: CategorySet,
     flag: bool,
     /// Values of the layers solved so far.
@@ -127,14 +126,15 @@ impl SimdWork for SlotTurn<'_> {
 
     #[inline(always)]
     fn run(self) -> [f64; LANES] {
-        let SlotTurn { game, filled, flag, values, buffer } = self;
-        solve_slot(game, filled, flag, values, buffer)
+        let SlotTurn { game, points, filled, flag, values, buffer } = self;
+        solve_slot(game, points, filled, flag, values, buffer)
     }
 }
 
 #[inline(always)]
 fn solve_slot(
     game: Game,
+    points: &PointsTable,
     filled: CategorySet,
     flag: bool,
     values: &[f64],
@@ -144,17 +144,19 @@ fn solve_slot(
     let lanes = hi - lo + 1;
     buffer.set_lanes(lanes);
     let next_row = |c: Category, next_flag: bool| {
-        let start = slot(filled.with(c), next_flag) * LANES;
+        let start = game.slot(filled.with(c), next_flag) * LANES;
         &values[start..start + LANES]
     };
+    let (threshold, upper_bonus) = (game.rules.upper_threshold(), game.rules.upper_bonus());
 
-    // Successor vectors per open box, already shifted to this slot's lanes. Upper boxes
-    // get one vector per count of their face (0..=5), with the points and the upper bonus
-    // folded in; lower boxes one vector each, by index − 6 (the Yahtzee box two, 7 and 8:
-    // scored 0 or 50).
-    let open: Vec<Category> = filled.complement().iter().collect();
+    // Successor vectors per box the player may fill, already shifted to this slot's lanes.
+    // Upper boxes get one vector per count of their face (0..=5), with the points and the
+    // upper bonus folded in; other boxes one vector each, by box index (the
+    // five-of-a-kind box a second one, at `MAX_BOXES`, for scoring it with its points
+    // where the game tracks that).
+    let open: Vec<Category> = game.choices(filled).iter().collect();
     let mut upper_rows = vec![[0.0f64; LANES]; 6 * NUM_FACES];
-    let mut lower_rows = vec![[0.0f64; LANES]; 9];
+    let mut lower_rows = vec![[0.0f64; LANES]; MAX_BOXES + 1];
     for &c in &open {
         if let Some(face) = c.upper_face() {
             let next = next_row(c, flag);
@@ -162,21 +164,30 @@ fn solve_slot(
                 let points = count * face as u32;
                 let row = &mut upper_rows[c.index() * 6 + count as usize];
                 for (i, u) in (lo..=hi).enumerate() {
-                    let after = (u as u32 + points).min(UPPER_THRESHOLD);
-                    let bonus = if (u as u32) < UPPER_THRESHOLD && after == UPPER_THRESHOLD { UPPER_BONUS } else { 0 };
+                    let after = (u as u32 + points).min(threshold);
+                    let bonus = if (u as u32) < threshold && after == threshold { upper_bonus } else { 0 };
                     row[i] = (points + bonus) as f64 + next[after as usize];
                 }
             }
-        } else if c == Category::Yahtzee {
-            lower_rows[7][..lanes].copy_from_slice(&next_row(c, false)[lo..=hi]);
-            lower_rows[8][..lanes].copy_from_slice(&next_row(c, true)[lo..=hi]);
+        } else if c == Category::Yahtzee && game.tracks_yahtzee_50() {
+            lower_rows[c.index()][..lanes].copy_from_slice(&next_row(c, false)[lo..=hi]);
+            lower_rows[MAX_BOXES][..lanes].copy_from_slice(&next_row(c, true)[lo..=hi]);
         } else {
-            lower_rows[c.index() - NUM_FACES][..lanes].copy_from_slice(&next_row(c, flag)[lo..=hi]);
+            lower_rows[c.index()][..lanes].copy_from_slice(&next_row(c, flag)[lo..=hi]);
         }
     }
 
-    let scorer =
-        SlotScorer { game, filled, flag, open: &open, upper_rows: &upper_rows, lower_rows: &lower_rows, lanes };
+    let scorer = SlotScorer {
+        game,
+        points,
+        filled,
+        flag,
+        extra_yahtzee_matters: game.extra_yahtzee_matters(filled),
+        open: &open,
+        upper_rows: &upper_rows,
+        lower_rows: &lower_rows,
+        lanes,
+    };
     let mut out = [f64::NAN; LANES];
     buffer.solve(&scorer, &mut out[lo..=hi]);
     let dead = out[lo];
@@ -188,8 +199,10 @@ fn solve_slot(
 /// [`solve_slot`].
 struct SlotScorer<'a> {
     game: Game,
+    points: &'a PointsTable,
     filled: CategorySet,
     flag: bool,
+    extra_yahtzee_matters: bool,
     open: &'a [Category],
     upper_rows: &'a [[f64; LANES]],
     lower_rows: &'a [[f64; LANES]],
@@ -200,8 +213,8 @@ impl RollScorer<f64> for SlotScorer<'_> {
     #[inline(always)]
     fn score(&self, roll: RollId, dst: &mut [f64]) {
         let counts = roll.counts();
-        let extra_yahtzee = roll.is_yahtzee() && self.filled.contains(Category::Yahtzee);
-        let mut terms: [(&[f64], f64); 13] = [(&[], 0.0); 13];
+        let extra_yahtzee = self.extra_yahtzee_matters && roll.is_yahtzee();
+        let mut terms: [(&[f64], f64); MAX_BOXES] = [(&[], 0.0); MAX_BOXES];
         let mut count = 0;
         for &c in self.open {
             let (box_points, extra) = if extra_yahtzee {
@@ -210,15 +223,13 @@ impl RollScorer<f64> for SlotScorer<'_> {
                     None => continue,
                 }
             } else {
-                (BASE_POINTS[c.index()][roll.0 as usize] as u32, 0)
+                (self.points[c.index()][roll.0 as usize] as u32, 0)
             };
             terms[count] = if c.upper_face().is_some() {
                 (&self.upper_rows[c.index() * 6 + counts[c.index()] as usize][..self.lanes], extra as f64)
             } else {
-                let row = match c {
-                    Category::Yahtzee => &self.lower_rows[7 + (box_points == 50) as usize],
-                    _ => &self.lower_rows[c.index() - NUM_FACES],
-                };
+                let scored_flag_row = c == Category::Yahtzee && box_points > 0 && self.game.tracks_yahtzee_50();
+                let row = &self.lower_rows[if scored_flag_row { MAX_BOXES } else { c.index() }];
                 (&row[..self.lanes], (box_points + extra) as f64)
             };
             count += 1;
@@ -226,11 +237,6 @@ impl RollScorer<f64> for SlotScorer<'_> {
         max_of_plus(dst, &terms[..count]);
     }
 }
-
-/// Printed-pattern points of every (box, roll), built once.
-static BASE_POINTS: std::sync::LazyLock<Vec<Vec<u8>>> = std::sync::LazyLock::new(|| {
-    crate::game::ALL_CATEGORIES.iter().map(|c| RollId::all().map(|r| c.base_points(r) as u8).collect()).collect()
-});
 
 #[cfg(test)]
 mod tests {
@@ -240,17 +246,17 @@ mod tests {
 
     #[test]
     fn aces_alone_is_five_times_91_over_216() {
-        let game = Game { rules: Rules::Official, categories: CategorySet(1) };
+        let game = Game { rules: Rules::OFFICIAL, categories: CategorySet(1) };
         let value = solve(game).start_value();
         assert!((value - 5.0 * 91.0 / 216.0).abs() < 1e-12, "{value}");
     }
 
     #[test]
     fn merged_totals_share_one_value() {
-        let game = Game { rules: Rules::Official, categories: CategorySet::first(6).with(Category::Yahtzee) };
+        let game = Game { rules: Rules::OFFICIAL, categories: CategorySet::UPPER.with(Category::Yahtzee) };
         let solution = solve(game);
         let index = StateIndex::new(game);
-        for filled in (0..1u16 << 13).map(CategorySet).filter(|f| f.is_superset(game.absent())) {
+        for filled in game.filled_sets() {
             for u in 0..64u8 {
                 let state = ScoreState { filled, upper_total: u, yahtzee_50: false };
                 if let Some(id) = index.id(state) {

@@ -8,7 +8,6 @@ use std::path::{Path, PathBuf};
 use serde_json::json;
 
 use super::solve::SoloSolution;
-use crate::game::rules::{UPPER_BONUS, YAHTZEE_BONUS};
 use crate::game::{CategorySet, Game, ScoreState, StateId, StateIndex};
 use crate::store::{self, Checksum, StoreError, StoreFile};
 
@@ -116,7 +115,8 @@ impl SoloTable {
         }
         // Checksums catch damage, not a file rewritten with lies: every value must be an
         // expected number of points a card can still earn.
-        let most = (table.index.game().categories.len() as u32 * (50 + YAHTZEE_BONUS) + UPPER_BONUS) as f64;
+        let game = table.index.game();
+        let most = game.rules.most_points(game.categories.len()) as f64;
         if let Some((id, value)) = table.values()?.iter().enumerate().find(|(_, v)| !(0.0..=most).contains(*v)) {
             return Err(TableError::Value { path: path.to_path_buf(), state: id, value: *value, most });
         }
@@ -174,7 +174,7 @@ fn metadata(game: Game, states: usize) -> serde_json::Value {
         "producer": concat!("yz ", env!("CARGO_PKG_VERSION")),
         "value": "expected future points at the start of a turn, f64 by state id",
         "rules": game.rules.name(),
-        "categories": game.categories.names(),
+        "categories": game.box_names(),
         "states": states,
     })
 }
@@ -193,14 +193,15 @@ mod tests {
 
     #[test]
     fn table_round_trips_and_refuses_another_game() {
-        let game = Game { rules: Rules::Official, categories: CategorySet::first(3).with(Category::Yahtzee) };
+        let game =
+            Game { rules: Rules::OFFICIAL, categories: Rules::OFFICIAL.first(3).unwrap().with(Category::Yahtzee) };
         let solution = solve(game);
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join(file_name(game));
         SoloTable::write(&solution, &path).unwrap();
         let table = SoloTable::open(&path, game).unwrap();
         assert_eq!(table.start_value().to_bits(), solution.start_value().to_bits());
-        let other = Game { rules: Rules::NoBonus, ..game };
+        let other = Game { rules: Rules::NO_BONUS, ..game };
         let err = SoloTable::open(&path, other).unwrap_err().to_string();
         assert!(err.contains("rules") && err.contains("no-bonus"), "{err}");
     }

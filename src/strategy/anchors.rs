@@ -9,7 +9,7 @@
 //! Bonus; an estimate adds only what is still to come.
 //!
 //! Two readings of Glenn's category values live here, as two types:
-//! - [`BoxValues`], Eq. 13 as printed: the sum of 13 numbers `s(c)` over the open boxes,
+//! - [`BoxValues`], Eq. 13 as printed: the sum of numbers `s(c)` over the open boxes,
 //!   with no bonus term. The genetic algorithm ([`super::evolve`]) searches these numbers.
 //! - [`CategoryMeans`], Eqs. 12 and 13 with Glenn's bonus adjustment: the same sum of box
 //!   means plus the upper bonus times an estimate of the chance of earning it. The `means`,
@@ -20,8 +20,7 @@
 //! exact upper total and is not.
 
 use super::PerBox;
-use crate::game::rules::{UPPER_BONUS, UPPER_THRESHOLD};
-use crate::game::{ALL_CATEGORIES, Game, ScoreState};
+use crate::game::{ALL_CATEGORIES, Game, Rules, ScoreState};
 use crate::solo::{Analysis, FutureValue, OptimalPolicy, Policy, SolvedValues, TurnPlan, analyze};
 
 /// Plays each turn for its points plus `values` of the state after it.
@@ -105,9 +104,27 @@ impl FutureValue for BoxValues {
 impl SolvedValues for BoxValues {}
 
 impl BoxValues {
-    /// `{ "ones": s, … }` in card order.
-    pub fn to_json(&self) -> serde_json::Value {
-        ALL_CATEGORIES.iter().map(|c| (c.name().to_string(), serde_json::json!(self.0[c.index()]))).collect()
+    /// `{ "ones": s, … }` for the boxes of the `rules`' card, in card order.
+    pub fn to_json(&self, rules: Rules) -> serde_json::Value {
+        rules.card().iter().map(|c| (c.name().to_string(), serde_json::json!(self.0[c.index()]))).collect()
+    }
+
+    /// The numbers of the boxes of the `rules`' card, in card order.
+    pub fn on_card(&self, rules: Rules) -> Vec<f64> {
+        rules.card().iter().map(|c| self.0[c.index()]).collect()
+    }
+
+    /// The values of `numbers`, one per box of the `rules`' card in card order (0 for the
+    /// boxes not on it); `None` if the count differs.
+    pub fn from_card(rules: Rules, numbers: &[f64]) -> Option<BoxValues> {
+        let mut values = [0.0; crate::game::MAX_BOXES];
+        if numbers.len() != rules.card().len() {
+            return None;
+        }
+        for (c, &v) in rules.card().iter().zip(numbers) {
+            values[c.index()] = v;
+        }
+        Some(BoxValues(values))
     }
 }
 
@@ -130,25 +147,27 @@ impl BoxValues {
 /// sequence follows Glenn's up and down only with it.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct CategoryMeans {
+    rules: Rules,
     means: BoxValues,
     variances: Option<PerBox>,
 }
 
 impl CategoryMeans {
-    /// The estimate from the means alone: Eq. 13 with `s = means` (Eq. 12 with Table III's).
-    pub fn new(means: PerBox) -> CategoryMeans {
-        CategoryMeans { means: BoxValues(means), variances: None }
+    /// The estimate from the means alone: Eq. 13 with `s = means` (Eq. 12 with Table III's),
+    /// the upper bonus as `rules` pay it.
+    pub fn new(rules: Rules, means: PerBox) -> CategoryMeans {
+        CategoryMeans { rules, means: BoxValues(means), variances: None }
     }
 
     /// The estimate from the means and variances of every box.
-    pub fn with_variances(means: PerBox, variances: PerBox) -> CategoryMeans {
-        CategoryMeans { means: BoxValues(means), variances: Some(variances) }
+    pub fn with_variances(rules: Rules, means: PerBox, variances: PerBox) -> CategoryMeans {
+        CategoryMeans { rules, means: BoxValues(means), variances: Some(variances) }
     }
 
     /// The estimated chance that the open upper boxes of `state` earn the upper bonus.
     pub fn upper_bonus_chance(&self, state: ScoreState) -> f64 {
         let open_upper: Vec<_> = state.filled.complement().iter().filter_map(|c| Some((c, c.upper_face()?))).collect();
-        let needed = UPPER_THRESHOLD.saturating_sub(state.upper_total as u32);
+        let needed = self.rules.upper_threshold().saturating_sub(state.upper_total as u32);
         let most = open_upper.iter().map(|&(_, face)| 5 * face as u32).sum::<u32>();
         if needed == 0 || most < needed {
             return 0.0;
@@ -168,7 +187,7 @@ impl CategoryMeans {
 
 impl FutureValue for CategoryMeans {
     fn future_value(&self, state: ScoreState) -> f64 {
-        self.means.future_value(state) + UPPER_BONUS as f64 * self.upper_bonus_chance(state)
+        self.means.future_value(state) + self.rules.upper_bonus() as f64 * self.upper_bonus_chance(state)
     }
 }
 
@@ -182,13 +201,13 @@ pub fn means(game: Game, estimate: CategoryMeans) -> Anchored<CategoryMeans> {
 /// round the box means the round before scored. Returns the estimate of round `rounds` and
 /// the exact expected scores of rounds `0..rounds` (Glenn: 225.40, 236.56, 232.27, 235.79).
 pub fn iterate_means(game: Game, start: PerBox, rounds: u32) -> (CategoryMeans, Vec<f64>) {
-    let mut estimate = CategoryMeans::new(start);
+    let mut estimate = CategoryMeans::new(game.rules, start);
     let mut averages = Vec::new();
     for round in 0..rounds {
         let analysis = analyze(game, &means(game, estimate));
         averages.push(analysis.expected_score());
         tracing::info!(round, expected = analysis.expected_score(), "means-iter round analysed");
-        estimate = CategoryMeans::new(super::box_means(&analysis));
+        estimate = CategoryMeans::new(game.rules, super::box_means(&analysis));
     }
     (estimate, averages)
 }
@@ -197,17 +216,17 @@ pub fn iterate_means(game: Game, start: PerBox, rounds: u32) -> (CategoryMeans, 
 /// strategy's: Glenn's Table III).
 pub fn means_var(game: Game, statistics: &Analysis) -> Anchored<CategoryMeans> {
     let variances = ALL_CATEGORIES.map(|c| statistics.box_variance(c));
-    means(game, CategoryMeans::with_variances(super::box_means(statistics), variances))
+    means(game, CategoryMeans::with_variances(game.rules, super::box_means(statistics), variances))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::game::{Category, CategorySet, Rules};
+    use crate::game::{Category, Rules};
 
     #[test]
     fn box_values_sum_the_open_boxes_in_play() {
-        let game = Game { rules: Rules::Official, categories: CategorySet::first(3) };
+        let game = Game { rules: Rules::OFFICIAL, categories: Rules::OFFICIAL.first(3).unwrap() };
         let values = BoxValues(std::array::from_fn(|c| c as f64 + 1.0));
         let start = ScoreState::start(game);
         assert_eq!(values.future_value(start), 1.0 + 2.0 + 3.0);

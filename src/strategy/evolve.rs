@@ -9,7 +9,7 @@
 //!
 //! **The search.** Glenn used "a simple genetic algorithm" and found that a large
 //! population evaluated on few games (256 individuals, 100 games each) did best. Ours:
-//! - individuals are the 13 numbers; the first generation draws s(c) uniformly between 0
+//! - individuals are one number per box; the first generation draws s(c) uniformly between 0
 //!   and the most the box can hold;
 //! - fitness is the mean score of [`EvolveParams::sample`] simulated games. All
 //!   individuals of a generation play the same dice (common random numbers), so their
@@ -25,8 +25,8 @@
 //!   of the last generation's fitter half (which averages out the mutations' noise) are
 //!   analysed ([`crate::solo::analyze`]) and the best average wins;
 //! - then, unless [`EvolveParams::polish`] is 0, the champion is polished by an exact
-//!   coordinate search (a memetic step the noisy fitness cannot take): each of the 13
-//!   numbers is moved up and down by a step, every candidate analysed exactly, the best
+//!   coordinate search (a memetic step the noisy fitness cannot take): each box's
+//!   number is moved up and down by a step, every candidate analysed exactly, the best
 //!   improvement kept until none is left; then the step halves, from [`POLISH_STEP`]
 //!   points, `polish` times in all. Simulation finds the region, exact analysis its top.
 //!
@@ -39,14 +39,15 @@ use rayon::prelude::*;
 
 use super::anchors::BoxValues;
 use super::{StrategyFileError, game_metadata, open_for_game};
-use crate::game::{Category, Game, NUM_CATEGORIES, RollId};
+use crate::game::{Category, Game, RollId};
 use crate::simulate::{PlanCache, game_rng, play_game};
 use crate::solo::{OptimalPolicy, analyze};
 use crate::store::{self, Checksum};
 
 /// Store kind of evolved-values files.
 pub const KIND: &str = "evolved-anchors";
-/// Version of the payload (13 `f64`, card order) and metadata; bump when either changes.
+/// Version of the payload (one `f64` per box of the card, card order) and metadata; bump
+/// when either changes.
 pub const VERSION: u64 = 1;
 /// Individuals copied unchanged into the next generation.
 pub const ELITES: usize = 2;
@@ -129,8 +130,18 @@ pub struct Evolution {
 }
 
 /// The most a box can hold by its printed pattern: the range of the first generation.
-fn box_maximum(c: Category) -> f64 {
-    RollId::all().map(|r| c.base_points(r)).max().unwrap_or(0) as f64
+fn box_maximum(game: Game, c: Category) -> f64 {
+    RollId::all().map(|r| game.rules.points(c, r)).max().unwrap_or(0) as f64
+}
+
+/// Numbers for the boxes of `game`'s card, drawn by `number(box)` in card order (the
+/// other boxes hold 0).
+fn per_card_box(game: Game, mut number: impl FnMut(Category) -> f64) -> BoxValues {
+    let mut values = [0.0; crate::game::MAX_BOXES];
+    for &c in game.rules.card() {
+        values[c.index()] = number(c);
+    }
+    BoxValues(values)
 }
 
 /// Mean score of `anchors` over `sample` games on the dice of `generation`.
@@ -158,9 +169,8 @@ pub fn evolve(game: Game, params: EvolveParams, mut report: impl FnMut(&Generati
     assert!(params.population > ELITES && params.sample > 0, "population > {ELITES} and sample > 0");
     // The genetic operators draw from their own stream family, apart from the dice.
     let mut rng = game_rng(params.seed ^ 0x9e37_79b9_7f4a_7c15, 0);
-    let mut population: Vec<BoxValues> = (0..params.population)
-        .map(|_| BoxValues(std::array::from_fn(|c| rng.random::<f64>() * box_maximum(Category::from_index(c)))))
-        .collect();
+    let mut population: Vec<BoxValues> =
+        (0..params.population).map(|_| per_card_box(game, |c| rng.random::<f64>() * box_maximum(game, c))).collect();
     let mut history = Vec::new();
     let mut ranked = Vec::new();
     for generation in 0..=params.generations {
@@ -187,10 +197,10 @@ pub fn evolve(game: Game, params: EvolveParams, mut report: impl FnMut(&Generati
         let mut next: Vec<BoxValues> = ranked[..ELITES].to_vec();
         while next.len() < params.population {
             let (a, b) = (population[tournament(&mut rng)], population[tournament(&mut rng)]);
-            next.push(BoxValues(std::array::from_fn(|c| {
-                let gene = if rng.random::<bool>() { a.0[c] } else { b.0[c] };
+            next.push(per_card_box(game, |c| {
+                let gene = if rng.random::<bool>() { a.0[c.index()] } else { b.0[c.index()] };
                 if rng.random::<f64>() < MUTATION_RATE { gene + step * normal(&mut rng) } else { gene }
-            })));
+            }));
         }
         population = next;
     }
@@ -229,8 +239,9 @@ fn polish(game: Game, start: (BoxValues, f64), steps: usize) -> (BoxValues, f64,
     for halving in 0..steps {
         let step = POLISH_STEP * 0.5f64.powi(halving as i32);
         for _ in 0..POLISH_ROUNDS_PER_STEP {
-            let candidates: Vec<BoxValues> = (0..NUM_CATEGORIES)
-                .filter(|&c| game.categories.contains(Category::from_index(c)))
+            let candidates: Vec<BoxValues> = game
+                .card()
+                .map(Category::index)
                 .flat_map(|c| {
                     [step, -step].map(|delta| {
                         let mut moved = best;
@@ -269,9 +280,9 @@ pub fn write(
     about: serde_json::Value,
 ) -> Result<Checksum, StrategyFileError> {
     let mut metadata = game_metadata(game, VERSION);
-    metadata["anchors"] = anchors.to_json();
+    metadata["anchors"] = anchors.to_json(game.rules);
     metadata["run"] = about;
-    Ok(store::write_atomic(path, KIND, &metadata, store::as_bytes(&anchors.0))?)
+    Ok(store::write_atomic(path, KIND, &metadata, store::as_bytes(&anchors.on_card(game.rules)))?)
 }
 
 /// Reads the values `yz strategy evolve` wrote for `game`.
@@ -279,11 +290,11 @@ pub fn load(path: &Path, game: Game) -> Result<BoxValues, StrategyFileError> {
     let file = open_for_game(path, KIND, VERSION, game, REMEDY)?;
     let values = file.payload_as::<f64>()?;
     let corrupted = |detail: String| StrategyFileError::Corrupted { path: path.to_path_buf(), detail };
-    let values: [f64; NUM_CATEGORIES] = values
-        .try_into()
-        .map_err(|_| corrupted(format!("it holds {} values, not one per box ({NUM_CATEGORIES})", values.len())))?;
+    let boxes = game.rules.card().len();
+    let anchors = BoxValues::from_card(game.rules, values)
+        .ok_or_else(|| corrupted(format!("it holds {} values, not one per box ({boxes})", values.len())))?;
     if let Some(bad) = values.iter().find(|v| !v.is_finite()) {
         return Err(corrupted(format!("value {bad} is not a finite number")));
     }
-    Ok(BoxValues(values))
+    Ok(anchors)
 }

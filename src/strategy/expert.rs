@@ -88,7 +88,7 @@ impl ExpertPolicy {
             return Category::Chance;
         }
         // Chance is filled here, so the fallback order skips it.
-        FALLBACK_ORDER.into_iter().find(|&c| points(c).is_some()).expect("a non-terminal state has an allowed box")
+        FALLBACK_ORDER.iter().copied().find(|&c| points(c).is_some()).expect("a non-terminal state has an allowed box")
     }
 }
 
@@ -143,7 +143,7 @@ mod tests {
 
     #[test]
     fn scores_the_most_points_and_scratches_in_order() {
-        let game = Game::full(Rules::NoBonus);
+        let game = Game::full(Rules::NO_BONUS);
         let expert = ExpertPolicy::new(game);
         let start = ScoreState::start(game);
         assert_eq!(expert.score_box(start, parse_dice("5,5,5,2,2").unwrap()), Category::FullHouse);

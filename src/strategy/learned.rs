@@ -238,17 +238,17 @@ impl Policy for LearnedPolicy {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::game::{CategorySet, Rules, parse_dice};
+    use crate::game::{Rules, parse_dice};
 
     #[test]
     fn biases_steer_the_box() {
-        let game = Game { rules: Rules::NoBonus, categories: CategorySet::ALL };
+        let game = Game::full(Rules::NO_BONUS);
         let start = ScoreState::start(game);
         // (3,3,5,5,5): Chance 21 − 10 = 11 loses to Full House 25.
         let roll = parse_dice("3,3,5,5,5").unwrap();
         assert_eq!(best_box(game, start)(roll), (Category::FullHouse, 25.0));
         // Sixes with 6 + 10 beats Ones with 4 + 1.666.
-        let upper = Game { rules: Rules::NoBonus, categories: CategorySet::first(6) };
+        let upper = Game { rules: Rules::NO_BONUS, categories: Rules::OFFICIAL.first(6).unwrap() };
         let roll = parse_dice("1,1,1,1,6").unwrap();
         assert_eq!(best_box(upper, ScoreState::start(upper))(roll).0, Category::Sixes);
     }

@@ -22,7 +22,7 @@
 //! | `upper-lower` | Eq. 14: the upper-only plus the lower-only game's value | [`upper_lower`] |
 //! | `rules` | the keep and scoring rule lists of Tables V and VI | [`rules`] |
 //! | `novice` | the Yahtzee-bonus strategy of §III-A | [`novice`] |
-//! | `evolved[:FILE]` | Eq. 13 with the 13 numbers found by the genetic algorithm of §III-B.1 | [`evolve`] |
+//! | `evolved[:FILE]` | Eq. 13 with the box numbers found by the genetic algorithm of §III-B.1 | [`evolve`] |
 //! | `expert` | Brown et al.'s expert system | [`expert`] |
 //! | `learned[:FILE]` | Brown et al.'s Monte-Carlo action table | [`learned`] |
 //!
@@ -43,7 +43,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
-use crate::game::{ALL_CATEGORIES, Game, NUM_CATEGORIES, ScoreState};
+use crate::game::{ALL_CATEGORIES, Game, MAX_BOXES, ScoreState};
 use crate::solo::{Analysis, OptimalPolicy, Policy, SoloTable, TableError, TurnPlan, analyze, open_or_solve};
 use crate::store::{StoreError, StoreFile};
 
@@ -94,6 +94,17 @@ pub enum StrategyError {
     /// A name that is no strategy.
     #[error("unknown strategy {0:?}; expected one of {STRATEGY_NAMES}")]
     Unknown(String),
+    /// A strategy written for Yahtzee's card, asked to play another.
+    #[error(
+        "strategy {strategy} is defined for Yahtzee's thirteen boxes and does not carry over to the {rules} rules; \
+         use optimal, greedy, means, means-iter, means-var, upper-lower or evolved"
+    )]
+    NotForRules {
+        /// The strategy.
+        strategy: String,
+        /// The rules asked for.
+        rules: String,
+    },
     /// A strategy's parameter beyond what it can be run with.
     #[error("{0}")]
     OutOfRange(String),
@@ -169,6 +180,21 @@ impl fmt::Display for StrategyName {
     }
 }
 
+impl StrategyName {
+    /// Whether the strategy is defined under `game`'s rules: the rule lists, the novice,
+    /// the expert system and the learned agent are written for Yahtzee's boxes.
+    pub fn check_rules(&self, game: Game) -> Result<(), StrategyError> {
+        let yahtzee_only = matches!(
+            self,
+            StrategyName::Rules | StrategyName::Novice | StrategyName::Expert | StrategyName::Learned { .. }
+        );
+        if yahtzee_only && !game.rules.has_yahtzee_card() {
+            return Err(StrategyError::NotForRules { strategy: self.to_string(), rules: game.rules.name().into() });
+        }
+        Ok(())
+    }
+}
+
 /// A strategy built for one game, ready to be analysed or played.
 pub struct Strategy {
     name: StrategyName,
@@ -184,6 +210,7 @@ impl Strategy {
     /// analyses of the earlier rounds (`means-iter`), the two sub-games' tables
     /// (`upper-lower`).
     pub fn build(name: &StrategyName, game: Game, data_dir: &Path) -> Result<Strategy, StrategyError> {
+        name.check_rules(game)?;
         let in_data_dir =
             |file: &Option<PathBuf>, default: String| file.clone().unwrap_or_else(|| data_dir.join(default));
         let mut earlier_rounds = Vec::new();
@@ -192,7 +219,7 @@ impl Strategy {
             StrategyName::Greedy => Box::new(anchors::greedy(game)),
             StrategyName::Means => {
                 let statistics = optimal_statistics(game, data_dir)?;
-                Box::new(anchors::means(game, anchors::CategoryMeans::new(box_means(&statistics))))
+                Box::new(anchors::means(game, anchors::CategoryMeans::new(game.rules, box_means(&statistics))))
             }
             &StrategyName::MeansIter { rounds } => {
                 let start = box_means(&optimal_statistics(game, data_dir)?);
@@ -261,8 +288,8 @@ pub fn optimal_statistics(game: Game, data_dir: &Path) -> Result<Analysis, Table
     Ok(analyze(game, &OptimalPolicy::solved(game, &table)))
 }
 
-/// One number per box, by card index.
-pub type PerBox = [f64; NUM_CATEGORIES];
+/// One number per box, by [`crate::game::Category::index`].
+pub type PerBox = [f64; MAX_BOXES];
 
 /// The mean of every box under the analysed strategy.
 pub fn box_means(analysis: &Analysis) -> PerBox {
@@ -331,6 +358,6 @@ pub(crate) fn game_metadata(game: Game, version: u64) -> serde_json::Value {
         "version": version,
         "producer": concat!("yz ", env!("CARGO_PKG_VERSION")),
         "rules": game.rules.name(),
-        "categories": game.categories.names(),
+        "categories": game.box_names(),
     })
 }

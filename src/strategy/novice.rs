@@ -23,7 +23,7 @@ use crate::solo::{Policy, TurnPlan};
 use Category::*;
 
 /// The boxes from the hardest to fill with a score to the easiest.
-pub const HARDEST_FIRST: [Category; 13] = [
+pub const HARDEST_FIRST: &[Category] = &[
     Yahtzee,
     LargeStraight,
     SmallStraight,
@@ -61,7 +61,7 @@ impl Novice {
     /// The box for `roll`: the most points, ties to the harder box; with no points, the
     /// hardest box, Yahtzee last.
     pub fn score_box(&self, state: ScoreState, roll: RollId) -> Category {
-        let allowed = HARDEST_FIRST.into_iter().filter_map(|c| Some((c, state.score(self.game, c, roll)?.points)));
+        let allowed = HARDEST_FIRST.iter().copied().filter_map(|c| Some((c, state.score(self.game, c, roll)?.points)));
         let (best, points) = allowed
             .clone()
             .fold(None, |best: Option<(Category, u32)>, (c, p)| match best {
@@ -98,7 +98,7 @@ mod tests {
         assert_eq!(keep("1,1,2,2,3"), "2,2");
         assert_eq!(keep("1,2,3,4,6"), "6");
         assert_eq!(keep("5,5,5,6,6"), "5,5,5");
-        let game = Game::full(Rules::Official);
+        let game = Game::full(Rules::OFFICIAL);
         let novice = Novice::new(game);
         let start = ScoreState::start(game);
         let score = |state: ScoreState, dice: &str| novice.score_box(state, parse_dice(dice).unwrap());

@@ -22,14 +22,13 @@
 use std::sync::LazyLock;
 
 use crate::game::dice::{FaceCounts, NUM_FACES};
-use crate::game::rules::UPPER_THRESHOLD;
 use crate::game::{ALL_CATEGORIES, Category, Game, KeepId, RollId, ScoreState};
 use crate::solo::{Policy, TurnPlan};
 
 use Category::*;
 
 /// The order of Glenn's fallback when no scoring rule matches.
-pub const FALLBACK_ORDER: [Category; 13] = [
+pub const FALLBACK_ORDER: &[Category] = &[
     Ones,
     Chance,
     Twos,
@@ -71,7 +70,8 @@ impl RuleLists {
         let straight_wanted = open(SmallStraight) || open(LargeStraight) && open(Chance);
 
         if at_least[5] != 0 {
-            let joker = self.game.rules.has_joker() && !open(Yahtzee) && at_least[5] & upper_open == 0;
+            let joker =
+                self.game.rules.joker() != crate::game::Joker::None && !open(Yahtzee) && at_least[5] & upper_open == 0;
             if open(Yahtzee) || joker {
                 return counts;
             }
@@ -126,9 +126,10 @@ impl RuleLists {
         let sum: u32 = counts.iter().enumerate().map(|(f, &n)| (f as u32 + 1) * n as u32).sum();
         let upper_with =
             |n: u8| (0..NUM_FACES).filter(move |&f| counts[f] >= n).map(|f| Category::upper_for_face(f as u8 + 1));
+        let threshold = self.game.rules.upper_threshold();
         let earns_bonus = |c: Category| {
             let total = state.upper_total as u32;
-            total < UPPER_THRESHOLD && points(c).is_some_and(|p| total + p >= UPPER_THRESHOLD)
+            total < threshold && points(c).is_some_and(|p| total + p >= threshold)
         };
         let high_upper = |n: u8| upper_with(n).filter(|c| matches!(c, Fives | Sixes)).find(|&c| scores(c));
         let rules = [
@@ -150,7 +151,7 @@ impl RuleLists {
             .into_iter()
             .flatten()
             .find(|&c| scores(c))
-            .or_else(|| FALLBACK_ORDER.into_iter().find(|&c| points(c).is_some()))
+            .or_else(|| FALLBACK_ORDER.iter().copied().find(|&c| points(c).is_some()))
             .expect("a non-terminal state has an open box the rules allow")
     }
 }
@@ -230,7 +231,7 @@ mod tests {
     use crate::game::{CategorySet, Rules, parse_dice};
 
     fn keep(filled: &[Category], dice: &str) -> String {
-        let game = Game::full(Rules::Official);
+        let game = Game::full(Rules::OFFICIAL);
         let filled = filled.iter().fold(CategorySet::EMPTY, |s, &c| s.with(c));
         let state = ScoreState { filled, upper_total: 0, yahtzee_50: false };
         RuleLists::new(game).keep(state, parse_dice(dice).unwrap()).to_string()
@@ -253,7 +254,7 @@ mod tests {
 
     #[test]
     fn table_vi_scores() {
-        let game = Game::full(Rules::Official);
+        let game = Game::full(Rules::OFFICIAL);
         let rules = RuleLists::new(game);
         let start = ScoreState::start(game);
         let score = |dice: &str| rules.score_box(start, parse_dice(dice).unwrap());

@@ -1,29 +1,19 @@
 //! Glenn's upper and lower heuristic (2007, §III-B.2, Eq. 14): a state is worth the optimal
 //! value of the upper-only game at its upper boxes and upper total plus that of the
 //! lower-only game at its lower boxes and Yahtzee box, `2^6 · 64 + 2^6 · 3 = 4,288` numbers
-//! in all.
+//! in all for Yahtzee (`2^6 · 64 + 2^8 · 3` for Yatzy's eight other lower boxes).
 //!
 //! The two sub-games are the game's boxes split in two, each solved on its own by
 //! [`crate::solo::solve()`] (the others count as filled, as Glenn views them). In a truncated
 //! game a half with no box in play is worth 0.
 
 use super::anchors::Anchored;
-use crate::game::rules::UPPER_THRESHOLD;
+use crate::game::index::NUM_UPPER_TOTALS;
 use crate::game::{Category, CategorySet, Game, ScoreState};
 use crate::solo::{FutureValue, SolvedValues, solve};
 
 /// Upper totals 0..=63.
-const UPPER_TOTALS: usize = UPPER_THRESHOLD as usize + 1;
-
-/// The lower boxes other than Yahtzee, by card index: bit `i` of a lower mask.
-const LOWER_BUT_YAHTZEE: [Category; 6] = [
-    Category::ThreeOfAKind,
-    Category::FourOfAKind,
-    Category::FullHouse,
-    Category::SmallStraight,
-    Category::LargeStraight,
-    Category::Chance,
-];
+const UPPER_TOTALS: usize = NUM_UPPER_TOTALS;
 
 /// The values of Glenn's Eq. 14.
 #[derive(Clone, Debug)]
@@ -31,10 +21,13 @@ pub struct UpperLowerValues {
     /// `upper[m][u]`: the upper-only game with the upper boxes of mask `m` filled and upper
     /// total `u`; NaN where that cannot occur. 64 · 64 numbers.
     upper: Vec<[f64; UPPER_TOTALS]>,
-    /// `lower[m][y]`: the lower-only game with the boxes of [`LOWER_BUT_YAHTZEE`] in mask
-    /// `m` filled and the Yahtzee box open (`y = 0`), holding 0 (`y = 1`) or 50 (`y = 2`);
-    /// NaN where that cannot occur. 64 · 3 numbers.
+    /// `lower[m][y]`: the lower-only game with the boxes of `lower_boxes` in mask `m`
+    /// filled and the Yahtzee box open (`y = 0`), holding 0 (`y = 1`) or 50 (`y = 2`);
+    /// NaN where that cannot occur. 64 · 3 numbers for Yahtzee.
     lower: Vec<[f64; 3]>,
+    /// The card's lower boxes other than the five-of-a-kind box, in card order: bit `i` of
+    /// a lower mask.
+    lower_boxes: Vec<Category>,
 }
 
 impl UpperLowerValues {
@@ -43,6 +36,8 @@ impl UpperLowerValues {
         let upper_game = Game { rules: game.rules, categories: CategorySet(game.categories.0 & CategorySet::UPPER.0) };
         let lower_game = Game { rules: game.rules, categories: game.categories.minus(CategorySet::UPPER) };
         let solved = |part: Game| (!part.categories.is_empty()).then(|| solve(part));
+        let lower_boxes: Vec<Category> =
+            game.rules.card().iter().copied().filter(|c| c.upper_face().is_none() && *c != Category::Yahtzee).collect();
         let (upper_solution, lower_solution) = (solved(upper_game), solved(lower_game));
         let value = |solution: &Option<crate::solo::SoloSolution>, part: Game, state: ScoreState| {
             if !state.filled.is_superset(part.absent()) {
@@ -61,16 +56,16 @@ impl UpperLowerValues {
                     .filter_map(|c| c.upper_face())
                     .map(|face| 5 * face as u32)
                     .sum::<u32>()
-                    .min(UPPER_THRESHOLD);
+                    .min(game.rules.upper_threshold());
                 std::array::from_fn(|u| {
                     let state = ScoreState { filled, upper_total: u as u8, yahtzee_50: false };
                     if u as u32 > highest { f64::NAN } else { value(&upper_solution, upper_game, state) }
                 })
             })
             .collect();
-        let lower = (0..1usize << 6)
+        let lower = (0..1usize << lower_boxes.len())
             .map(|mask| {
-                let boxes = lower_boxes(mask).union(lower_game.absent());
+                let boxes = boxes_of(&lower_boxes, mask).union(lower_game.absent());
                 std::array::from_fn(|y| {
                     let filled = if y == 0 { boxes } else { boxes.with(Category::Yahtzee) };
                     let yahtzee_50 = y == 2;
@@ -83,7 +78,7 @@ impl UpperLowerValues {
                 })
             })
             .collect();
-        UpperLowerValues { upper, lower }
+        UpperLowerValues { upper, lower, lower_boxes }
     }
 
     /// How many numbers the heuristic keeps: Glenn's 4,288.
@@ -92,18 +87,14 @@ impl UpperLowerValues {
     }
 }
 
-/// The set of the lower boxes (not Yahtzee) of a lower mask.
-fn lower_boxes(mask: usize) -> CategorySet {
-    LOWER_BUT_YAHTZEE
-        .iter()
-        .enumerate()
-        .filter(|(i, _)| mask & (1 << i) != 0)
-        .fold(CategorySet::EMPTY, |s, (_, &c)| s.with(c))
+/// The set of the boxes of `boxes` in `mask` (bit `i` for `boxes[i]`).
+fn boxes_of(boxes: &[Category], mask: usize) -> CategorySet {
+    boxes.iter().enumerate().filter(|(i, _)| mask & (1 << i) != 0).fold(CategorySet::EMPTY, |s, (_, &c)| s.with(c))
 }
 
-/// The lower mask of a set of filled boxes.
-fn lower_mask(filled: CategorySet) -> usize {
-    LOWER_BUT_YAHTZEE.iter().enumerate().filter(|(_, c)| filled.contains(**c)).map(|(i, _)| 1 << i).sum()
+/// The mask of `boxes` (bit `i` for `boxes[i]`) filled in `filled`.
+fn mask_of(boxes: &[Category], filled: CategorySet) -> usize {
+    boxes.iter().enumerate().filter(|(_, c)| filled.contains(**c)).map(|(i, _)| 1 << i).sum()
 }
 
 impl FutureValue for UpperLowerValues {
@@ -113,7 +104,8 @@ impl FutureValue for UpperLowerValues {
             (true, false) => 1,
             (true, true) => 2,
         };
-        self.upper[state.filled.upper_mask()][state.upper_total as usize] + self.lower[lower_mask(state.filled)][y]
+        self.upper[state.filled.upper_mask()][state.upper_total as usize]
+            + self.lower[mask_of(&self.lower_boxes, state.filled)][y]
     }
 }
 

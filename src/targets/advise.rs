@@ -87,7 +87,7 @@ pub fn needed(card: &Card, target: i64) -> i64 {
 /// gives 1 or 0.
 pub fn probability(table: &TargetTable, game: Game, card: &Card, target: i64) -> Result<f32, TargetAdviseError> {
     check_game(table, game)?;
-    Ok(table.probability(card.state(game), needed(card, target))?)
+    Ok(table.probability(card.state(), needed(card, target))?)
 }
 
 /// Ranks every choice of the position `card`, `roll`, `rolls_left` rerolls still allowed,
@@ -106,7 +106,7 @@ pub fn advise(
         return Err(TargetAdviseError::RollsLeft(rolls_left));
     }
     check_game(table, game)?;
-    let state = card.state(game);
+    let state = card.state();
     if state.is_terminal() {
         return Err(TargetAdviseError::GameOver);
     }
@@ -166,7 +166,7 @@ pub fn advise(
 }
 
 fn check_game(table: &TargetTable, game: Game) -> Result<(), TargetAdviseError> {
-    let describe = |game: Game| format!("{} rules with boxes {}", game.rules, game.categories.names().join(","));
+    let describe = |game: Game| format!("{} rules with boxes {}", game.rules, game.box_names().join(","));
     if table.game() != game {
         return Err(TargetAdviseError::WrongGame { expected: describe(game), found: describe(table.game()) });
     }

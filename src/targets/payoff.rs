@@ -30,11 +30,9 @@
 //! instead of 60 s on two shared cores, with half the memory. The full game computes
 //! 80 million lanes (a state's lanes times states, summed), 260 per state on average.
 
-use std::sync::LazyLock;
-
 use rayon::prelude::*;
 
-use crate::game::category::{ALL_CATEGORIES, Category};
+use crate::game::category::{Category, MAX_BOXES};
 use crate::game::{Game, NUM_ROLLS, RollId, ScoreState, StateId, StateIndex};
 use crate::solo::ScoreDistribution;
 use crate::turn::lanes::{BLOCK, Lane, max_of_plus, padded_lanes};
@@ -141,7 +139,7 @@ struct Future {
 pub fn solve<T: Lane>(game: Game, payoff: &Payoff) -> f64 {
     let index = StateIndex::new(game);
     let payoff = LanePayoff::<T>::new(payoff);
-    let mut layers: Vec<Vec<StateId>> = vec![Vec::new(); ALL_CATEGORIES.len() + 1];
+    let mut layers: Vec<Vec<StateId>> = vec![Vec::new(); MAX_BOXES + 1];
     for id in 0..index.len() as u32 {
         layers[index.state(StateId(id)).filled.len()].push(StateId(id));
     }
@@ -213,7 +211,7 @@ fn reached_points(game: Game, index: &StateIndex, layers: &[Vec<StateId>]) -> Ve
                 // The fewest and most points into each successor.
                 let mut by_next: Vec<(StateId, u32, u32)> = Vec::new();
                 for c in state.filled.complement().iter() {
-                    for &roll in &ROLL_CLASSES.representatives[c.index()] {
+                    for &roll in &game.rules.roll_classes().representatives[c.index()] {
                         let Some(t) = state.score(game, c, roll) else { continue };
                         let next = index.id(t.next).expect("successor is a state");
                         match by_next.iter_mut().find(|m| m.0 == next) {
@@ -263,15 +261,17 @@ impl<'a, T: Lane, F: Fn(ScoreState) -> (&'a Window<T>, Future)> SimdWork for Sta
         // Successors by box, upper total and Yahtzee flag, with the points scored into each.
         let successor_key =
             |c: Category, next: ScoreState| c.index() * 128 + next.upper_total as usize * 2 + next.yahtzee_50 as usize;
-        let mut slot_of_key = [u16::MAX; 13 * 128];
+        let mut slot_of_key = [u16::MAX; MAX_BOXES * 128];
         let mut slots: Vec<Slot<'a, T>> = Vec::new();
-        let mut plan: Vec<[(u16, u16); 13]> = vec![[(u16::MAX, 0); 13]; NUM_ROLLS];
+        let mut plan: Vec<[(u16, u16); MAX_BOXES]> = vec![[(u16::MAX, 0); MAX_BOXES]; NUM_ROLLS];
         let mut future = Future { least: u32::MAX, most: 0 };
         for c in state.filled.complement().iter() {
-            let classes = &ROLL_CLASSES;
+            let classes = game.rules.roll_classes();
             // (successor slot, points) of each class of rolls in this box.
             let mut by_class = [(u16::MAX, 0u16); MAX_CLASSES];
-            for (k, &roll) in classes.representatives[c.index()].iter().enumerate() {
+            let representatives = &classes.representatives[c.index()];
+            assert!(representatives.len() <= MAX_CLASSES, "{c} has {} classes of rolls", representatives.len());
+            for (k, &roll) in representatives.iter().enumerate() {
                 let Some(t) = state.score(game, c, roll) else { continue };
                 let key = successor_key(c, t.next);
                 if slot_of_key[key] == u16::MAX {
@@ -327,40 +327,6 @@ impl<'a, T: Lane, F: Fn(ScoreState) -> (&'a Window<T>, Future)> SimdWork for Sta
 /// other than Yahtzees and the six Yahtzee rolls.
 const MAX_CLASSES: usize = 32;
 
-/// Rolls that score alike in each box. Outside an extra Yahtzee (a Yahtzee roll with the
-/// Yahtzee box filled), what a roll earns in a box and where it leads depend only on the
-/// box's printed points for it ([`crate::game::Game::score`]). So a class is either the
-/// rolls other than Yahtzees with the same printed points, or one Yahtzee roll; scoring one
-/// roll per class gives every transition.
-struct RollClasses {
-    /// `class[c][r]`: the class of roll `r` in box `c` (card index).
-    class: Vec<[u8; NUM_ROLLS]>,
-    /// `representatives[c][k]`: a roll of class `k` in box `c`.
-    representatives: Vec<Vec<RollId>>,
-}
-
-static ROLL_CLASSES: LazyLock<RollClasses> = LazyLock::new(|| {
-    let mut classes = RollClasses { class: Vec::new(), representatives: Vec::new() };
-    for c in ALL_CATEGORIES {
-        let mut representatives: Vec<RollId> = Vec::new();
-        let class = std::array::from_fn(|r| {
-            let roll = RollId(r as u8);
-            let alike = |other: &RollId| {
-                !roll.is_yahtzee() && !other.is_yahtzee() && c.base_points(*other) == c.base_points(roll)
-            };
-            let k = representatives.iter().position(alike).unwrap_or_else(|| {
-                representatives.push(roll);
-                representatives.len() - 1
-            });
-            k as u8
-        });
-        assert!(representatives.len() <= MAX_CLASSES, "{c} has {} classes of rolls", representatives.len());
-        classes.class.push(class);
-        classes.representatives.push(representatives);
-    }
-    classes
-});
-
 /// One successor of a state (a box, an upper total and a Yahtzee flag).
 struct Slot<'a, T> {
     window: &'a Window<T>,
@@ -376,14 +342,14 @@ struct PayoffScorer<'a, T> {
     successors: &'a [&'a [T]],
     /// Per roll and box: (successor slot, offset of the points), slot `u16::MAX` where the
     /// box is closed.
-    plan: &'a [[(u16, u16); 13]],
+    plan: &'a [[(u16, u16); MAX_BOXES]],
     lanes: usize,
 }
 
 impl<T: Lane> RollScorer<T> for PayoffScorer<'_, T> {
     #[inline(always)]
     fn score(&self, roll: RollId, out: &mut [T]) {
-        let mut terms: [(&[T], T); 13] = [(&[], T::ZERO); 13];
+        let mut terms: [(&[T], T); MAX_BOXES] = [(&[], T::ZERO); MAX_BOXES];
         let mut count = 0;
         for &(slot, offset) in &self.plan[roll.0 as usize] {
             if slot != u16::MAX {

@@ -10,8 +10,7 @@
 
 use rayon::prelude::*;
 
-use crate::game::category::{ALL_CATEGORIES, Category};
-use crate::game::rules::{UPPER_BONUS, YAHTZEE_BONUS};
+use crate::game::category::{Category, MAX_BOXES};
 use crate::game::{Game, NUM_ROLLS, RollId, ScoreState, StateId, StateIndex};
 use crate::turn::lanes::{BLOCK, Lane, lane_max, padded_lanes};
 use crate::turn::simd::{self, SimdWork};
@@ -87,20 +86,11 @@ impl<T: Lane> TargetCurves<T> {
 /// Extra Yahtzee Bonus in every turn but one. A bound, not the exact maximum.
 pub fn max_future_points(game: Game, state: ScoreState) -> u32 {
     let open = state.filled.complement();
-    let best_box = |c: Category| match c {
-        Category::ThreeOfAKind | Category::FourOfAKind | Category::Chance => 30,
-        Category::FullHouse => 25,
-        Category::SmallStraight => 30,
-        Category::LargeStraight => 40,
-        Category::Yahtzee => 50,
-        upper => 5 * upper.upper_face().unwrap_or(0) as u32,
-    };
-    let boxes: u32 = open.iter().map(best_box).sum();
+    let boxes: u32 = open.iter().map(|c| game.rules.best_points(c)).sum();
     let upper_open = open.iter().any(|c| c.upper_face().is_some());
-    let bonus = if upper_open { UPPER_BONUS } else { 0 };
-    let yahtzee_possible = game.rules.has_yahtzee_bonus()
-        && (state.yahtzee_50 || (open.contains(Category::Yahtzee) && game.categories.contains(Category::Yahtzee)));
-    let extra = if yahtzee_possible { YAHTZEE_BONUS * open.len() as u32 } else { 0 };
+    let bonus = if upper_open { game.rules.upper_bonus() } else { 0 };
+    let yahtzee_possible = game.tracks_yahtzee_50() && (state.yahtzee_50 || open.contains(Category::Yahtzee));
+    let extra = if yahtzee_possible { game.rules.extra_bonus() * open.len() as u32 } else { 0 };
     boxes + bonus + extra
 }
 
@@ -108,7 +98,7 @@ pub fn max_future_points(game: Game, state: ScoreState) -> u32 {
 pub fn solve<T: Lane>(game: Game) -> TargetCurves<T> {
     let index = StateIndex::new(game);
     let mut curves: Vec<Curve<T>> = vec![Curve::default(); index.len()];
-    let mut layers: Vec<Vec<StateId>> = vec![Vec::new(); ALL_CATEGORIES.len() + 1];
+    let mut layers: Vec<Vec<StateId>> = vec![Vec::new(); MAX_BOXES + 1];
     for id in 0..index.len() as u32 {
         layers[index.state(StateId(id)).filled.len()].push(StateId(id));
     }
@@ -152,9 +142,9 @@ impl<'a, T: Lane, F: Fn(ScoreState) -> &'a Curve<T>> SimdWork for StateTurn<'a, 
         // A successor is known by its box, upper total and Yahtzee flag.
         let successor_key =
             |c: Category, next: ScoreState| c.index() * 128 + next.upper_total as usize * 2 + next.yahtzee_50 as usize;
-        let mut slot_of_key = [u16::MAX; 13 * 128];
+        let mut slot_of_key = [u16::MAX; MAX_BOXES * 128];
         let mut successors: Vec<&Curve<T>> = Vec::new();
-        let mut plan = [[(u16::MAX, 0u16); 13]; NUM_ROLLS];
+        let mut plan = [[(u16::MAX, 0u16); MAX_BOXES]; NUM_ROLLS];
         let mut horizon = 0;
         for roll in RollId::all() {
             for c in state.filled.complement().iter() {
@@ -204,14 +194,14 @@ struct CurveScorer<'a, T> {
     rows: &'a [T],
     stride: usize,
     /// Per roll and box: (successor row, points), row `u16::MAX` where the box is closed.
-    plan: &'a [[(u16, u16); 13]; NUM_ROLLS],
+    plan: &'a [[(u16, u16); MAX_BOXES]; NUM_ROLLS],
     lanes: usize,
 }
 
 impl<T: Lane> RollScorer<T> for CurveScorer<'_, T> {
     #[inline(always)]
     fn score(&self, roll: RollId, out: &mut [T]) {
-        let mut sources: [&[T]; 13] = [&[]; 13];
+        let mut sources: [&[T]; MAX_BOXES] = [&[]; MAX_BOXES];
         let mut count = 0;
         for &(row, points) in &self.plan[roll.0 as usize] {
             if row != u16::MAX {
@@ -255,12 +245,12 @@ fn max_of_rows<T: Lane>(dst: &mut [T], rows: &[&[T]]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::game::{CategorySet, Rules};
+    use crate::game::Rules;
 
     #[test]
     fn aces_alone_is_a_binomial_tail() {
         // Keeping every one is best for every threshold: each die ends a one with p = 91/216.
-        let game = Game { rules: Rules::Official, categories: CategorySet::first(1) };
+        let game = Game { rules: Rules::OFFICIAL, categories: Rules::OFFICIAL.first(1).unwrap() };
         let curves = solve::<f64>(game);
         let p: f64 = 91.0 / 216.0;
         let choose = |n: u32, k: u32| (0..k).fold(1.0, |acc, i| acc * (n - i) as f64 / (i + 1) as f64);
@@ -274,7 +264,8 @@ mod tests {
 
     #[test]
     fn curves_fall_from_one_and_dominate_the_expected_score() {
-        let game = Game { rules: Rules::Official, categories: CategorySet::first(4).with(Category::Yahtzee) };
+        let game =
+            Game { rules: Rules::OFFICIAL, categories: Rules::OFFICIAL.first(4).unwrap().with(Category::Yahtzee) };
         let curves = solve::<f64>(game);
         for curve in curves.curves() {
             assert!(curve.first >= 1);

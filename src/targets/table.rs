@@ -542,7 +542,7 @@ fn metadata(game: Game, states: usize, layout: Option<(u64, usize)>) -> serde_js
         "value": "max P(future points >= s) at the start of a turn, per state id, thresholds from first on",
         "value_type": "f32",
         "rules": game.rules.name(),
-        "categories": game.categories.names(),
+        "categories": game.box_names(),
         "category_mask": format!("{mask:04x}"),
         "states": states,
         "compression": {
