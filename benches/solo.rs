@@ -55,6 +55,13 @@ fn full_solve(c: &mut Criterion) {
             black_box(solution.start_value())
         })
     });
+    group.bench_function("solve_yatzy", |b| {
+        b.iter(|| {
+            let solution = solo::solve(Game::full(Rules::yatzy()));
+            assert!((solution.start_value() - 248.4399894).abs() < 5e-8);
+            black_box(solution.start_value())
+        })
+    });
     group.finish();
 }
 

@@ -236,6 +236,21 @@ fn three_of_a_kind_and_yahtzee() {
     check_game(set(&[Category::ThreeOfAKind, Category::Yahtzee]));
 }
 
+/// Scandinavian Yatzy's pair boxes and its yatzy: no extra bonus, no Joker.
+#[test]
+fn yatzy_pairs_and_yatzy() {
+    check(Game { rules: Rules::yatzy(), categories: set(&[Category::OnePair, Category::TwoPairs, Category::Yahtzee]) });
+}
+
+/// Yatzy's house rules on the boxes they change, and forced order.
+#[test]
+fn yatzy_house_rules() {
+    let house = Rules::yatzy_with(false, true, true);
+    check(Game { rules: house, categories: set(&[Category::TwoPairs, Category::FullHouse]) });
+    let forced = Rules::yatzy_with(true, false, false);
+    check(Game { rules: forced, categories: set(&[Category::Sixes, Category::OnePair, Category::Chance]) });
+}
+
 #[test]
 fn full_house_and_straights() {
     check_game(set(&[Category::FullHouse, Category::SmallStraight, Category::LargeStraight]));

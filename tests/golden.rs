@@ -88,3 +88,13 @@ pub mod table_vii {
     /// Category means heuristic (from GA): Glenn's best evolved values of Eq. 13.
     pub const EVOLVED: f64 = 243.63;
 }
+
+/// Scandinavian Yatzy under the rules the README states (15 boxes, bonus 50 at 63, no Joker,
+/// no extra bonus): the optimal expected score to seven decimals. Source: the Yatzy issue
+/// (#16), which cites two independent public solvers agreeing at 248.4394 and 248.44
+/// (teemukoukkari/yatzysolver's README prints 248.44).
+pub const YATZY_EXPECTED: f64 = 248.4399894;
+
+/// Larsson and Sjöberg's published optimum for Yatzy, two decimals. Source: the Yatzy issue
+/// (#16): their code scores a single pair in Two pairs, which is what the figure measures.
+pub const LARSSON_SJOBERG_EXPECTED: f64 = 248.63;

@@ -163,12 +163,14 @@ const CARDS: &[&str] = &[
 const DICE: &[&str] = &["1,3,3,5,6", "6,6,6,6,6", " 1, 2,3,4,5 ", "1,1,1,1,1", "2,2,3,3,3"];
 const LISTS: &[&str] = &[
     "ones,twos,yahtzee",
+    "pair,2pairs,yatzy",
     "ones",
     "fh, ss,LS",
     "3k,4k,chance,",
     "ones,twos,threes,fours,fives,sixes,3k,4k,fh,ss,ls,yahtzee,chance",
 ];
-const RULES: &[&str] = &["official", "forced-joker", "no-joker", "no-bonus"];
+const RULES: &[&str] =
+    &["official", "forced-joker", "no-joker", "no-bonus", "yatzy", "+forced-order", "+four-kind-two-pairs"];
 const STRATEGIES: &[&str] = &[
     "optimal",
     "greedy",
@@ -199,6 +201,7 @@ fn games() -> Vec<Game> {
     let mut games: Vec<Game> = Rules::all().into_iter().map(Game::full).collect();
     games.push(Game { rules: Rules::OFFICIAL, categories: Rules::OFFICIAL.first(3).unwrap() });
     games.push(Game::from_list(Rules::NO_JOKER, "ones,yahtzee").unwrap());
+    games.push(Game::from_list(Rules::yatzy(), "pair,2pairs,yatzy").unwrap());
     games
 }
 

@@ -1,6 +1,6 @@
 //! The solitaire solver against published numbers, closed forms and itself.
 
-use yz::game::{Category, CategorySet, Game, Rules, StateIndex};
+use yz::game::{Category, CategorySet, Game, Pattern, Rules, StateIndex};
 use yz::solo::solve;
 
 use crate::golden;
@@ -65,4 +65,44 @@ fn every_variant_and_a_truncated_game_is_consistent() {
     assert!(official > no_joker && no_joker > no_bonus);
     let first_six = solve(Game { rules: Rules::OFFICIAL, categories: Rules::OFFICIAL.first(6).unwrap() }).start_value();
     assert!(first_six > 0.0 && first_six < official);
+}
+
+#[test]
+fn yatzy_expected_score_is_248_4399894() {
+    let value = solve(Game::full(Rules::yatzy())).start_value();
+    assert_eq!(rounded(value, 7), golden::YATZY_EXPECTED, "{value}");
+}
+
+/// Larsson and Sjöberg's 248.63 is Yatzy with Two pairs also scoring a single pair: the one
+/// difference, reproduced as a rule set only this test builds.
+#[test]
+fn larsson_sjoberg_figure_is_two_pairs_scoring_one_pair() {
+    let misread = Pattern::Pairs { pairs: 2, four_of_a_kind_counts: false, fewer_score: true };
+    let rules = Rules::yatzy().with_pattern(Category::TwoPairs, misread, "larsson-sjoberg");
+    let value = solve(Game::full(rules)).start_value();
+    assert_eq!(rounded(value, 2), golden::LARSSON_SJOBERG_EXPECTED, "{value}");
+}
+
+/// Under forced order the upper section comes first and every lower box is one turn aimed
+/// at it alone, so the game's value is the upper section's plus each lower box's.
+#[test]
+fn forced_order_yatzy_is_the_upper_section_plus_one_turn_per_lower_box() {
+    let forced = Rules::yatzy_with(true, false, false);
+    let value = |categories| solve(Game { rules: forced, categories }).start_value();
+    let whole = value(forced.boxes());
+    let upper = value(CategorySet::UPPER);
+    let lower: f64 = forced.boxes().minus(CategorySet::UPPER).iter().map(|c| value(CategorySet::EMPTY.with(c))).sum();
+    assert!((whole - (upper + lower)).abs() < 1e-9, "{whole} vs {upper} + {lower}");
+    // Free order can only do better.
+    assert!(solve(Game::full(Rules::yatzy())).start_value() > whole);
+}
+
+/// Each house rule that lets a roll score in one more box can only raise the value.
+#[test]
+fn yatzy_house_rules_that_widen_a_box_raise_the_value() {
+    let plain = solve(Game::full(Rules::yatzy())).start_value();
+    for rules in [Rules::yatzy_with(false, true, false), Rules::yatzy_with(false, false, true)] {
+        let value = solve(Game::full(rules)).start_value();
+        assert!(value > plain, "{rules}: {value} vs {plain}");
+    }
 }

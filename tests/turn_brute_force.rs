@@ -13,6 +13,9 @@
 //! The brute force memoizes by the multiset of the dice (a key equal for any order of the
 //! same faces); this only shares work, and does not change what is enumerated or summed.
 
+use std::cell::RefCell;
+use std::collections::HashMap;
+
 use yz::game::{
     ALL_CATEGORIES, Category, CategorySet, Game, RollId, Rules, ScoreState, StateId, StateIndex, YAHTZEE_RULES,
 };
@@ -258,4 +261,40 @@ fn aces_alone_by_brute_force() {
     assert!((brute - exact).abs() < 1e-12, "brute force {brute}, exact {exact}");
     let solver = solve(game).start_value();
     assert!((solver - exact).abs() < 1e-12, "solver {solver}, exact {exact}");
+}
+
+/// The whole game of `game` by brute force: each turn played literally by [`BruteTurn`],
+/// the next turns valued by the same recursion (memoized by state), no solver anywhere.
+fn brute_force_game(game: Game) -> f64 {
+    fn value(game: Game, state: ScoreState, memo: &RefCell<HashMap<ScoreState, f64>>) -> f64 {
+        if state.is_terminal() {
+            return 0.0;
+        }
+        if let Some(&known) = memo.borrow().get(&state) {
+            return known;
+        }
+        let future = |next: ScoreState| value(game, next, memo);
+        let v = BruteTurn::new(game, state, &future).start_value();
+        memo.borrow_mut().insert(state, v);
+        v
+    }
+    value(game, ScoreState::start(game), &RefCell::new(HashMap::new()))
+}
+
+/// Small Yatzy games, solved outright by brute force and by the solver: the pair boxes and
+/// the yatzy; the house rules on the boxes they change; forced order with an upper box.
+#[test]
+fn small_yatzy_games_agree_with_brute_force() {
+    use Category::*;
+    let games = [
+        Game { rules: Rules::yatzy(), categories: set(&[OnePair, TwoPairs, Yahtzee]) },
+        Game { rules: Rules::yatzy_with(false, true, true), categories: set(&[TwoPairs, FullHouse, Yahtzee]) },
+        Game { rules: Rules::yatzy_with(true, false, false), categories: set(&[Sixes, OnePair, SmallStraight]) },
+        Game { rules: Rules::yatzy(), categories: set(&[Fives, Sixes, ThreeOfAKind, LargeStraight]) },
+    ];
+    for game in games {
+        let brute = brute_force_game(game);
+        let solver = solve(game).start_value();
+        assert!((solver - brute).abs() <= TOLERANCE * brute, "{game:?}: solver {solver}, brute force {brute}");
+    }
 }

@@ -19,14 +19,17 @@ use yz::game::{Game, Rules};
 /// Which game: rules and the boxes in play.
 #[derive(Args)]
 pub struct GameArgs {
-    /// Rules: official, forced-joker, no-joker, no-bonus.
+    /// Rules: official, forced-joker, no-joker, no-bonus (Yahtzee), or yatzy (Scandinavian
+    /// Yatzy) with any house rules appended: yatzy+forced-order, +five-kind-full-house,
+    /// +four-kind-two-pairs.
     #[arg(long, default_value = "official")]
     pub rules: Rules,
     /// Play only these boxes (the others start scratched with 0), e.g. ones,twos,yahtzee.
     #[arg(long, value_name = "LIST", conflicts_with = "first")]
     pub categories: Option<String>,
-    /// Play only the first N boxes in card order (ones … sixes, 3k, 4k, fh, ss, ls,
-    /// yahtzee, chance).
+    /// Play only the first N boxes in card order (Yahtzee: ones … sixes, 3k, 4k, fh, ss,
+    /// ls, yahtzee, chance; Yatzy: ones … sixes, pair, 2pairs, 3k, 4k, ss, ls, fh, chance,
+    /// yatzy).
     #[arg(long, value_name = "N")]
     pub first: Option<usize>,
 }

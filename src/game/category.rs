@@ -3,7 +3,8 @@
 //! [`Category`] names every box any rule set uses (the vocabulary); a rule set
 //! ([`crate::game::Rules`]) picks its boxes from it, in its own card order, and says how
 //! each one scores. Sets of boxes are bit sets over this vocabulary, so a box keeps one
-//! bit whatever the rules.
+//! bit whatever the rules: Yahtzee's thirteen boxes hold bits 0..13 and Scandinavian
+//! Yatzy adds One pair and Two pairs as bits 13 and 14.
 
 use std::fmt;
 
@@ -11,7 +12,7 @@ use super::dice::NUM_FACES;
 
 /// Number of boxes in the vocabulary: the most a rule set can have, and the bits of a
 /// [`CategorySet`].
-pub const MAX_BOXES: usize = 13;
+pub const MAX_BOXES: usize = 15;
 
 /// A box of the score card. The index is its bit in a [`CategorySet`]; Yahtzee's boxes
 /// come first, in Brown et al.'s card order.
@@ -40,10 +41,14 @@ pub enum Category {
     SmallStraight,
     /// Large straight.
     LargeStraight,
-    /// Five of a kind.
+    /// Five of a kind (Yahtzee, or Yatzy).
     Yahtzee,
     /// Any dice.
     Chance,
+    /// One pair (Yatzy).
+    OnePair,
+    /// Two pairs (Yatzy).
+    TwoPairs,
 }
 
 /// Every box of the vocabulary, in index order.
@@ -61,14 +66,18 @@ pub const ALL_CATEGORIES: [Category; MAX_BOXES] = [
     Category::LargeStraight,
     Category::Yahtzee,
     Category::Chance,
+    Category::OnePair,
+    Category::TwoPairs,
 ];
 
 /// Command-line names, by index.
-const NAMES: [&str; MAX_BOXES] =
-    ["ones", "twos", "threes", "fours", "fives", "sixes", "3k", "4k", "fh", "ss", "ls", "yahtzee", "chance"];
+const NAMES: [&str; MAX_BOXES] = [
+    "ones", "twos", "threes", "fours", "fives", "sixes", "3k", "4k", "fh", "ss", "ls", "yahtzee", "chance", "pair",
+    "2pairs",
+];
 
 /// Other names a box answers to on the command line.
-const ALIASES: [(&str, Category); 0] = [];
+const ALIASES: [(&str, Category); 1] = [("yatzy", Category::Yahtzee)];
 
 impl Category {
     /// Its index in [`ALL_CATEGORIES`] and its bit in a [`CategorySet`].
@@ -84,12 +93,12 @@ impl Category {
         ALL_CATEGORIES[index]
     }
 
-    /// The short name used on the command line (`ones` … `chance`).
+    /// The short name used on the command line (`ones` … `2pairs`).
     pub fn name(self) -> &'static str {
         NAMES[self.index()]
     }
 
-    /// Parses a command-line name (or an alias).
+    /// Parses a command-line name (or an alias such as `yatzy`).
     pub fn parse(name: &str) -> Option<Category> {
         let name = name.trim().to_ascii_lowercase();
         NAMES
@@ -232,5 +241,6 @@ mod tests {
         }
         assert_eq!(Category::parse("FH"), Some(Category::FullHouse));
         assert_eq!(Category::parse("sevens"), None);
+        assert_eq!(Category::parse("Yatzy"), Some(Category::Yahtzee));
     }
 }

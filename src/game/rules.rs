@@ -2,8 +2,9 @@
 //!
 //! A [`Rules`] value says which boxes the card has and in what order, how each one
 //! scores ([`Pattern`]), the upper threshold and bonus, the Extra Yahtzee Bonus and the
-//! Joker, and whether boxes must be filled in card order. The four Yahtzee variants are
-//! values of it; every solver reads a game through it and nothing else.
+//! Joker, and whether boxes must be filled in card order. The four Yahtzee variants and
+//! Scandinavian Yatzy (with its house rules) are values of it; every solver reads a game
+//! through it and nothing else.
 
 use std::fmt;
 use std::str::FromStr;
@@ -29,6 +30,16 @@ pub enum Pattern {
         /// `true`: the sum of all five dice (Yahtzee); `false`: the sum of the `count`
         /// matching dice (Yatzy).
         all_dice: bool,
+    },
+    /// `pairs` pairs, scored as the sum of their dice (the highest pairs).
+    Pairs {
+        /// Pairs needed.
+        pairs: u8,
+        /// Whether four dice of one face count as two pairs.
+        four_of_a_kind_counts: bool,
+        /// Whether fewer pairs than needed still score the pairs there are (a misreading,
+        /// kept for reproducing published figures).
+        fewer_score: bool,
     },
     /// Three of one face and two of another.
     FullHouse {
@@ -68,6 +79,17 @@ impl Pattern {
                 Some(face) => face * count as u32,
                 None => 0,
             },
+            Pattern::Pairs { pairs, four_of_a_kind_counts, fewer_score } => {
+                // The highest pairs first, a face giving two where four of a kind counts.
+                let (mut found, mut sum) = (0u8, 0);
+                for face in (1..=NUM_FACES as u32).rev() {
+                    let n = counts[face as usize - 1];
+                    let times = if n >= 4 && four_of_a_kind_counts { 2 } else { (n >= 2) as u8 };
+                    let taken = times.min(pairs - found);
+                    (found, sum) = (found + taken, sum + 2 * face * taken as u32);
+                }
+                if found < pairs && !fewer_score { 0 } else { sum }
+            }
             Pattern::FullHouse { points, five_of_a_kind_counts } => {
                 let full = counts.contains(&3) && counts.contains(&2) || most == 5 && five_of_a_kind_counts;
                 match (full, points) {
@@ -191,6 +213,21 @@ pub struct Rules {
 /// The four Yahtzee variants.
 pub const YAHTZEE_RULES: [Rules; 4] = [Rules::OFFICIAL, Rules::FORCED_JOKER, Rules::NO_JOKER, Rules::NO_BONUS];
 
+/// The house rules a Yatzy table may play by, in the order their names are written.
+const YATZY_SWITCHES: [&str; 3] = ["forced-order", "five-kind-full-house", "four-kind-two-pairs"];
+
+/// The names of the Yatzy rule sets, by switch bits (bit `i`: `YATZY_SWITCHES[i]` on).
+const YATZY_NAMES: [&str; 8] = [
+    "yatzy",
+    "yatzy+forced-order",
+    "yatzy+five-kind-full-house",
+    "yatzy+forced-order+five-kind-full-house",
+    "yatzy+four-kind-two-pairs",
+    "yatzy+forced-order+four-kind-two-pairs",
+    "yatzy+five-kind-full-house+four-kind-two-pairs",
+    "yatzy+forced-order+five-kind-full-house+four-kind-two-pairs",
+];
+
 const fn card(boxes: &[Category]) -> ([Category; MAX_BOXES], u8) {
     let mut order = [Category::Ones; MAX_BOXES];
     let mut i = 0;
@@ -264,6 +301,72 @@ impl Rules {
         }
     }
 
+    /// Scandinavian Yatzy: fifteen boxes (ones … sixes, one pair, two pairs, three and four
+    /// of a kind, small straight 1-5 for 15, large straight 2-6 for 20, full house, chance,
+    /// yatzy 50), bonus 50 at 63, no Joker, no extra bonus.
+    pub const fn yatzy() -> Rules {
+        use Category::*;
+        let (order, len) = card(&[
+            Ones,
+            Twos,
+            Threes,
+            Fours,
+            Fives,
+            Sixes,
+            OnePair,
+            TwoPairs,
+            ThreeOfAKind,
+            FourOfAKind,
+            SmallStraight,
+            LargeStraight,
+            FullHouse,
+            Chance,
+            Yahtzee,
+        ]);
+        let mut patterns = [None; MAX_BOXES];
+        let mut face = 0;
+        while face < NUM_FACES {
+            patterns[face] = Some(UPPER_PATTERNS[face]);
+            face += 1;
+        }
+        patterns[OnePair as usize] =
+            Some(Pattern::Pairs { pairs: 1, four_of_a_kind_counts: false, fewer_score: false });
+        patterns[TwoPairs as usize] =
+            Some(Pattern::Pairs { pairs: 2, four_of_a_kind_counts: false, fewer_score: false });
+        patterns[ThreeOfAKind as usize] = Some(Pattern::OfAKind { count: 3, all_dice: false });
+        patterns[FourOfAKind as usize] = Some(Pattern::OfAKind { count: 4, all_dice: false });
+        patterns[SmallStraight as usize] = Some(Pattern::Straight { length: 5, lowest: Some(1), points: 15 });
+        patterns[LargeStraight as usize] = Some(Pattern::Straight { length: 5, lowest: Some(2), points: 20 });
+        patterns[FullHouse as usize] = Some(Pattern::FullHouse { points: None, five_of_a_kind_counts: false });
+        patterns[Chance as usize] = Some(Pattern::Chance);
+        patterns[Yahtzee as usize] = Some(Pattern::FiveOfAKind { points: 50 });
+        Rules {
+            name: YATZY_NAMES[0],
+            order,
+            len,
+            patterns,
+            upper_threshold: 63,
+            upper_bonus: 50,
+            extra_bonus: 0,
+            joker: Joker::None,
+            forced_order: false,
+        }
+    }
+
+    /// Yatzy with house rules: boxes filled top to bottom, five of a kind as a full house,
+    /// four of a kind as two pairs.
+    pub fn yatzy_with(forced_order: bool, five_kind_full_house: bool, four_kind_two_pairs: bool) -> Rules {
+        let mut rules = Rules::yatzy();
+        rules.forced_order = forced_order;
+        rules.patterns[Category::FullHouse.index()] =
+            Some(Pattern::FullHouse { points: None, five_of_a_kind_counts: five_kind_full_house });
+        rules.patterns[Category::TwoPairs.index()] =
+            Some(Pattern::Pairs { pairs: 2, four_of_a_kind_counts: four_kind_two_pairs, fewer_score: false });
+        let bits = forced_order as usize | (five_kind_full_house as usize) << 1 | (four_kind_two_pairs as usize) << 2;
+        rules.name = YATZY_NAMES[bits];
+        rules
+    }
+
     /// The same rules with `category` scoring by `pattern` and a new name: for rule
     /// readings that only tests and studies need (the box must be on the card).
     ///
@@ -279,9 +382,11 @@ impl Rules {
         self
     }
 
-    /// Every named rule set.
+    /// Every named rule set: the Yahtzee variants, then Yatzy with each set of house rules.
     pub fn all() -> Vec<Rules> {
-        YAHTZEE_RULES.to_vec()
+        let yahtzee = YAHTZEE_RULES;
+        let yatzy = (0..8).map(|b| Rules::yatzy_with(b & 1 != 0, b & 2 != 0, b & 4 != 0));
+        yahtzee.into_iter().chain(yatzy).collect()
     }
 
     /// Whether the card is Yahtzee's: its thirteen boxes, scoring as printed on it (the
@@ -502,12 +607,30 @@ impl fmt::Display for Rules {
 impl FromStr for Rules {
     type Err = String;
 
-    /// Parses a rule set name: `official`, `forced-joker`, `no-joker`, `no-bonus`.
+    /// Parses a rule set name: `official`, `forced-joker`, `no-joker`, `no-bonus`, or
+    /// `yatzy` followed by any of `+forced-order`, `+five-kind-full-house`,
+    /// `+four-kind-two-pairs` (in any order).
     fn from_str(s: &str) -> Result<Rules, String> {
-        YAHTZEE_RULES
-            .into_iter()
-            .find(|r| r.name == s.trim())
-            .ok_or_else(|| format!("unknown rules {s:?}; expected official, forced-joker, no-joker, no-bonus"))
+        let expected = || {
+            format!(
+                "unknown rules {s:?}; expected official, forced-joker, no-joker, no-bonus, or yatzy with any of +{}",
+                YATZY_SWITCHES.join(", +")
+            )
+        };
+        let mut parts = s.trim().split('+');
+        let base = parts.next().unwrap_or_default();
+        if base != "yatzy" {
+            return YAHTZEE_RULES.into_iter().find(|r| r.name == s.trim()).ok_or_else(expected);
+        }
+        let mut bits = 0usize;
+        for switch in parts {
+            let bit = YATZY_SWITCHES.iter().position(|&w| w == switch).ok_or_else(expected)?;
+            if bits & (1 << bit) != 0 {
+                return Err(format!("house rule {switch} is named twice in {s:?}"));
+            }
+            bits |= 1 << bit;
+        }
+        Ok(Rules::yatzy_with(bits & 1 != 0, bits & 2 != 0, bits & 4 != 0))
     }
 }
 
@@ -749,17 +872,63 @@ mod tests {
     }
 
     #[test]
+    fn yatzy_patterns_score() {
+        let p = |rules: Rules, c: Category, f| rules.points(c, RollId::from_faces(f));
+        let y = Rules::yatzy();
+        assert_eq!(p(y, Category::OnePair, [3, 3, 5, 5, 1]), 10);
+        assert_eq!(p(y, Category::OnePair, [1, 2, 3, 4, 6]), 0);
+        assert_eq!(p(y, Category::TwoPairs, [3, 3, 5, 5, 1]), 16);
+        assert_eq!(p(y, Category::TwoPairs, [3, 3, 3, 5, 5]), 16);
+        assert_eq!(p(y, Category::TwoPairs, [4, 4, 4, 4, 1]), 0);
+        assert_eq!(p(y, Category::TwoPairs, [4, 4, 1, 2, 3]), 0);
+        assert_eq!(p(y, Category::ThreeOfAKind, [4, 4, 4, 4, 1]), 12);
+        assert_eq!(p(y, Category::FourOfAKind, [4, 4, 4, 4, 1]), 16);
+        assert_eq!(p(y, Category::FourOfAKind, [6; 5]), 24);
+        assert_eq!(p(y, Category::SmallStraight, [5, 4, 3, 2, 1]), 15);
+        assert_eq!(p(y, Category::SmallStraight, [2, 3, 4, 5, 6]), 0);
+        assert_eq!(p(y, Category::LargeStraight, [2, 3, 4, 5, 6]), 20);
+        assert_eq!(p(y, Category::LargeStraight, [1, 2, 3, 4, 5]), 0);
+        assert_eq!(p(y, Category::FullHouse, [2, 2, 6, 6, 6]), 22);
+        assert_eq!(p(y, Category::FullHouse, [6; 5]), 0);
+        assert_eq!(p(y, Category::Yahtzee, [2; 5]), 50);
+        let house = Rules::yatzy_with(false, true, true);
+        assert_eq!(p(house, Category::FullHouse, [6; 5]), 30);
+        assert_eq!(p(house, Category::TwoPairs, [4, 4, 4, 4, 1]), 16);
+    }
+
+    #[test]
+    fn forced_order_allows_only_the_first_open_box() {
+        let game = Game::full(Rules::yatzy_with(true, false, false));
+        let roll = RollId::from_faces([6; 5]);
+        let start = game.absent();
+        assert!(game.score(Category::Ones, roll, start, false).is_some());
+        assert!(game.score(Category::Yahtzee, roll, start, false).is_none());
+        let after = start.union(CategorySet::UPPER);
+        assert_eq!(game.choices(after).iter().collect::<Vec<_>>(), vec![Category::OnePair]);
+    }
+
+    #[test]
     fn rule_names_round_trip() {
         for rules in Rules::all() {
             assert_eq!(rules.name().parse::<Rules>(), Ok(rules));
         }
+        let r: Rules = "yatzy+four-kind-two-pairs+forced-order".parse().unwrap();
+        assert_eq!(r.name(), "yatzy+forced-order+four-kind-two-pairs");
+        assert!("yatzy+forced-order+forced-order".parse::<Rules>().unwrap_err().contains("twice"));
         assert!("yahtzee".parse::<Rules>().unwrap_err().contains("expected official"));
+        assert!("official+forced-order".parse::<Rules>().is_err());
     }
 
     #[test]
     fn card_order_and_first_n() {
-        let err = Rules::OFFICIAL.first(14).unwrap_err().to_string();
-        assert!(err.contains("1 to 13") && err.contains("official"), "{err}");
+        let y = Rules::yatzy();
+        assert_eq!(y.card().len(), 15);
+        assert_eq!(
+            Game::first(y, 8).unwrap().box_names(),
+            ["ones", "twos", "threes", "fours", "fives", "sixes", "pair", "2pairs"]
+        );
+        let err = y.first(16).unwrap_err().to_string();
+        assert!(err.contains("1 to 15") && err.contains("yatzy"), "{err}");
         assert!(Rules::OFFICIAL.parse_list("pair").unwrap_err().to_string().contains("official rules have ones"));
         assert_eq!(Rules::OFFICIAL.first(13).unwrap(), Rules::OFFICIAL.boxes());
     }
@@ -770,17 +939,20 @@ mod tests {
         // C(13, 1) sets, the Yahtzee box alone with both flags.
         assert_eq!(game.layer_slots(1).len(), 14);
         assert_eq!(game.layer_slots(13).len(), 2);
+        // Yatzy tracks no five-of-a-kind flag: C(15, 1) sets, one slot each.
+        assert_eq!(Game::full(Rules::yatzy()).layer_slots(1).len(), 15);
     }
 
     #[test]
     fn filled_sets_are_every_subset_of_the_boxes_in_play() {
-        let game = Game::first(Rules::OFFICIAL, 3).unwrap();
+        let game = Game::first(Rules::yatzy(), 3).unwrap();
         let sets: Vec<CategorySet> = game.filled_sets().collect();
         assert_eq!(sets.len(), 8);
         assert!(sets.iter().all(|s| s.is_superset(game.absent())));
         assert!(sets.windows(2).all(|w| w[0].0 < w[1].0));
         assert_eq!(game.num_slots(), 8);
         assert_eq!(Game::full(Rules::OFFICIAL).num_slots(), 1 << 14);
+        assert_eq!(Game::full(Rules::yatzy()).num_slots(), 1 << 15);
         for slot in 0..game.num_slots() {
             let (filled, flag) = game.slot_key(slot);
             assert_eq!(game.slot(filled, flag), slot);
