@@ -1,18 +1,21 @@
-//! yz: exact Yahtzee.
+//! yz: exact Yahtzee and Scandinavian Yatzy.
 //!
 //! One turn dynamic program ([`turn`]), generic over what a state's value is, carries every
 //! solver: [`solo`] solves the single-player game for maximum expected score with lanes
 //! over the upper total. [`strategy`] names the papers' other strategies, evaluated exactly
 //! by the same forward analysis, and [`simulate`] plays any of them, alone or in a match.
 //! [`duel`] solves the two-player game layer by layer; [`cluster`] spreads that solve over
-//! MPI ranks (or runs it in one process). [`game`] models dice, boxes, rules and score
-//! states; [`store`] is the checked file format every table uses.
+//! MPI ranks (or runs it in one process). [`targets`] gives the best chance of reaching
+//! every score, [`emp`] Pawlewicz's searchers and exact move errors, [`oneturn`] one turn
+//! played for a pattern. [`game`] models dice, the boxes and the rule sets as data (every
+//! solver reads a game only through it, so Yatzy is a value like Yahtzee's variants), and
+//! score states; [`store`] is the checked file format every table uses.
 //!
 //! ```
-//! use yz::game::{Card, CategorySet, Game, Rules, parse_dice};
+//! use yz::game::{Card, Game, Rules, parse_dice};
 //!
 //! // The upper-section game: six boxes, bonus 35 at 63.
-//! let game = Game { rules: Rules::OFFICIAL, categories: Rules::OFFICIAL.first(6).unwrap() };
+//! let game = Game::first(Rules::OFFICIAL, 6).unwrap();
 //! let solution = yz::solo::solve(game);
 //! assert!((solution.start_value() - 71.95).abs() < 0.01);
 //!
@@ -23,6 +26,10 @@
 //!     yz::solo::Choice::Keep(keep) => keep,
 //!     yz::solo::Choice::Score(_) => unreachable!(),
 //! }), vec![6, 6, 6]);
+//!
+//! // Scandinavian Yatzy's lower section is a game like any other.
+//! let lower = Game::from_list(Rules::yatzy(), "pair,2pairs,3k,4k,ss,ls,fh,chance,yatzy").unwrap();
+//! assert!((yz::solo::solve(lower).start_value() - 127.376).abs() < 0.001);
 //! ```
 #![warn(missing_docs)]
 

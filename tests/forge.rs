@@ -79,7 +79,7 @@ impl Forge {
 /// Rewrites the store file `path` of `kind` with its metadata and payload changed by
 /// `edit`, under `new_kind`: new, valid checksums over the lie.
 pub fn reseal(path: &Path, kind: &str, new_kind: &str, edit: impl FnOnce(&mut serde_json::Value, &mut Vec<u8>)) {
-    let file = StoreFile::open(path, kind).unwrap();
+    let file = unsafe { StoreFile::open(path, kind) }.unwrap();
     let (mut metadata, mut payload) = (file.metadata().clone(), file.payload().to_vec());
     drop(file);
     edit(&mut metadata, &mut payload);
@@ -113,7 +113,7 @@ pub struct RawStore {
 impl RawStore {
     /// The fields of the sound store file `path` of `kind`.
     pub fn of(path: &Path, kind: &str) -> RawStore {
-        let file = StoreFile::open(path, kind).unwrap();
+        let file = unsafe { StoreFile::open(path, kind) }.unwrap();
         RawStore {
             magic: *b"YZSTORE\0",
             byte_order_mark: 0x0102_0304,

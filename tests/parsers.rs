@@ -841,7 +841,7 @@ fn forged_shards_are_refused_or_read() {
     let listed = duel.manifest.listed().len();
     let header = |i: usize| {
         let file = &duel.manifest.listed()[i].entry.file;
-        StoreFile::open(&duel.pristine.join(file), SHARD_KIND).unwrap().metadata().clone()
+        unsafe { StoreFile::open(&duel.pristine.join(file), SHARD_KIND) }.unwrap().metadata().clone()
     };
     let forged = (0..listed)
         .prop_flat_map(move |i| (Just(i), prop_oneof![Just(header(i)), forged_json(header(i))]))
@@ -851,7 +851,7 @@ fn forged_shards_are_refused_or_read() {
         let entry = duel.manifest.listed()[i].entry;
         let path = dir.path().join(&entry.file);
         let payload = match payload {
-            ShardPayload::Original => StoreFile::open(&path, SHARD_KIND).unwrap().payload().to_vec(),
+            ShardPayload::Original => unsafe { StoreFile::open(&path, SHARD_KIND) }.unwrap().payload().to_vec(),
             ShardPayload::Bytes(bytes) => bytes,
             ShardPayload::Values(values) => {
                 let values = values.unwrap_or_else(|| vec![0.5; entry.positions as usize]);
@@ -1023,16 +1023,19 @@ impl Files {
     }
 
     fn metadata(&self) -> Vec<Value> {
-        self.all().iter().map(|(path, kind)| StoreFile::open(path, kind).unwrap().metadata().clone()).collect()
+        self.all()
+            .iter()
+            .map(|(path, kind)| unsafe { StoreFile::open(path, kind) }.unwrap().metadata().clone())
+            .collect()
     }
 
     /// Every reader of a store file at `path`, also as the manifest of a table directory;
     /// with an `original` (`path` is it damaged), whatever opens holds what it holds.
     fn read_everything(&self, path: &Path, original: Option<&Path>) -> Result<(), TestCaseError> {
-        match store::verify(path) {
+        match unsafe { store::verify(path) } {
             Ok(report) => {
                 if let Some(original) = original {
-                    let was = store::verify(original).unwrap();
+                    let was = unsafe { store::verify(original) }.unwrap();
                     prop_assert_eq!((&report.kind, &report.metadata), (&was.kind, &was.metadata));
                     prop_assert_eq!(report.checksum, was.checksum);
                 }
@@ -1040,10 +1043,10 @@ impl Files {
             Err(error) => clean(error)?,
         }
         for kind in [SHARD_KIND, MANIFEST_KIND, target_table::KIND, yz::solo::table::KIND] {
-            match StoreFile::open(path, kind) {
+            match unsafe { StoreFile::open(path, kind) } {
                 Ok(file) => {
                     if let Some(original) = original {
-                        let was = StoreFile::open(original, kind).unwrap();
+                        let was = unsafe { StoreFile::open(original, kind) }.unwrap();
                         prop_assert!(file.payload() == was.payload() && file.metadata() == was.metadata());
                     }
                     file.payload_as::<f64>().map(drop).or_else(clean)?;
@@ -1129,7 +1132,7 @@ fn forged_table_payloads_are_refused_or_read() {
     let forged = (which, damage(), any::<bool>(), json_edits());
     check(128, forged, |(i, damage, edit_metadata, edits)| {
         let (original, kind) = files.all()[i];
-        let file = StoreFile::open(original, kind).unwrap();
+        let file = unsafe { StoreFile::open(original, kind) }.unwrap();
         let metadata = if edit_metadata { edited_json(file.metadata(), &edits) } else { file.metadata().clone() };
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("forged.yzs");

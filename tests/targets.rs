@@ -102,7 +102,7 @@ fn rewritten(
     edit_metadata: impl FnOnce(&mut serde_json::Value),
     edit_payload: impl FnOnce(&mut Vec<u8>),
 ) -> std::path::PathBuf {
-    let file = StoreFile::open(path, KIND).unwrap();
+    let file = unsafe { StoreFile::open(path, KIND) }.unwrap();
     let mut metadata = file.metadata().clone();
     let mut payload = file.payload().to_vec();
     edit_metadata(&mut metadata);

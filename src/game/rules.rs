@@ -203,6 +203,8 @@ pub struct Rules {
     len: u8,
     /// Each box's pattern, by [`Category::index`]; `None` for boxes not on the card.
     patterns: [Option<Pattern>; MAX_BOXES],
+    /// The five-of-a-kind box's name on this card (`yahtzee`, `yatzy`).
+    five_of_a_kind_name: &'static str,
     upper_threshold: u8,
     upper_bonus: u8,
     extra_bonus: u8,
@@ -293,6 +295,7 @@ impl Rules {
             order,
             len,
             patterns,
+            five_of_a_kind_name: "yahtzee",
             upper_threshold: 63,
             upper_bonus: 35,
             extra_bonus,
@@ -345,6 +348,7 @@ impl Rules {
             order,
             len,
             patterns,
+            five_of_a_kind_name: "yatzy",
             upper_threshold: 63,
             upper_bonus: 50,
             extra_bonus: 0,
@@ -416,6 +420,17 @@ impl Rules {
             i += 1;
         }
         CategorySet(bits)
+    }
+
+    /// The name of `category` on this card: the vocabulary's ([`Category::name`]) but for
+    /// the five-of-a-kind box, which each game names its own way.
+    pub fn box_name(self, category: Category) -> &'static str {
+        if category == Category::Yahtzee { self.five_of_a_kind_name } else { category.name() }
+    }
+
+    /// The card's box names in card order, comma-separated (for messages).
+    pub fn box_names(self) -> String {
+        self.card().iter().map(|&c| self.box_name(c)).collect::<Vec<_>>().join(", ")
     }
 
     /// How `category` scores, or `None` if it is not on the card.
@@ -514,7 +529,7 @@ impl Rules {
         for name in list.split(',').map(str::trim).filter(|n| !n.is_empty()) {
             let category = self.parse_box(name)?;
             if set.contains(category) {
-                return Err(CategoryListError::Repeated(category.name()));
+                return Err(CategoryListError::Repeated(self.box_name(category)));
             }
             set = set.with(category);
         }
@@ -526,7 +541,7 @@ impl Rules {
         Category::parse(name).filter(|&c| self.pattern(c).is_some()).ok_or_else(|| CategoryListError::Unknown {
             name: name.trim().to_string(),
             rules: self.name.into(),
-            expected: self.card().iter().map(|c| c.name()).collect::<Vec<_>>().join(", "),
+            expected: self.box_names(),
         })
     }
 
@@ -700,7 +715,7 @@ impl Game {
 
     /// Command-line names of the boxes in play, in card order.
     pub fn box_names(self) -> Vec<&'static str> {
-        self.card().map(Category::name).collect()
+        self.card().map(|c| self.rules.box_name(c)).collect()
     }
 
     /// Whether states of this game remember that the five-of-a-kind box holds its points
@@ -894,6 +909,8 @@ mod tests {
         let house = Rules::yatzy_with(false, true, true);
         assert_eq!(p(house, Category::FullHouse, [6; 5]), 30);
         assert_eq!(p(house, Category::TwoPairs, [4, 4, 4, 4, 1]), 16);
+        assert_eq!(y.box_name(Category::Yahtzee), "yatzy");
+        assert_eq!(y.parse_box("yatzy"), Ok(Category::Yahtzee));
     }
 
     #[test]

@@ -135,21 +135,18 @@ impl Card {
             let category = game.rules.parse_box(name).map_err(|_| CardError::UnknownBox {
                 name: name.trim().into(),
                 rules: game.rules.name(),
-                expected: format!(
-                    "{}, bonus",
-                    game.rules.card().iter().map(|c| c.name()).collect::<Vec<_>>().join(", ")
-                ),
+                expected: format!("{}, bonus", game.rules.box_names()),
             })?;
             if !game.categories.contains(category) {
-                return Err(CardError::NotInGame(category.name(), game.box_names().join(",")));
+                return Err(CardError::NotInGame(game.rules.box_name(category), game.box_names().join(",")));
             }
             let slot = &mut card.boxes[category.index()];
             if slot.is_some() {
-                return Err(CardError::Repeated(category.name()));
+                return Err(CardError::Repeated(game.rules.box_name(category)));
             }
             if !game.rules.can_hold(category, points) {
                 let expected = game.rules.describe_scores(category);
-                return Err(CardError::ImpossibleScore { category: category.name(), points, expected });
+                return Err(CardError::ImpossibleScore { category: game.rules.box_name(category), points, expected });
             }
             *slot = Some(points);
         }
@@ -210,8 +207,11 @@ impl Card {
 
 impl fmt::Display for Card {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut entries: Vec<String> =
-            self.game.card().filter_map(|c| self.boxes[c.index()].map(|p| format!("{c}={p}"))).collect();
+        let mut entries: Vec<String> = self
+            .game
+            .card()
+            .filter_map(|c| self.boxes[c.index()].map(|p| format!("{}={p}", self.game.rules.box_name(c))))
+            .collect();
         if self.bonus > 0 {
             entries.push(format!("bonus={}", self.bonus));
         }

@@ -145,7 +145,7 @@ mod tests {
     fn open_bytes(dir: &TempDir, bytes: &[u8]) -> Result<StoreFile, StoreError> {
         let path = dir.path().join("patched.yzs");
         fs::write(&path, bytes).unwrap();
-        StoreFile::open(&path, KIND)
+        unsafe { StoreFile::open(&path, KIND) }
     }
 
     fn header_len(bytes: &[u8]) -> usize {
@@ -181,7 +181,7 @@ mod tests {
         let values = f64_payload(1000);
         let checksum = write_atomic(&path, KIND, &metadata(), as_bytes(&values)).unwrap();
 
-        let file = StoreFile::open(&path, KIND).unwrap();
+        let file = unsafe { StoreFile::open(&path, KIND) }.unwrap();
         assert_eq!(file.kind(), KIND);
         assert_eq!(file.metadata(), &metadata());
         assert_eq!(file.payload_as::<f64>().unwrap(), values.as_slice());
@@ -229,10 +229,10 @@ mod tests {
         let checksum = write_atomic(&path, KIND, &json!({}), &[]).unwrap();
         assert_eq!(checksum, Checksum(xxh3_64(&[])));
 
-        let file = StoreFile::open(&path, KIND).unwrap();
+        let file = unsafe { StoreFile::open(&path, KIND) }.unwrap();
         assert!(file.payload().is_empty());
         assert!(file.payload_as::<f64>().unwrap().is_empty());
-        let report = verify(&path).unwrap();
+        let report = unsafe { verify(&path) }.unwrap();
         assert_eq!((report.payload_len, report.chunk_count), (0, 0));
         assert_eq!(fs::metadata(&path).unwrap().len() % 64, 8);
     }
@@ -244,12 +244,12 @@ mod tests {
         let payload = byte_payload(5 * CHUNK_SIZE as usize / 2);
         let checksum = write_atomic(&path, KIND, &metadata(), &payload).unwrap();
 
-        let report = verify(&path).unwrap();
+        let report = unsafe { verify(&path) }.unwrap();
         assert_eq!(report.chunk_count, 3);
         assert_eq!(report.chunk_size, CHUNK_SIZE);
         assert_eq!(report.payload_len, payload.len() as u64);
         assert_eq!(report.checksum, checksum);
-        assert_eq!(StoreFile::open(&path, KIND).unwrap().payload(), payload.as_slice());
+        assert_eq!(unsafe { StoreFile::open(&path, KIND) }.unwrap().payload(), payload.as_slice());
 
         let hashes: Vec<u8> =
             payload.chunks(CHUNK_SIZE as usize).flat_map(|chunk| xxh3_64(chunk).to_le_bytes()).collect();
@@ -272,7 +272,7 @@ mod tests {
         writer.finish().unwrap();
         assert_eq!(fs::read(&path).unwrap(), whole);
 
-        let file = StoreFile::open(&path, KIND).unwrap();
+        let file = unsafe { StoreFile::open(&path, KIND) }.unwrap();
         assert_eq!(file.payload(), payload.as_slice());
     }
 
@@ -281,13 +281,13 @@ mod tests {
         let dir = TempDir::new().unwrap();
         let path = dir.path().join("kind.yzs");
         write_atomic(&path, KIND, &metadata(), &[1, 2, 3]).unwrap();
-        match StoreFile::open(&path, "solo-table") {
+        match unsafe { StoreFile::open(&path, "solo-table") } {
             Err(StoreError::KindMismatch { expected, found, .. }) => {
                 assert_eq!((expected.as_str(), found.as_str()), ("solo-table", KIND));
             }
             other => panic!("expected KindMismatch, got {other:?}"),
         }
-        assert_eq!(verify(&path).unwrap().kind, KIND);
+        assert_eq!(unsafe { verify(&path) }.unwrap().kind, KIND);
     }
 
     #[test]
@@ -374,7 +374,7 @@ mod tests {
         assert!(matches!(open_bytes(&dir, b"YZS"), Err(StoreError::Truncated { found: 3, .. })));
         assert!(matches!(open_bytes(&dir, b""), Err(StoreError::Truncated { found: 0, .. })));
         assert!(matches!(
-            StoreFile::open(&dir.path().join("missing.yzs"), KIND),
+            unsafe { StoreFile::open(&dir.path().join("missing.yzs"), KIND) },
             Err(StoreError::Io { action: "open", .. })
         ));
     }
@@ -407,7 +407,7 @@ mod tests {
         let dir = TempDir::new().unwrap();
         let path = dir.path().join("odd.yzs");
         write_atomic(&path, KIND, &metadata(), &[0; 12]).unwrap();
-        let file = StoreFile::open(&path, KIND).unwrap();
+        let file = unsafe { StoreFile::open(&path, KIND) }.unwrap();
         assert_eq!(file.payload_as::<f32>().unwrap().len(), 3);
         assert!(matches!(file.payload_as::<f64>(), Err(StoreError::PayloadLayout { len: 12, .. })));
     }
@@ -419,7 +419,7 @@ mod tests {
         write_atomic(&path, KIND, &metadata(), &[1; 100]).unwrap();
         let second = write_atomic(&path, KIND, &json!({ "second": true }), &[2; 50]).unwrap();
 
-        let file = StoreFile::open(&path, KIND).unwrap();
+        let file = unsafe { StoreFile::open(&path, KIND) }.unwrap();
         assert_eq!(file.payload(), &[2; 50]);
         assert_eq!(file.metadata(), &json!({ "second": true }));
         assert_eq!(file.checksum(), second);
@@ -445,7 +445,7 @@ mod tests {
         assert_eq!(removed.len(), 1);
         assert!(removed[0].starts_with(".killed.yzs.tmp."), "{removed:?}");
         assert_eq!(temp_files(dir.path()).len(), 5, "only the writer's own pattern is removed");
-        assert_eq!(StoreFile::open(&path, KIND).unwrap().payload(), &[1; 10]);
+        assert_eq!(unsafe { StoreFile::open(&path, KIND) }.unwrap().payload(), &[1; 10]);
     }
 
     #[test]

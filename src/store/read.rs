@@ -17,6 +17,10 @@ use super::{
 ///
 /// [`StoreFile::open`] is the only way to get one, so holding a `StoreFile` means the
 /// file was complete and matched all its hashes when it was opened.
+///
+/// The file is memory-mapped, so its bytes are read from the file itself for as long as
+/// the `StoreFile` lives: like [`memmap2::Mmap::map`], opening is `unsafe`, and the caller
+/// promises that nobody modifies the file in place meanwhile.
 #[derive(Debug)]
 pub struct StoreFile {
     path: PathBuf,
@@ -28,8 +32,15 @@ impl StoreFile {
     /// Maps the store file at `path` and checks it completely: magic, byte order,
     /// format version, header hash, that its kind is `expected_kind`, its exact length,
     /// every chunk hash and the hash of hashes.
-    pub fn open(path: &Path, expected_kind: &str) -> Result<StoreFile, StoreError> {
-        let map = map_file(path)?;
+    ///
+    /// # Safety
+    /// The file must not be truncated or written in place while the `StoreFile` lives (a
+    /// changed mapping is undefined behaviour, a truncated one a bus error). yz's writers
+    /// never do that: they write a temporary file and rename it over the old name, which
+    /// leaves a mapped file's contents alone. Other programs must not either.
+    pub unsafe fn open(path: &Path, expected_kind: &str) -> Result<StoreFile, StoreError> {
+        // SAFETY: the caller keeps the file unchanged while the map lives.
+        let map = unsafe { map_file(path)? };
         let layout = validate(&map, path, Some(expected_kind))?;
         tracing::debug!(path = %path.display(), kind = expected_kind, checksum = %layout.checksum, "opened store file");
         Ok(StoreFile { path: path.to_owned(), map, layout })
@@ -105,8 +116,12 @@ pub struct VerifyReport {
 
 /// Checks a store file of any kind as thoroughly as [`StoreFile::open`] does and says
 /// what it holds.
-pub fn verify(path: &Path) -> Result<VerifyReport, StoreError> {
-    let map = map_file(path)?;
+///
+/// # Safety
+/// As for [`StoreFile::open`], while the check runs.
+pub unsafe fn verify(path: &Path) -> Result<VerifyReport, StoreError> {
+    // SAFETY: the caller keeps the file unchanged while the map lives.
+    let map = unsafe { map_file(path)? };
     let layout = validate(&map, path, None)?;
     Ok(VerifyReport {
         payload_len: layout.payload.len() as u64,
@@ -118,13 +133,14 @@ pub fn verify(path: &Path) -> Result<VerifyReport, StoreError> {
     })
 }
 
-fn map_file(path: &Path) -> Result<Mmap, StoreError> {
+/// Maps the regular file at `path`.
+///
+/// # Safety
+/// The file must stay unchanged while the map lives ([`StoreFile::open`]).
+unsafe fn map_file(path: &Path) -> Result<Mmap, StoreError> {
     check_regular(path)?;
     let file = File::open(path).map_err(|source| StoreError::Io { path: path.to_owned(), action: "open", source })?;
-    // SAFETY: a mapping is only sound while nobody changes the file. yz writes each store
-    // file once, under a temporary name, and renames it into place; it never modifies a
-    // file in place, and a later write replaces the directory entry, not the contents of
-    // the mapped file.
+    // SAFETY: the caller keeps the file unchanged while the map lives.
     unsafe { Mmap::map(&file) }.map_err(|source| StoreError::Io { path: path.to_owned(), action: "map", source })
 }
 
