@@ -7,6 +7,7 @@ use std::hint::black_box;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use yz::game::{Card, Game, Rules, parse_dice};
 use yz::solo::{self, SoloTable};
+use yz::turn::choice::RollsLeft;
 use yz::turn::simd::{self, SimdWork};
 use yz::turn::{TurnBuffer, kernel::edges_per_turn};
 
@@ -77,7 +78,7 @@ fn table(c: &mut Criterion) {
     let table = SoloTable::open(&path, game).expect("open");
     group.bench_function("advise_two_rerolls", |b| {
         b.iter(|| {
-            let ranked = solo::advise(&table, game, &card, roll, 2).expect("advice");
+            let ranked = solo::advise(&table, game, &card, roll, RollsLeft::TWO).expect("advice");
             black_box(ranked[0].expected_final)
         })
     });

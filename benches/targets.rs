@@ -10,6 +10,7 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use yz::game::{Card, Category, Game, Rules, parse_dice};
 use yz::solo::Choice;
 use yz::targets::{TargetTable, advise, table};
+use yz::turn::choice::RollsLeft;
 
 /// A position to query and advise, and what the answers must be.
 struct Case {
@@ -84,7 +85,7 @@ fn targets(c: &mut Criterion) {
     });
     group.bench_function("advise_two_rerolls", |b| {
         b.iter(|| {
-            let ranked = advise::advise(&table, game, &card, roll, 2, case.target).expect("advice");
+            let ranked = advise::advise(&table, game, &card, roll, RollsLeft::TWO, case.target).expect("advice");
             let Choice::Keep(best) = ranked[0].choice else { panic!("a keep was expected") };
             assert_eq!(best.to_string(), case.best_keep);
             black_box(ranked[0].probability)
@@ -92,7 +93,7 @@ fn targets(c: &mut Criterion) {
     });
     group.bench_function("advise_box", |b| {
         b.iter(|| {
-            let ranked = advise::advise(&table, game, &card, roll, 0, case.target).expect("advice");
+            let ranked = advise::advise(&table, game, &card, roll, RollsLeft::NONE, case.target).expect("advice");
             black_box(ranked[0].probability)
         })
     });

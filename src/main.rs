@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Result;
+use clap::error::ErrorKind;
 use clap::{Parser, Subcommand};
 
 mod cli;
@@ -67,7 +68,17 @@ fn main() -> ExitCode {
         .with_writer(std::io::stderr)
         .with_ansi(stderr_is_terminal)
         .init();
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        // Help and version, asked for or shown for a missing subcommand, print as clap prints them.
+        Err(error) if !error.use_stderr() || error.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            error.exit()
+        }
+        Err(error) => {
+            eprintln!("{}", clap_error_line(&error));
+            return ExitCode::from(2);
+        }
+    };
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
@@ -75,6 +86,15 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// A command-line error in one line, like every other error: clap's first paragraph
+/// (the message, and a list such as the missing arguments), without the usage and the
+/// hint that follow it.
+fn clap_error_line(error: &clap::Error) -> String {
+    let rendered = error.render().to_string();
+    let first_paragraph = rendered.split("\n\n").next().unwrap_or_default();
+    first_paragraph.lines().map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>().join(" ")
 }
 
 /// `yz … | head` closes stdout early: end the process as other command-line tools do,

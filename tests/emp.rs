@@ -11,6 +11,7 @@ use yz::solo::{Policy, TurnPlan};
 use yz::strategy::{Strategy, StrategyName};
 use yz::targets::open_or_solve;
 use yz::turn::choice::Choice;
+use yz::turn::choice::RollsLeft;
 
 /// Three hand-made final-score distributions with ties between them.
 fn three_players() -> Vec<(i64, Vec<f64>)> {
@@ -123,12 +124,12 @@ fn emp0_against_optimal_is_reproducible_on_any_thread_count() {
 fn assert_optimal(
     plan: &TurnPlan,
     tolerance: f64,
-    value_choices: impl Fn(RollId, u8) -> Vec<yz::turn::choice::Valued>,
+    value_choices: impl Fn(RollId, RollsLeft) -> Vec<yz::turn::choice::Valued>,
 ) {
     for roll in RollId::all() {
-        for rolls_left in [2u8, 1, 0] {
+        for rolls_left in [RollsLeft::TWO, RollsLeft::ONE, RollsLeft::NONE] {
             let ranked = value_choices(roll, rolls_left);
-            let chosen = match rolls_left {
+            let chosen = match rolls_left.get() {
                 2 => Choice::Keep(plan.keep_after_first[roll.0 as usize]),
                 1 => Choice::Keep(plan.keep_after_second[roll.0 as usize]),
                 _ => Choice::Score(plan.box_for_roll[roll.0 as usize]),

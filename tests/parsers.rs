@@ -41,6 +41,7 @@ use yz::strategy::anchors::BoxValues;
 use yz::strategy::{evolve, learned};
 use yz::targets::advise as target_advise;
 use yz::targets::table::{self as target_table, TargetTable};
+use yz::turn::choice::RollsLeft;
 
 // ---------------------------------------------------------------------------------------
 // Running properties
@@ -422,6 +423,7 @@ fn extreme_targets_are_certain_or_impossible() {
         } else if target > points + 1000 {
             prop_assert_eq!(p, 0.0, "target {}", target);
         }
+        let rolls_left = RollsLeft::new(rolls_left).unwrap();
         match target_advise::advise(&table, game, &card, RollId(roll), rolls_left, target) {
             Ok(ranked) => {
                 let best = ranked.first().map_or(0.0, |r| r.probability);

@@ -11,6 +11,7 @@ use yz::store::{self, StoreError, StoreFile};
 use yz::targets::advise::{self, TargetAdviseError};
 use yz::targets::table::{self, KIND, TargetTable, TargetTableError};
 use yz::targets::{TargetCurves, solve};
+use yz::turn::choice::RollsLeft;
 
 /// Upper boxes and the Yahtzee box: long tails of Extra Yahtzee Bonuses, several blocks.
 fn game() -> Game {
@@ -177,7 +178,7 @@ fn advice_agrees_with_the_curves() {
 
     // Choosing a box: each option is the successor's curve after the box's points.
     let roll = parse_dice("5,5,5,5,5").unwrap();
-    let boxes = advise::advise(&table, game, &card, roll, 0, target).unwrap();
+    let boxes = advise::advise(&table, game, &card, roll, RollsLeft::NONE, target).unwrap();
     assert_eq!(boxes.len(), state.filled.complement().len());
     for option in &boxes {
         let Choice::Score(c) = option.choice else { panic!("{option:?}") };
@@ -189,7 +190,7 @@ fn advice_agrees_with_the_curves() {
     assert!(boxes.windows(2).all(|w| w[0].probability >= w[1].probability));
 
     // With one reroll left, keeping all five dice is worth the best box of the roll.
-    let keeps = advise::advise(&table, game, &card, roll, 1, target).unwrap();
+    let keeps = advise::advise(&table, game, &card, roll, RollsLeft::ONE, target).unwrap();
     let all_five = keeps.iter().find(|r| r.choice == Choice::Keep(roll.as_keep())).unwrap();
     assert_eq!(all_five.probability, boxes[0].probability);
     assert_eq!(keeps.len(), KeepId::all().filter(|k| k.is_within(roll)).count());
@@ -198,23 +199,27 @@ fn advice_agrees_with_the_curves() {
     // the start of the turn, bit for bit.
     let mut start = 0f32;
     for r in RollId::all() {
-        let best = advise::advise(&table, game, &card, r, 2, target).unwrap()[0].probability;
+        let best = advise::advise(&table, game, &card, r, RollsLeft::TWO, target).unwrap()[0].probability;
         start += r.probability() as f32 * best;
     }
     assert_eq!(start, advise::probability(&table, game, &card, target).unwrap());
     assert_eq!(start, table.curve(state).unwrap().at(need));
 
     // A target already reached, and one out of reach.
-    let reached = advise::advise(&table, game, &card, roll, 2, card.points() as i64).unwrap();
+    let reached = advise::advise(&table, game, &card, roll, RollsLeft::TWO, card.points() as i64).unwrap();
     assert!(reached.iter().all(|r| r.probability == 1.0 && r.gap == 0.0));
-    assert!(advise::advise(&table, game, &card, roll, 0, 5000).unwrap().iter().all(|r| r.probability == 0.0));
+    assert!(
+        advise::advise(&table, game, &card, roll, RollsLeft::NONE, 5000).unwrap().iter().all(|r| r.probability == 0.0)
+    );
 
-    assert!(matches!(advise::advise(&table, game, &card, roll, 3, target), Err(TargetAdviseError::RollsLeft(3))));
     let other = Game { rules: Rules::NO_BONUS, ..game };
-    let err = advise::advise(&table, other, &Card::new(other), roll, 2, target).unwrap_err();
+    let err = advise::advise(&table, other, &Card::new(other), roll, RollsLeft::TWO, target).unwrap_err();
     assert!(matches!(err, TargetAdviseError::WrongGame { .. }), "{err}");
     let full = Card::parse("ones=1,twos=2,threes=3,fours=4,fives=5,sixes=6,yahtzee=0", game).unwrap();
-    assert!(matches!(advise::advise(&table, game, &full, roll, 0, target), Err(TargetAdviseError::GameOver)));
+    assert!(matches!(
+        advise::advise(&table, game, &full, roll, RollsLeft::NONE, target),
+        Err(TargetAdviseError::GameOver)
+    ));
     assert_eq!(advise::probability(&table, game, &full, 21).unwrap(), 1.0);
     assert_eq!(advise::probability(&table, game, &full, 22).unwrap(), 0.0);
 }
@@ -304,6 +309,6 @@ fn a_target_of_i64_min_is_certain() {
     let card = Card::parse("ones=3", game).unwrap();
     assert_eq!(advise::needed(&card, i64::MIN), i64::MIN);
     assert_eq!(advise::probability(&table, game, &card, i64::MIN).unwrap(), 1.0);
-    let ranked = advise::advise(&table, game, &card, RollId(0), 0, i64::MIN).unwrap();
+    let ranked = advise::advise(&table, game, &card, RollId(0), RollsLeft::NONE, i64::MIN).unwrap();
     assert!(ranked.iter().all(|r| r.probability == 1.0));
 }

@@ -18,6 +18,7 @@ use yz::duel::plan::{
 };
 use yz::duel::{Cards, DuelValue, Space, SpaceError, WinDraw, solve};
 use yz::game::{Card, Game, RollId, StateId, parse_dice};
+use yz::turn::choice::RollsLeft;
 use yz::turn::choice::{Choice, ChoiceJson};
 
 /// Most positions `duel value` and `duel advise` solve on the fly below a position.
@@ -70,8 +71,8 @@ pub enum DuelCommand {
         #[arg(long)]
         dice: String,
         /// Rerolls still allowed this turn: 2 after the first roll, 0 to choose a box.
-        #[arg(long)]
-        rolls_left: u8,
+        #[arg(long, value_name = "R")]
+        rolls_left: RollsLeft,
     },
     /// Exact move errors (Pawlewicz §4.2): the winning chance strategies give away at each
     /// decision of typical games (EMP(1) with noise), by open boxes at the turn.
@@ -260,9 +261,6 @@ pub fn run(command: DuelCommand, data: &Path, as_json: bool) -> Result<()> {
         }
         DuelCommand::Advise { game, position, dice, rolls_left } => {
             let roll = parse_dice(&dice)?;
-            if rolls_left > 2 {
-                bail!("--rolls-left must be 0, 1 or 2 (rerolls still allowed this turn); got {rolls_left}");
-            }
             let cards = Cards::new(game.game()?);
             let p = position.parse(&cards)?;
             if p.layer == 2 * cards.boxes() {
@@ -289,12 +287,12 @@ fn advise(
     cards: &Cards,
     p: &Position,
     roll: RollId,
-    rolls_left: u8,
+    rolls_left: RollsLeft,
 ) -> Result<Vec<yz::turn::choice::Valued>> {
     Ok(yz::duel::advise::advise(source, cards, p.mover, p.opponent, p.diff, roll, rolls_left)?)
 }
 
-fn print_advice(p: &Position, roll: RollId, rolls_left: u8, ranked: &[yz::turn::choice::Valued], as_json: bool) {
+fn print_advice(p: &Position, roll: RollId, rolls_left: RollsLeft, ranked: &[yz::turn::choice::Valued], as_json: bool) {
     let best = ranked.first().map_or(0.0, |r| r.value);
     if as_json {
         let options: Vec<_> = ranked
@@ -308,7 +306,7 @@ fn print_advice(p: &Position, roll: RollId, rolls_left: u8, ranked: &[yz::turn::
             .collect();
         print_json(json!({
             "me": p.me.to_string(), "opp": p.opp.to_string(), "diff": p.diff,
-            "dice": roll.to_string(), "rolls_left": rolls_left, "options": options,
+            "dice": roll.to_string(), "rolls_left": rolls_left.get(), "options": options,
         }));
         return;
     }

@@ -11,6 +11,7 @@ use super::{GameArgs, print_json};
 use yz::game::{Card, Game, parse_dice};
 use yz::solo::{self, FutureValue, SoloTable};
 use yz::targets::payoff::{self, Payoff};
+use yz::turn::choice::RollsLeft;
 
 #[derive(Subcommand)]
 pub enum SoloCommand {
@@ -33,8 +34,8 @@ pub enum SoloCommand {
         #[arg(long)]
         dice: String,
         /// Rerolls still allowed this turn: 2 after the first roll, 0 to choose a box.
-        #[arg(long)]
-        rolls_left: u8,
+        #[arg(long, value_name = "R")]
+        rolls_left: RollsLeft,
     },
     /// Exact statistics of optimal play: each box's mean and variance, the bonuses, and the
     /// distribution of the final score (Glenn 2007, Tables III and IV).
@@ -99,9 +100,6 @@ pub fn run(command: SoloCommand, data: &Path, as_json: bool) -> Result<()> {
             let game = game.game()?;
             let card = Card::parse(&card, game)?;
             let roll = parse_dice(&dice)?;
-            if rolls_left > 2 {
-                Err(solo::advise::AdviseError::RollsLeft(rolls_left))?;
-            }
             let table = open_table(data, game)?;
             let ranked = solo::advise(&table, game, &card, roll, rolls_left)?;
             if as_json {
@@ -110,7 +108,7 @@ pub fn run(command: SoloCommand, data: &Path, as_json: bool) -> Result<()> {
                     "rules": game.rules.name(),
                     "card": card.to_string(),
                     "dice": roll.to_string(),
-                    "rolls_left": rolls_left,
+                    "rolls_left": rolls_left.get(),
                     "options": options,
                 }));
             } else {

@@ -10,8 +10,9 @@ use serde_json::json;
 use super::{GameArgs, print_json};
 use yz::game::{Card, Game, StateIndex, parse_dice};
 use yz::solo::Choice;
-use yz::targets::advise::{self, TargetAdviseError, TargetRanked};
+use yz::targets::advise::{self, TargetRanked};
 use yz::targets::{self, TargetTable, table};
+use yz::turn::choice::RollsLeft;
 
 /// The `yz targets` subcommands.
 #[derive(Subcommand)]
@@ -49,7 +50,7 @@ pub enum TargetsCommand {
         dice: String,
         /// Rerolls still allowed this turn: 2 after the first roll, 0 to choose a box.
         #[arg(long, value_name = "R")]
-        rolls_left: String,
+        rolls_left: RollsLeft,
         /// The final total to reach, bonuses included.
         #[arg(long, value_name = "S", allow_hyphen_values = true)]
         target: String,
@@ -124,13 +125,6 @@ pub fn run(command: TargetsCommand, data: &Path, as_json: bool) -> Result<()> {
             let game = game.game()?;
             let card = Card::parse(&card, game)?;
             let roll = parse_dice(&dice)?;
-            let rolls_left = match rolls_left.trim().parse::<u8>() {
-                Ok(r) if r <= 2 => r,
-                Ok(r) => Err(TargetAdviseError::RollsLeft(r))?,
-                Err(_) => {
-                    Err(anyhow!("rolls left must be 0, 1 or 2 (rerolls still allowed this turn); got {rolls_left:?}"))?
-                }
-            };
             let target = parse_target(&target)?;
             let table = open_table(data, game)?;
             let ranked = advise::advise(&table, game, &card, roll, rolls_left, target)?;
@@ -140,7 +134,7 @@ pub fn run(command: TargetsCommand, data: &Path, as_json: bool) -> Result<()> {
                     "rules": game.rules.name(),
                     "card": card.to_string(),
                     "dice": roll.to_string(),
-                    "rolls_left": rolls_left,
+                    "rolls_left": rolls_left.get(),
                     "target": target,
                     "options": options,
                 }));

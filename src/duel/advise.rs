@@ -13,7 +13,7 @@ use super::layout::{LayerShape, Tile};
 use super::shard::{self, Column, Manifest, ShardError};
 use super::solve::{LayerValues, Space};
 use crate::game::{RollId, ScoreState, StateId, Transition};
-use crate::turn::choice::{self, Valued};
+use crate::turn::choice::{self, RollsLeft, Valued};
 
 /// Where the values of positions come from.
 pub trait PositionSource {
@@ -204,7 +204,7 @@ pub fn advise(
     opponent: StateId,
     d: i32,
     roll: RollId,
-    rolls_left: u8,
+    rolls_left: RollsLeft,
 ) -> Result<Vec<Valued>, ShardError> {
     let endings = TurnEndings::new(source, cards, mover, opponent, d)?;
     let state: ScoreState = cards.index().state(mover);

@@ -39,7 +39,7 @@ use crate::simulate::{Z_95, game_rng, roll_missing};
 use crate::solo::TurnPlan;
 use crate::solo::policy::plan_by;
 use crate::targets::TargetTableError;
-use crate::turn::choice::{self, Choice, Valued};
+use crate::turn::choice::{self, Choice, RollsLeft, Valued};
 
 /// How sharply the typical player prefers better moves: Pawlewicz's 100 in
 /// exp(100 · (v_i − max_j v_j)).
@@ -204,7 +204,7 @@ impl<'a> MoveErrors<'a> {
         let state = position.seats[position.mover].state;
         let typical = self.typical.ending_values(position)?;
         let mut roll = roll_missing(KeepId(0), rng);
-        let mut rolls_left = 2u8;
+        let mut rolls_left = RollsLeft::TWO;
         loop {
             let ranked = choice::rank(game, state, roll, rolls_left, |t| typical[&(t.next, t.points)]);
             let chosen = sample(&ranked, rng);
@@ -226,10 +226,10 @@ impl<'a> MoveErrors<'a> {
                 Choice::Score(category) => {
                     return Ok(state.score(game, category, roll).expect("a ranked box takes the roll"));
                 }
-                Choice::Keep(keep) if keep == roll.as_keep() => rolls_left = 0,
+                Choice::Keep(keep) if keep == roll.as_keep() => rolls_left = RollsLeft::NONE,
                 Choice::Keep(keep) => {
                     roll = roll_missing(keep, rng);
-                    rolls_left -= 1;
+                    rolls_left = rolls_left.after_reroll();
                 }
             }
         }
@@ -260,9 +260,9 @@ impl<'a> MoveErrors<'a> {
 }
 
 /// What `plan` does holding `roll` with `rolls_left` rerolls.
-fn planned_choice(plan: &TurnPlan, roll: RollId, rolls_left: u8) -> Choice {
+fn planned_choice(plan: &TurnPlan, roll: RollId, rolls_left: RollsLeft) -> Choice {
     let r = roll.0 as usize;
-    match rolls_left {
+    match rolls_left.get() {
         2 => Choice::Keep(plan.keep_after_first[r]),
         1 => Choice::Keep(plan.keep_after_second[r]),
         _ => Choice::Score(plan.box_for_roll[r]),

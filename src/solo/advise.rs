@@ -4,7 +4,7 @@ use serde::Serialize;
 
 use super::table::FutureValue;
 use crate::game::{Card, Game, RollId, Transition};
-use crate::turn::choice::{self, ChoiceJson};
+use crate::turn::choice::{self, ChoiceJson, RollsLeft};
 pub use crate::turn::choice::{Choice, faces};
 
 /// One ranked choice.
@@ -23,9 +23,6 @@ pub struct Ranked {
 /// Why a position cannot be advised.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum AdviseError {
-    /// Rerolls left outside 0..=2.
-    #[error("rolls left must be 0, 1 or 2 (rerolls still allowed this turn); got {0}")]
-    RollsLeft(u8),
     /// Nothing left to play.
     #[error("every box of the card is filled: the game is over")]
     GameOver,
@@ -55,17 +52,14 @@ impl Ranked {
 }
 
 /// Ranks every choice of the position `card`, `roll`, `rolls_left` rerolls still allowed:
-/// every distinct keep when `rolls_left` is 1 or 2, every open box when it is 0. Best first.
+/// every distinct keep when rerolls are left, every open box when none is. Best first.
 pub fn advise(
     values: &impl FutureValue,
     game: Game,
     card: &Card,
     roll: RollId,
-    rolls_left: u8,
+    rolls_left: RollsLeft,
 ) -> Result<Vec<Ranked>, AdviseError> {
-    if rolls_left > 2 {
-        return Err(AdviseError::RollsLeft(rolls_left));
-    }
     let state = card.state();
     if state.is_terminal() {
         return Err(AdviseError::GameOver);
@@ -95,7 +89,7 @@ mod tests {
         let solution = solve(game);
         let card = Card::parse("", game).unwrap();
         let roll = parse_dice("6,6,6,2,1").unwrap();
-        let keeps = advise(&solution, game, &card, roll, 2).unwrap();
+        let keeps = advise(&solution, game, &card, roll, RollsLeft::TWO).unwrap();
         assert_eq!(
             faces(match keeps[0].choice {
                 Choice::Keep(k) => k,
@@ -104,10 +98,12 @@ mod tests {
             vec![6, 6, 6]
         );
         assert_eq!(keeps.len(), KeepId::all().filter(|k| k.is_within(roll)).count());
-        let boxes = advise(&solution, game, &card, roll, 0).unwrap();
+        let boxes = advise(&solution, game, &card, roll, RollsLeft::NONE).unwrap();
         assert_eq!(boxes[0].choice, Choice::Score(Category::Sixes));
         assert_eq!(boxes[0].gap, 0.0);
         assert!(boxes.windows(2).all(|w| w[0].expected_final >= w[1].expected_final));
-        assert_eq!(advise(&solution, game, &card, roll, 3).unwrap_err(), AdviseError::RollsLeft(3));
+        assert!(RollsLeft::new(3).unwrap_err().to_string().contains("must be 0, 1 or 2"));
+        assert_eq!("2".parse::<RollsLeft>(), Ok(RollsLeft::TWO));
+        assert!("two".parse::<RollsLeft>().is_err());
     }
 }

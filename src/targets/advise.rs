@@ -13,7 +13,7 @@ use super::table::{TargetTable, TargetTableError};
 use crate::game::{Card, Category, Game, KeepId, NUM_ROLLS, RollId, ScoreState};
 use crate::solo::Choice;
 use crate::turn::TurnBuffer;
-use crate::turn::choice::ChoiceJson;
+use crate::turn::choice::{ChoiceJson, RollsLeft};
 use crate::turn::lanes::lane_max;
 
 /// One ranked choice.
@@ -56,9 +56,6 @@ impl TargetRanked {
 /// Why a position cannot be advised or valued.
 #[derive(Debug, thiserror::Error)]
 pub enum TargetAdviseError {
-    /// Rerolls left outside 0..=2.
-    #[error("rolls left must be 0, 1 or 2 (rerolls still allowed this turn); got {0}")]
-    RollsLeft(u8),
     /// Nothing left to play.
     #[error("every box of the card is filled: the game is over")]
     GameOver,
@@ -92,19 +89,16 @@ pub fn probability(table: &TargetTable, game: Game, card: &Card, target: i64) ->
 
 /// Ranks every choice of the position `card`, `roll`, `rolls_left` rerolls still allowed,
 /// by the probability of a final total of at least `target`: every distinct keep when
-/// `rolls_left` is 1 or 2, every open box when it is 0. Best first; ties keep card order
+/// rerolls are left, every open box when none is. Best first; ties keep card order
 /// (boxes) or keep order.
 pub fn advise(
     table: &TargetTable,
     game: Game,
     card: &Card,
     roll: RollId,
-    rolls_left: u8,
+    rolls_left: RollsLeft,
     target: i64,
 ) -> Result<Vec<TargetRanked>, TargetAdviseError> {
-    if rolls_left > 2 {
-        return Err(TargetAdviseError::RollsLeft(rolls_left));
-    }
     check_game(table, game)?;
     let state = card.state();
     if state.is_terminal() {
@@ -127,7 +121,7 @@ pub fn advise(
         Ok(Some((t.points, curves[position].1.at(need.saturating_sub(i64::from(t.points))))))
     };
     let mut options: Vec<(Choice, Option<u32>, f32)> = Vec::new();
-    if rolls_left == 0 {
+    if rolls_left == RollsLeft::NONE {
         for c in state.filled.complement().iter() {
             if let Some((points, p)) = after_scoring(c, roll)? {
                 options.push((Choice::Score(c), Some(points), p));
@@ -147,7 +141,7 @@ pub fn advise(
         let mut turn = TurnBuffer::<f32>::new(1);
         turn.score_rolls(&|r: RollId, out: &mut [f32]| out[0] = best[r.0 as usize]);
         turn.average_keeps();
-        if rolls_left == 2 {
+        if rolls_left == RollsLeft::TWO {
             turn.choose_keeps();
             turn.average_keeps();
         }

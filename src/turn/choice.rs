@@ -5,11 +5,60 @@
 //! ending the turn differs, so it comes in as a function of the [`Transition`].
 
 use std::fmt;
+use std::str::FromStr;
 
 use serde::Serialize;
 
 use super::TurnBuffer;
 use crate::game::{Category, Game, KeepId, RollId, ScoreState, Transition};
+
+/// Rerolls still allowed in a turn: 0, 1 or 2. Checked once, where it is made, so every
+/// advisor takes it as it is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct RollsLeft(u8);
+
+/// Rerolls left outside 0..=2.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("rolls left must be 0, 1 or 2 (rerolls still allowed this turn); got {0}")]
+pub struct RollsLeftError(pub String);
+
+impl RollsLeft {
+    /// After the last roll: only a box can be chosen.
+    pub const NONE: RollsLeft = RollsLeft(0);
+    /// One reroll left.
+    pub const ONE: RollsLeft = RollsLeft(1);
+    /// Two rerolls left: after the first roll.
+    pub const TWO: RollsLeft = RollsLeft(2);
+
+    /// `n` rerolls, if `n` is 0, 1 or 2.
+    pub fn new(n: u8) -> Result<RollsLeft, RollsLeftError> {
+        if n <= 2 { Ok(RollsLeft(n)) } else { Err(RollsLeftError(n.to_string())) }
+    }
+
+    /// The number of rerolls.
+    pub fn get(self) -> u8 {
+        self.0
+    }
+
+    /// One reroll fewer (none stays none).
+    pub fn after_reroll(self) -> RollsLeft {
+        RollsLeft(self.0.saturating_sub(1))
+    }
+}
+
+impl FromStr for RollsLeft {
+    type Err = RollsLeftError;
+
+    fn from_str(s: &str) -> Result<RollsLeft, RollsLeftError> {
+        s.trim().parse::<u8>().ok().and_then(|n| RollsLeft::new(n).ok()).ok_or_else(|| RollsLeftError(s.to_string()))
+    }
+}
+
+impl fmt::Display for RollsLeft {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
 
 /// A choice the player can make.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -74,20 +123,21 @@ pub fn faces(keep: KeepId) -> Vec<u8> {
     keep.counts().iter().enumerate().flat_map(|(f, &c)| std::iter::repeat_n(f as u8 + 1, c as usize)).collect()
 }
 
-/// Values every choice of `state` holding `roll` with `rolls_left` rerolls (0, 1 or 2):
-/// every box that can take the roll when `rolls_left` is 0, every distinct keep
-/// otherwise. `finish` values ending the turn with a transition. Sorted best first.
+/// Values every choice of `state` holding `roll` with `rolls_left` rerolls: every box
+/// that can take the roll when none is left, every distinct keep otherwise. `finish`
+/// values ending the turn with a transition. Sorted best first.
 ///
 /// # Panics
-/// If `rolls_left > 2` or the state is terminal.
+/// If the state is terminal.
 pub fn rank(
     game: Game,
     state: ScoreState,
     roll: RollId,
-    rolls_left: u8,
+    rolls_left: RollsLeft,
     finish: impl Fn(Transition) -> f64,
 ) -> Vec<Valued> {
-    assert!(rolls_left <= 2 && !state.is_terminal(), "no choice at rolls left {rolls_left} in {state:?}");
+    assert!(!state.is_terminal(), "no choice in the finished card {state:?}");
+    let rolls_left = rolls_left.get();
     let open = state.filled.complement();
     let mut ranked: Vec<Valued> = if rolls_left == 0 {
         open.iter()
