@@ -233,10 +233,11 @@ impl Cards {
 /// give the moves of every card of `state`'s slot.
 fn scorings(game: Game, state: ScoreState) -> Vec<(Category, Scoring)> {
     let mut scorings = Vec::new();
+    // One roll per class stands for all 252 ([`crate::game::RollClasses`]).
+    let classes = game.rules.roll_classes();
     for c in state.filled.complement().iter() {
         let first = scorings.len();
-        // One roll per class stands for all 252 ([`crate::game::RollClasses`]).
-        for &roll in &game.rules.roll_classes().representatives[c.index()] {
+        for &roll in &classes.representatives[c.index()] {
             if let Some(scoring) = game.score(c, roll, state.filled, state.yahtzee_50)
                 && !scorings[first..].contains(&(c, scoring))
             {

@@ -200,6 +200,7 @@ fn reached_points(game: Game, index: &StateIndex, layers: &[Vec<StateId>]) -> Ve
     let mut reach = vec![(u32::MAX, 0u32); index.len()];
     let start = index.id(ScoreState::start(game)).expect("the start is a state");
     reach[start.0 as usize] = (0, 0);
+    let classes = game.rules.roll_classes();
     for layer in layers {
         let moves: Vec<Vec<(StateId, u32, u32)>> = layer
             .par_iter()
@@ -211,7 +212,7 @@ fn reached_points(game: Game, index: &StateIndex, layers: &[Vec<StateId>]) -> Ve
                 // The fewest and most points into each successor.
                 let mut by_next: Vec<(StateId, u32, u32)> = Vec::new();
                 for c in state.filled.complement().iter() {
-                    for &roll in &game.rules.roll_classes().representatives[c.index()] {
+                    for &roll in &classes.representatives[c.index()] {
                         let Some(t) = state.score(game, c, roll) else { continue };
                         let next = index.id(t.next).expect("successor is a state");
                         match by_next.iter_mut().find(|m| m.0 == next) {
@@ -265,8 +266,8 @@ impl<'a, T: Lane, F: Fn(ScoreState) -> (&'a Window<T>, Future)> SimdWork for Sta
         let mut slots: Vec<Slot<'a, T>> = Vec::new();
         let mut plan: Vec<[(u16, u16); MAX_BOXES]> = vec![[(u16::MAX, 0); MAX_BOXES]; NUM_ROLLS];
         let mut future = Future { least: u32::MAX, most: 0 };
+        let classes = game.rules.roll_classes();
         for c in state.filled.complement().iter() {
-            let classes = game.rules.roll_classes();
             // (successor slot, points) of each class of rolls in this box.
             let mut by_class = [(u16::MAX, 0u16); MAX_CLASSES];
             let representatives = &classes.representatives[c.index()];
