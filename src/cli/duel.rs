@@ -371,7 +371,7 @@ fn find_tables<'a>(cards: &'a Cards, layer: usize, given: Option<&Path>, data: &
 }
 
 fn table_prefix(game: Game) -> String {
-    format!("duel-{}-{:04x}-", game.rules.name(), game.categories.0)
+    format!("{}-", game.file_stem("duel"))
 }
 
 fn count(game: Game, scope: &Scope, as_json: bool) -> Result<()> {

@@ -703,6 +703,13 @@ impl Game {
         !self.categories.is_empty() && self.rules.boxes().is_superset(self.categories)
     }
 
+    /// The one naming scheme of every file and directory made for this game:
+    /// `KIND-RULES-MASK`, the mask of the boxes in play in four hex digits (e.g.
+    /// `solo-official-1fff`, `duel-yatzy-7fff`).
+    pub fn file_stem(self, kind: &str) -> String {
+        format!("{kind}-{}-{:04x}", self.rules.name(), self.categories.0)
+    }
+
     /// Boxes that start filled with 0: those of the vocabulary not in play.
     pub fn absent(self) -> CategorySet {
         self.categories.complement()

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use serde_json::json;
 
 use super::solve::SoloSolution;
-use crate::game::{CategorySet, Game, ScoreState, StateId, StateIndex};
+use crate::game::{Game, ScoreState, StateId, StateIndex};
 use crate::store::{self, Checksum, StoreError, StoreFile};
 
 /// Store kind of solitaire tables.
@@ -182,8 +182,7 @@ fn metadata(game: Game, states: usize) -> serde_json::Value {
 
 /// The file name of `game`'s table inside a data directory.
 pub fn file_name(game: Game) -> String {
-    let CategorySet(mask) = game.categories;
-    format!("solo-{}-{mask:04x}.yzt", game.rules.name())
+    format!("{}.yzt", game.file_stem("solo"))
 }
 
 #[cfg(test)]

@@ -266,7 +266,7 @@ fn polish(game: Game, start: (BoxValues, f64), steps: usize) -> (BoxValues, f64,
 
 /// The default file name of `game`'s evolved values in a data directory.
 pub fn file_name(game: Game) -> String {
-    format!("evolved-{}-{:04x}.yzs", game.rules.name(), game.categories.0)
+    format!("{}.yzs", game.file_stem("evolved"))
 }
 
 const REMEDY: &str = "run `yz strategy evolve` for this game";

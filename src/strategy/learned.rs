@@ -201,7 +201,7 @@ impl ActionTable {
 
 /// The default file name of `game`'s action table in a data directory.
 pub fn file_name(game: Game) -> String {
-    format!("learned-{}-{:04x}.yzs", game.rules.name(), game.categories.0)
+    format!("{}.yzs", game.file_stem("learned"))
 }
 
 /// The trained agent: best mean action while rerolls are left, best biased box at the end.

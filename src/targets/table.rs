@@ -563,8 +563,7 @@ fn metadata(game: Game, states: usize, layout: Option<(u64, usize)>) -> serde_js
 
 /// The file name of `game`'s target table inside a data directory.
 pub fn file_name(game: Game) -> String {
-    let CategorySet(mask) = game.categories;
-    format!("targets-{}-{mask:04x}.yzt", game.rules.name())
+    format!("{}.yzt", game.file_stem("targets"))
 }
 
 #[cfg(test)]
