@@ -137,7 +137,7 @@ fn assert_optimal(
             let value = ranked.iter().find(|v| v.choice == chosen).expect("the plan's choice is ranked").value;
             assert!(
                 value >= ranked[0].value - tolerance,
-                "{roll} with {rolls_left} left: {chosen} {value} vs {:?}",
+                "{roll} with {rolls_left} left: {chosen:?} {value} vs {:?}",
                 ranked[0]
             );
         }

@@ -18,8 +18,8 @@ use yz::duel::plan::{
 };
 use yz::duel::{Cards, DuelValue, Space, SpaceError, WinDraw, solve};
 use yz::game::{Card, Game, RollId, StateId, parse_dice};
+use yz::turn::choice::ChoiceJson;
 use yz::turn::choice::RollsLeft;
-use yz::turn::choice::{Choice, ChoiceJson};
 
 /// Most positions `duel value` and `duel advise` solve on the fly below a position.
 const ON_THE_FLY_POSITIONS: u64 = 200_000_000;
@@ -298,7 +298,7 @@ fn print_advice(p: &Position, roll: RollId, rolls_left: RollsLeft, ranked: &[yz:
         let options: Vec<_> = ranked
             .iter()
             .map(|r| {
-                let mut option = json!(ChoiceJson::new(r.choice, r.points));
+                let mut option = json!(ChoiceJson::new(r.choice, r.points, p.me.game.rules));
                 option["value"] = json!(r.value);
                 option["gap"] = json!(best - r.value);
                 option
@@ -318,9 +318,9 @@ fn print_advice(p: &Position, roll: RollId, rolls_left: RollsLeft, ranked: &[yz:
     );
     println!("  {:<24} {:>10}  {:>9}", "choice", "win chance", "gap");
     for r in ranked {
-        let what = match r.choice {
-            Choice::Keep(k) => format!("keep {k}"),
-            Choice::Score(c) => format!("score {c} for {}", r.points.unwrap_or(0)),
+        let what = match r.points {
+            Some(points) => format!("{} for {points}", r.choice.describe(p.me.game.rules)),
+            None => r.choice.describe(p.me.game.rules),
         };
         println!("  {what:<24} {:>10.6}  {:>9.6}", r.value, best - r.value);
     }

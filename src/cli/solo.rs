@@ -103,7 +103,7 @@ pub fn run(command: SoloCommand, data: &Path, as_json: bool) -> Result<()> {
             let table = open_table(data, game)?;
             let ranked = solo::advise(&table, game, &card, roll, rolls_left)?;
             if as_json {
-                let options: Vec<_> = ranked.iter().map(solo::Ranked::to_json).collect();
+                let options: Vec<_> = ranked.iter().map(|r| r.to_json(game.rules)).collect();
                 print_json(json!({
                     "rules": game.rules.name(),
                     "card": card.to_string(),
@@ -115,9 +115,9 @@ pub fn run(command: SoloCommand, data: &Path, as_json: bool) -> Result<()> {
                 println!("card {:?}, dice {roll}, rolls left {rolls_left}", card.to_string());
                 println!("  {:<24} {:>9}  {:>8}", "choice", "expected", "gap");
                 for r in &ranked {
-                    let what = match r.choice {
-                        solo::Choice::Keep(k) => format!("keep {k}"),
-                        solo::Choice::Score(c) => format!("score {c} for {}", r.points.unwrap_or(0)),
+                    let what = match r.points {
+                        Some(points) => format!("{} for {points}", r.choice.describe(game.rules)),
+                        None => r.choice.describe(game.rules),
                     };
                     println!("  {what:<24} {:>9.4}  {:>8.4}", r.expected_final, r.gap);
                 }

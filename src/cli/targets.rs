@@ -9,8 +9,7 @@ use serde_json::json;
 
 use super::{GameArgs, print_json};
 use yz::game::{Card, Game, StateIndex, parse_dice};
-use yz::solo::Choice;
-use yz::targets::advise::{self, TargetRanked};
+use yz::targets::advise::{self};
 use yz::targets::{self, TargetTable, table};
 use yz::turn::choice::RollsLeft;
 
@@ -129,7 +128,7 @@ pub fn run(command: TargetsCommand, data: &Path, as_json: bool) -> Result<()> {
             let table = open_table(data, game)?;
             let ranked = advise::advise(&table, game, &card, roll, rolls_left, target)?;
             if as_json {
-                let options: Vec<_> = ranked.iter().map(TargetRanked::to_json).collect();
+                let options: Vec<_> = ranked.iter().map(|r| r.to_json(game.rules)).collect();
                 print_json(json!({
                     "rules": game.rules.name(),
                     "card": card.to_string(),
@@ -143,9 +142,9 @@ pub fn run(command: TargetsCommand, data: &Path, as_json: bool) -> Result<()> {
                 let header = format!("P(final >= {target})");
                 println!("  {:<24} {header:>16}  {:>10}", "choice", "gap");
                 for r in &ranked {
-                    let what = match r.choice {
-                        Choice::Keep(k) => format!("keep {k}"),
-                        Choice::Score(c) => format!("score {c} for {}", r.points.unwrap_or(0)),
+                    let what = match r.points {
+                        Some(points) => format!("{} for {points}", r.choice.describe(game.rules)),
+                        None => r.choice.describe(game.rules),
                     };
                     println!("  {what:<24} {:>16}  {:>10}", probability_text(r.probability), probability_text(r.gap));
                 }

@@ -3,7 +3,7 @@
 use serde::Serialize;
 
 use super::table::FutureValue;
-use crate::game::{Card, Game, RollId, Transition};
+use crate::game::{Card, Game, RollId, Rules, Transition};
 use crate::turn::choice::{self, ChoiceJson, RollsLeft};
 pub use crate::turn::choice::{Choice, faces};
 
@@ -41,10 +41,10 @@ pub struct RankedJson {
 }
 
 impl Ranked {
-    /// The JSON form of this choice.
-    pub fn to_json(&self) -> RankedJson {
+    /// The JSON form of this choice, the box named as the `rules`' card names it.
+    pub fn to_json(&self, rules: Rules) -> RankedJson {
         RankedJson {
-            choice: ChoiceJson::new(self.choice, self.points),
+            choice: ChoiceJson::new(self.choice, self.points, rules),
             expected_final: self.expected_final,
             gap: self.gap,
         }

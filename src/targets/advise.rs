@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use super::solve::Curve;
 use super::table::{TargetTable, TargetTableError};
-use crate::game::{Card, Category, Game, KeepId, NUM_ROLLS, RollId, ScoreState};
+use crate::game::{Card, Category, Game, KeepId, NUM_ROLLS, RollId, Rules, ScoreState};
 use crate::solo::Choice;
 use crate::turn::TurnBuffer;
 use crate::turn::choice::{ChoiceJson, RollsLeft};
@@ -43,10 +43,10 @@ pub struct TargetRankedJson {
 }
 
 impl TargetRanked {
-    /// The JSON form of this choice.
-    pub fn to_json(&self) -> TargetRankedJson {
+    /// The JSON form of this choice, the box named as the `rules`' card names it.
+    pub fn to_json(&self, rules: Rules) -> TargetRankedJson {
         TargetRankedJson {
-            choice: ChoiceJson::new(self.choice, self.points),
+            choice: ChoiceJson::new(self.choice, self.points, rules),
             probability: self.probability,
             gap: self.gap,
         }

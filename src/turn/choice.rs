@@ -10,7 +10,7 @@ use std::str::FromStr;
 use serde::Serialize;
 
 use super::TurnBuffer;
-use crate::game::{Category, Game, KeepId, RollId, ScoreState, Transition};
+use crate::game::{Category, Game, KeepId, RollId, Rules, ScoreState, Transition};
 
 /// Rerolls still allowed in a turn: 0, 1 or 2. Checked once, where it is made, so every
 /// advisor takes it as it is.
@@ -80,11 +80,13 @@ pub struct Valued {
     pub value: f64,
 }
 
-impl fmt::Display for Choice {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl Choice {
+    /// The choice in words, the box named as the `rules`' card names it (`keep 3,3`,
+    /// `score yatzy`).
+    pub fn describe(self, rules: Rules) -> String {
         match self {
-            Choice::Keep(k) => write!(f, "keep {k}"),
-            Choice::Score(c) => write!(f, "score {c}"),
+            Choice::Keep(k) => format!("keep {k}"),
+            Choice::Score(c) => format!("score {}", rules.box_name(c)),
         }
     }
 }
@@ -107,12 +109,13 @@ pub struct ChoiceJson {
 }
 
 impl ChoiceJson {
-    /// The JSON form of `choice`; `points` are kept for a box only.
-    pub fn new(choice: Choice, points: Option<u32>) -> ChoiceJson {
+    /// The JSON form of `choice` under `rules` (which name the box); `points` are kept for a
+    /// box only.
+    pub fn new(choice: Choice, points: Option<u32>, rules: Rules) -> ChoiceJson {
         match choice {
             Choice::Keep(keep) => ChoiceJson { action: "keep", keep: Some(faces(keep)), category: None, points: None },
             Choice::Score(category) => {
-                ChoiceJson { action: "score", keep: None, category: Some(category.name()), points }
+                ChoiceJson { action: "score", keep: None, category: Some(rules.box_name(category)), points }
             }
         }
     }
