@@ -12,7 +12,7 @@ use std::sync::RwLock;
 
 use serde::{Deserialize, Serialize};
 
-use super::category::{Category, CategoryListError, CategorySet, MAX_BOXES};
+use super::category::{ALL_CATEGORIES, Category, CategoryListError, CategorySet, MAX_BOXES};
 use super::dice::{FaceCounts, NUM_FACES, NUM_ROLLS, RollId};
 
 /// How a box scores a roll: the data behind a box of a rule set.
@@ -230,24 +230,25 @@ const YATZY_NAMES: [&str; 8] = [
     "yatzy+forced-order+five-kind-full-house+four-kind-two-pairs",
 ];
 
-const fn card(boxes: &[Category]) -> ([Category; MAX_BOXES], u8) {
+/// A card: the six upper boxes, then the `lower` boxes in card order, each with its
+/// pattern. Returns the order, the number of boxes and the patterns by box index.
+const fn card(lower: &[(Category, Pattern)]) -> ([Category; MAX_BOXES], u8, [Option<Pattern>; MAX_BOXES]) {
     let mut order = [Category::Ones; MAX_BOXES];
+    let mut patterns = [None; MAX_BOXES];
     let mut i = 0;
-    while i < boxes.len() {
-        order[i] = boxes[i];
+    while i < NUM_FACES {
+        order[i] = ALL_CATEGORIES[i];
+        patterns[i] = Some(Pattern::Upper { face: i as u8 + 1 });
         i += 1;
     }
-    (order, boxes.len() as u8)
+    let mut j = 0;
+    while j < lower.len() {
+        order[NUM_FACES + j] = lower[j].0;
+        patterns[lower[j].0 as usize] = Some(lower[j].1);
+        j += 1;
+    }
+    (order, (NUM_FACES + lower.len()) as u8, patterns)
 }
-
-const UPPER_PATTERNS: [Pattern; NUM_FACES] = [
-    Pattern::Upper { face: 1 },
-    Pattern::Upper { face: 2 },
-    Pattern::Upper { face: 3 },
-    Pattern::Upper { face: 4 },
-    Pattern::Upper { face: 5 },
-    Pattern::Upper { face: 6 },
-];
 
 impl Rules {
     /// Verhoeff's official Yahtzee rules: bonus 35 at 63, Extra Yahtzee Bonus 100 and the
@@ -262,34 +263,15 @@ impl Rules {
 
     const fn yahtzee(name: &'static str, extra_bonus: u8, joker: Joker) -> Rules {
         use Category::*;
-        let (order, len) = card(&[
-            Ones,
-            Twos,
-            Threes,
-            Fours,
-            Fives,
-            Sixes,
-            ThreeOfAKind,
-            FourOfAKind,
-            FullHouse,
-            SmallStraight,
-            LargeStraight,
-            Yahtzee,
-            Chance,
+        let (order, len, patterns) = card(&[
+            (ThreeOfAKind, Pattern::OfAKind { count: 3, all_dice: true }),
+            (FourOfAKind, Pattern::OfAKind { count: 4, all_dice: true }),
+            (FullHouse, Pattern::FullHouse { points: Some(25), five_of_a_kind_counts: false }),
+            (SmallStraight, Pattern::Straight { length: 4, lowest: None, points: 30 }),
+            (LargeStraight, Pattern::Straight { length: 5, lowest: None, points: 40 }),
+            (Yahtzee, Pattern::FiveOfAKind { points: 50 }),
+            (Chance, Pattern::Chance),
         ]);
-        let mut patterns = [None; MAX_BOXES];
-        let mut face = 0;
-        while face < NUM_FACES {
-            patterns[face] = Some(UPPER_PATTERNS[face]);
-            face += 1;
-        }
-        patterns[ThreeOfAKind as usize] = Some(Pattern::OfAKind { count: 3, all_dice: true });
-        patterns[FourOfAKind as usize] = Some(Pattern::OfAKind { count: 4, all_dice: true });
-        patterns[FullHouse as usize] = Some(Pattern::FullHouse { points: Some(25), five_of_a_kind_counts: false });
-        patterns[SmallStraight as usize] = Some(Pattern::Straight { length: 4, lowest: None, points: 30 });
-        patterns[LargeStraight as usize] = Some(Pattern::Straight { length: 5, lowest: None, points: 40 });
-        patterns[Yahtzee as usize] = Some(Pattern::FiveOfAKind { points: 50 });
-        patterns[Chance as usize] = Some(Pattern::Chance);
         Rules {
             name,
             order,
@@ -309,40 +291,17 @@ impl Rules {
     /// yatzy 50), bonus 50 at 63, no Joker, no extra bonus.
     pub const fn yatzy() -> Rules {
         use Category::*;
-        let (order, len) = card(&[
-            Ones,
-            Twos,
-            Threes,
-            Fours,
-            Fives,
-            Sixes,
-            OnePair,
-            TwoPairs,
-            ThreeOfAKind,
-            FourOfAKind,
-            SmallStraight,
-            LargeStraight,
-            FullHouse,
-            Chance,
-            Yahtzee,
+        let (order, len, patterns) = card(&[
+            (OnePair, Pattern::Pairs { pairs: 1, four_of_a_kind_counts: false, fewer_score: false }),
+            (TwoPairs, Pattern::Pairs { pairs: 2, four_of_a_kind_counts: false, fewer_score: false }),
+            (ThreeOfAKind, Pattern::OfAKind { count: 3, all_dice: false }),
+            (FourOfAKind, Pattern::OfAKind { count: 4, all_dice: false }),
+            (SmallStraight, Pattern::Straight { length: 5, lowest: Some(1), points: 15 }),
+            (LargeStraight, Pattern::Straight { length: 5, lowest: Some(2), points: 20 }),
+            (FullHouse, Pattern::FullHouse { points: None, five_of_a_kind_counts: false }),
+            (Chance, Pattern::Chance),
+            (Yahtzee, Pattern::FiveOfAKind { points: 50 }),
         ]);
-        let mut patterns = [None; MAX_BOXES];
-        let mut face = 0;
-        while face < NUM_FACES {
-            patterns[face] = Some(UPPER_PATTERNS[face]);
-            face += 1;
-        }
-        patterns[OnePair as usize] =
-            Some(Pattern::Pairs { pairs: 1, four_of_a_kind_counts: false, fewer_score: false });
-        patterns[TwoPairs as usize] =
-            Some(Pattern::Pairs { pairs: 2, four_of_a_kind_counts: false, fewer_score: false });
-        patterns[ThreeOfAKind as usize] = Some(Pattern::OfAKind { count: 3, all_dice: false });
-        patterns[FourOfAKind as usize] = Some(Pattern::OfAKind { count: 4, all_dice: false });
-        patterns[SmallStraight as usize] = Some(Pattern::Straight { length: 5, lowest: Some(1), points: 15 });
-        patterns[LargeStraight as usize] = Some(Pattern::Straight { length: 5, lowest: Some(2), points: 20 });
-        patterns[FullHouse as usize] = Some(Pattern::FullHouse { points: None, five_of_a_kind_counts: false });
-        patterns[Chance as usize] = Some(Pattern::Chance);
-        patterns[Yahtzee as usize] = Some(Pattern::FiveOfAKind { points: 50 });
         Rules {
             name: YATZY_NAMES[0],
             order,
