@@ -22,6 +22,7 @@ use rayon::prelude::*;
 
 use crate::game::rules::Scoring;
 use crate::game::{Category, Game, RollId, ScoreState, StateId, StateIndex};
+use crate::turn::ScoringPlan;
 
 /// Points bounds of one card; see the module docs.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -174,6 +175,16 @@ impl Cards {
             }
             Some(Successor { next: self.index.id(first.next).expect("a successor of a state is a state"), points })
         })
+    }
+
+    /// Plans `card`'s turn ([`ScoringPlan::build`]), its successors by card id.
+    pub fn plan_turn(&self, card: StateId, plan: &mut ScoringPlan<StateId>) {
+        let game = self.index.game();
+        let state = self.states[card.0 as usize];
+        plan.build(game.rules.roll_classes(), game.choices(state.filled).iter(), |c, roll| {
+            let t = state.score(game, c, roll)?;
+            Some((self.index.id(t.next).expect("a successor of a state is a state"), t.points))
+        });
     }
 
     /// Every (roll, box index, move) of `card`'s turn: the boxes open and allowed.

@@ -34,14 +34,14 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
-use super::cards::{CardSet, Cards, Move, decided, window};
+use super::cards::{CardSet, Cards, decided, window};
 use super::layout::{LayerShape, Tile};
 use super::value::DuelValue;
+use crate::game::StateId;
 use crate::game::dice::NUM_KEEPS;
-use crate::game::{MAX_BOXES, NUM_ROLLS, RollId, StateId};
-use crate::turn::lanes::{BLOCK, max_of_plus, padded_lanes};
+use crate::turn::lanes::{BLOCK, padded_lanes};
 use crate::turn::simd::{self, SimdWork};
-use crate::turn::{RollScorer, TurnBuffer};
+use crate::turn::{ScoringPlan, Shift, TurnBuffer};
 
 /// Why a set of positions cannot be solved.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -304,48 +304,12 @@ pub fn solve_tile_in_strips<V: DuelValue>(
     values
 }
 
-/// How a mover's turn can end, shared by every opponent of the mover.
-#[derive(Clone, Debug, Default)]
-struct MoverPlan {
-    /// The distinct cards the mover can end the turn on.
-    successors: Vec<StateId>,
-    /// Per successor: the fewest and most points that lead to it.
-    points: Vec<(u16, u16)>,
-    /// Per roll and box in card order: (successor slot, points); slot `u16::MAX` where
-    /// the box cannot take the roll.
-    by_roll: Vec<[(u16, u16); MAX_BOXES]>,
-}
-
-impl MoverPlan {
-    fn new(cards: &Cards, mover: StateId) -> MoverPlan {
-        let mut plan = MoverPlan {
-            successors: Vec::new(),
-            points: Vec::new(),
-            by_roll: vec![[(u16::MAX, 0); MAX_BOXES]; NUM_ROLLS],
-        };
-        for (roll, c, Move { next, points }) in cards.moves(mover) {
-            let points = points as u16;
-            let slot = match plan.successors.iter().position(|&s| s == next) {
-                Some(slot) => slot,
-                None => {
-                    plan.successors.push(next);
-                    plan.points.push((points, points));
-                    plan.successors.len() - 1
-                }
-            };
-            let range = &mut plan.points[slot];
-            *range = (range.0.min(points), range.1.max(points));
-            plan.by_roll[roll.0 as usize][c] = (slot as u16, points);
-        }
-        plan
-    }
-}
-
 /// Per-thread working memory, sized once so that no pair's turn allocates.
 struct PairScratch<V> {
     /// A strip's turn.
     buffer: TurnBuffer<V>,
-    plan: MoverPlan,
+    /// How the mover's turn can end, shared by every opponent of the mover.
+    plan: ScoringPlan<StateId>,
     plan_of: Option<StateId>,
     /// Per successor: the mover's value after scoring, by `x = d + p` from the window's
     /// `lo` plus the fewest points leading there.
@@ -358,7 +322,7 @@ impl<V: DuelValue> PairScratch<V> {
     fn new(strip: usize) -> PairScratch<V> {
         PairScratch {
             buffer: TurnBuffer::new(strip),
-            plan: MoverPlan::default(),
+            plan: ScoringPlan::new(Shift::Up),
             plan_of: None,
             successors: Vec::new(),
             out: vec![V::ZERO; strip],
@@ -367,10 +331,12 @@ impl<V: DuelValue> PairScratch<V> {
 
     /// Plans `mover`'s turns, with a successor row long enough for windows of `widest` lanes.
     fn set_mover(&mut self, cards: &Cards, mover: StateId, widest: usize) {
-        self.plan = MoverPlan::new(cards, mover);
+        cards.plan_turn(mover, &mut self.plan);
         self.plan_of = Some(mover);
-        let spread = self.plan.points.iter().map(|&(least, most)| (most - least) as usize).max().unwrap_or(0);
-        self.successors.resize_with(self.successors.len().max(self.plan.successors.len()), Vec::new);
+        let count = self.plan.successors().len();
+        let spread = (0..count).map(|k| self.plan.points(k)).map(|(least, most)| (most - least) as usize).max();
+        let spread = spread.unwrap_or(0);
+        self.successors.resize_with(self.successors.len().max(count), Vec::new);
         for row in &mut self.successors {
             row.clear();
             row.reserve(widest + spread);
@@ -400,16 +366,18 @@ impl<V: DuelValue, N: NextValues<V>> SimdWork for PairTurn<'_, '_, V, N> {
         let (lo, _) = window(cards.bounds(mover), cards.bounds(opponent));
         let (n, lanes) = (out.len(), padded_lanes(out.len()));
         let plan = &scratch.plan;
-        for ((row, &card), &(least, most)) in scratch.successors.iter_mut().zip(&plan.successors).zip(&plan.points) {
-            let len = lanes + (most - least) as usize;
-            fill_after_turn(space, layer, next, opponent, card, lo + least as i32, len, row);
+        let count = plan.successors().len();
+        for (k, (row, &card)) in scratch.successors.iter_mut().zip(plan.successors()).enumerate() {
+            // Lane 0 is `x = lo`.
+            let (start, len) = plan.row_span(k, lanes);
+            fill_after_turn(space, layer, next, opponent, card, lo + start as i32, len, row);
         }
         // Strips of equal width (whole blocks), at most `strip`: no narrow last strip.
         let even = lanes.div_ceil(lanes.div_ceil(strip)).next_multiple_of(BLOCK);
         for first in (0..lanes).step_by(even) {
             let width = even.min(lanes - first);
             scratch.buffer.set_lanes(width);
-            let scorer = PairScorer { successors: &scratch.successors, plan, first, lanes: width };
+            let scorer = plan.scorer(&scratch.successors[..count], first, width);
             if first + width <= n {
                 scratch.buffer.solve(&scorer, &mut out[first..first + width]);
             } else {
@@ -474,30 +442,6 @@ fn fill_after_turn<V: DuelValue>(
         };
         v.flip()
     }));
-}
-
-/// Scores the rolls of a strip: lanes `first..first + lanes` of a pair's window.
-struct PairScorer<'a, V> {
-    successors: &'a [Vec<V>],
-    plan: &'a MoverPlan,
-    first: usize,
-    lanes: usize,
-}
-
-impl<V: DuelValue> RollScorer<V> for PairScorer<'_, V> {
-    #[inline(always)]
-    fn score(&self, roll: RollId, out: &mut [V]) {
-        let mut terms: [(&[V], V); MAX_BOXES] = [(&[], V::ZERO); MAX_BOXES];
-        let mut count = 0;
-        for &(slot, points) in &self.plan.by_roll[roll.0 as usize] {
-            if slot != u16::MAX {
-                let start = self.first + (points - self.plan.points[slot as usize].0) as usize;
-                terms[count] = (&self.successors[slot as usize][start..start + self.lanes], V::ZERO);
-                count += 1;
-            }
-        }
-        max_of_plus(out, &terms[..count]);
-    }
 }
 
 #[cfg(test)]

@@ -3,20 +3,20 @@
 //! States are swept backward by the number of filled boxes. All states that share a
 //! (filled set, Yahtzee flag) slot are solved by one turn with lanes over the upper
 //! total (`DESIGN.md`): only scoring an upper box moves between lanes, as a shifted read
-//! of the successor's vector. Slots of one layer are independent and run on rayon; every
-//! lane's arithmetic is in a fixed order, so the result is bit-identical for any number
-//! of threads.
+//! of the successor's vector, laid out once per count of the face with the bonus folded
+//! in; every other box adds its points ([`Shift::Add`]). The slots run through the shared
+//! layer driver ([`sweep_backward`]); every lane's arithmetic is in a fixed order, so the
+//! result is bit-identical for any number of threads.
 
-use rayon::prelude::*;
-
-use crate::game::category::{Category, CategorySet, MAX_BOXES};
+use crate::game::ScoreState;
+use crate::game::category::{Category, CategorySet};
 use crate::game::dice::NUM_FACES;
 use crate::game::index::NUM_UPPER_TOTALS;
 use crate::game::rules::Game;
-use crate::game::{PointsTable, RollId, ScoreState};
-use crate::turn::lanes::{max_of_plus, padded_lanes};
+use crate::turn::lanes::padded_lanes;
 use crate::turn::simd::{self, SimdWork};
-use crate::turn::{RollScorer, TurnBuffer};
+use crate::turn::sweep::sweep_backward;
+use crate::turn::{ScoringPlan, Shift, TurnBuffer};
 
 const LANES: usize = NUM_UPPER_TOTALS;
 
@@ -62,28 +62,26 @@ impl SoloSolution {
 pub fn solve(game: Game) -> SoloSolution {
     assert!(game.is_valid(), "{game:?} plays boxes its rules do not have");
     let mut values = vec![f64::NAN; game.num_slots() * LANES];
-    let points = game.rules.points_table();
-    for filled_in_play in (0..=game.categories.len()).rev() {
-        let slots = game.layer_slots(filled_in_play);
-        let rows: Vec<[f64; LANES]> = slots
-            .par_iter()
-            .map_init(
-                || TurnBuffer::new(LANES),
-                |buffer, &(filled, flag)| {
-                    if filled == CategorySet::ALL {
-                        [0.0; LANES]
-                    } else {
-                        simd::dispatch(SlotTurn { game, points, filled, flag, values: &values, buffer })
-                    }
-                },
-            )
-            .collect();
-        for (&(filled, flag), row) in slots.iter().zip(&rows) {
-            let start = game.slot(filled, flag) * LANES;
-            values[start..start + LANES].copy_from_slice(row);
-        }
-        tracing::debug!(filled_in_play, slots = slots.len(), "layer solved");
-    }
+    let layers = (0..=game.categories.len()).rev().map(|filled_in_play| game.layer_slots(filled_in_play));
+    sweep_backward(
+        &mut values,
+        layers,
+        || SlotScratch { buffer: TurnBuffer::new(LANES), plan: ScoringPlan::new(Shift::Add), rows: Vec::new() },
+        |values, scratch, &(filled, flag)| {
+            if filled == CategorySet::ALL {
+                [0.0; LANES]
+            } else {
+                simd::dispatch(SlotTurn { game, filled, flag, values, scratch })
+            }
+        },
+        |values, slots, rows| {
+            for (&(filled, flag), row) in slots.iter().zip(&rows) {
+                let start = game.slot(filled, flag) * LANES;
+                values[start..start + LANES].copy_from_slice(row);
+            }
+            tracing::debug!(slots = slots.len(), "layer solved");
+        },
+    );
     SoloSolution { game, values }
 }
 
@@ -109,16 +107,26 @@ fn padded((lo, hi): (usize, usize)) -> (usize, usize) {
     (lo, lo + lanes - 1)
 }
 
+/// A successor row of a slot's turn: the box scored and, for an upper box, the count of
+/// its face (the upper total moves inside the row, the bonus folded in); for the
+/// five-of-a-kind box where the game tracks it, 1 when it is scored with its points.
+type SuccessorRow = (Category, u8);
+
+/// Per-thread working memory of the solve.
+struct SlotScratch {
+    buffer: TurnBuffer<f64>,
+    plan: ScoringPlan<SuccessorRow>,
+    rows: Vec<Vec<f64>>,
+}
+
 /// One turn of one slot: all upper totals at once.
 struct SlotTurn<'a> {
     game: Game,
-    /// [`crate::game::Rules::points_table`].
-    points: &'a PointsTable,
     filled: CategorySet,
     flag: bool,
     /// Values of the layers solved so far.
     values: &'a [f64],
-    buffer: &'a mut TurnBuffer<f64>,
+    scratch: &'a mut SlotScratch,
 }
 
 impl SimdWork for SlotTurn<'_> {
@@ -126,115 +134,54 @@ impl SimdWork for SlotTurn<'_> {
 
     #[inline(always)]
     fn run(self) -> [f64; LANES] {
-        let SlotTurn { game, points, filled, flag, values, buffer } = self;
-        solve_slot(game, points, filled, flag, values, buffer)
-    }
-}
-
-#[inline(always)]
-fn solve_slot(
-    game: Game,
-    points: &PointsTable,
-    filled: CategorySet,
-    flag: bool,
-    values: &[f64],
-    buffer: &mut TurnBuffer<f64>,
-) -> [f64; LANES] {
-    let (lo, hi) = padded(lane_range(game, filled));
-    let lanes = hi - lo + 1;
-    buffer.set_lanes(lanes);
-    let next_row = |c: Category, next_flag: bool| {
-        let start = game.slot(filled.with(c), next_flag) * LANES;
-        &values[start..start + LANES]
-    };
-    let (threshold, upper_bonus) = (game.rules.upper_threshold(), game.rules.upper_bonus());
-
-    // Successor vectors per box the player may fill, already shifted to this slot's lanes.
-    // Upper boxes get one vector per count of their face (0..=5), with the points and the
-    // upper bonus folded in; other boxes one vector each, by box index (the
-    // five-of-a-kind box a second one, at `MAX_BOXES`, for scoring it with its points
-    // where the game tracks that).
-    let open: Vec<Category> = game.choices(filled).iter().collect();
-    let mut upper_rows = vec![[0.0f64; LANES]; 6 * NUM_FACES];
-    let mut lower_rows = vec![[0.0f64; LANES]; MAX_BOXES + 1];
-    for &c in &open {
-        if let Some(face) = c.upper_face() {
-            let next = next_row(c, flag);
-            for count in 0..=5u32 {
-                let points = count * face as u32;
-                let row = &mut upper_rows[c.index() * 6 + count as usize];
-                for (i, u) in (lo..=hi).enumerate() {
-                    let after = (u as u32 + points).min(threshold);
-                    let bonus = if (u as u32) < threshold && after == threshold { upper_bonus } else { 0 };
-                    row[i] = (points + bonus) as f64 + next[after as usize];
+        let SlotTurn { game, filled, flag, values, scratch } = self;
+        let (lo, hi) = padded(lane_range(game, filled));
+        let lanes = hi - lo + 1;
+        let tracks_flag = game.tracks_yahtzee_50();
+        scratch.plan.build(game.rules.roll_classes(), game.choices(filled).iter(), |c, roll| {
+            let scoring = game.score(c, roll, filled, flag)?;
+            Some(match c.upper_face() {
+                Some(_) => ((c, roll.counts()[c.index()]), scoring.yahtzee_bonus),
+                None => {
+                    let with_points = c == Category::Yahtzee && tracks_flag && scoring.box_points > 0;
+                    ((c, with_points as u8), scoring.box_points + scoring.yahtzee_bonus)
+                }
+            })
+        });
+        let next_row = |c: Category, next_flag: bool| {
+            let start = game.slot(filled.with(c), next_flag) * LANES;
+            &values[start..start + LANES]
+        };
+        let (threshold, upper_bonus) = (game.rules.upper_threshold(), game.rules.upper_bonus());
+        let successors = scratch.plan.successors();
+        scratch.rows.resize_with(scratch.rows.len().max(successors.len()), Vec::new);
+        for (row, &(c, n)) in scratch.rows.iter_mut().zip(successors) {
+            row.clear();
+            match c.upper_face() {
+                // Scoring `n` of the face: its points and the bonus if they reach the
+                // threshold, then the successor at the new total.
+                Some(face) => {
+                    let next = next_row(c, flag);
+                    let points = n as u32 * face as u32;
+                    row.extend((lo..=hi).map(|u| {
+                        let after = (u as u32 + points).min(threshold);
+                        let bonus = if (u as u32) < threshold && after == threshold { upper_bonus } else { 0 };
+                        (points + bonus) as f64 + next[after as usize]
+                    }));
+                }
+                None => {
+                    let next_flag = if c == Category::Yahtzee && tracks_flag { n == 1 } else { flag };
+                    row.extend_from_slice(&next_row(c, next_flag)[lo..=hi]);
                 }
             }
-        } else if c == Category::Yahtzee && game.tracks_yahtzee_50() {
-            lower_rows[c.index()][..lanes].copy_from_slice(&next_row(c, false)[lo..=hi]);
-            lower_rows[MAX_BOXES][..lanes].copy_from_slice(&next_row(c, true)[lo..=hi]);
-        } else {
-            lower_rows[c.index()][..lanes].copy_from_slice(&next_row(c, flag)[lo..=hi]);
         }
-    }
-
-    let scorer = SlotScorer {
-        game,
-        points,
-        filled,
-        flag,
-        extra_yahtzee_matters: game.extra_yahtzee_matters(filled),
-        open: &open,
-        upper_rows: &upper_rows,
-        lower_rows: &lower_rows,
-        lanes,
-    };
-    let mut out = [f64::NAN; LANES];
-    buffer.solve(&scorer, &mut out[lo..=hi]);
-    let dead = out[lo];
-    out[..lo].fill(dead);
-    out
-}
-
-/// Scores a roll in every open box of one slot, from the successor vectors prepared by
-/// [`solve_slot`].
-struct SlotScorer<'a> {
-    game: Game,
-    points: &'a PointsTable,
-    filled: CategorySet,
-    flag: bool,
-    extra_yahtzee_matters: bool,
-    open: &'a [Category],
-    upper_rows: &'a [[f64; LANES]],
-    lower_rows: &'a [[f64; LANES]],
-    lanes: usize,
-}
-
-impl RollScorer<f64> for SlotScorer<'_> {
-    #[inline(always)]
-    fn score(&self, roll: RollId, dst: &mut [f64]) {
-        let counts = roll.counts();
-        let extra_yahtzee = self.extra_yahtzee_matters && roll.is_yahtzee();
-        let mut terms: [(&[f64], f64); MAX_BOXES] = [(&[], 0.0); MAX_BOXES];
-        let mut count = 0;
-        for &c in self.open {
-            let (box_points, extra) = if extra_yahtzee {
-                match self.game.score(c, roll, self.filled, self.flag) {
-                    Some(s) => (s.box_points, s.yahtzee_bonus),
-                    None => continue,
-                }
-            } else {
-                (self.points[c.index()][roll.0 as usize] as u32, 0)
-            };
-            terms[count] = if c.upper_face().is_some() {
-                (&self.upper_rows[c.index() * 6 + counts[c.index()] as usize][..self.lanes], extra as f64)
-            } else {
-                let scored_flag_row = c == Category::Yahtzee && box_points > 0 && self.game.tracks_yahtzee_50();
-                let row = &self.lower_rows[if scored_flag_row { MAX_BOXES } else { c.index() }];
-                (&row[..self.lanes], (box_points + extra) as f64)
-            };
-            count += 1;
-        }
-        max_of_plus(dst, &terms[..count]);
+        let scorer = scratch.plan.scorer(&scratch.rows[..successors.len()], 0, lanes);
+        scratch.buffer.set_lanes(lanes);
+        let mut out = [f64::NAN; LANES];
+        scratch.buffer.solve(&scorer, &mut out[lo..=hi]);
+        let dead = out[lo];
+        out[..lo].fill(dead);
+        out
     }
 }
 

@@ -32,12 +32,13 @@
 
 use rayon::prelude::*;
 
-use crate::game::category::{Category, MAX_BOXES};
-use crate::game::{Game, NUM_ROLLS, RollId, ScoreState, StateId, StateIndex};
+use crate::game::category::MAX_BOXES;
+use crate::game::{Game, ScoreState, StateId, StateIndex};
 use crate::solo::ScoreDistribution;
-use crate::turn::lanes::{BLOCK, Lane, max_of_plus, padded_lanes};
+use crate::turn::lanes::{BLOCK, Lane, padded_lanes};
 use crate::turn::simd::{self, SimdWork};
-use crate::turn::{RollScorer, TurnBuffer};
+use crate::turn::sweep::sweep_backward;
+use crate::turn::{ScoringPlan, Shift, TurnBuffer};
 
 /// A payoff on the final total: `g(x)` for totals `x = 0, 1, …`, constant beyond the last
 /// value given.
@@ -144,52 +145,54 @@ pub fn solve<T: Lane>(game: Game, payoff: &Payoff) -> f64 {
         layers[index.state(StateId(id)).filled.len()].push(StateId(id));
     }
     let reach = reached_points(game, &index, &layers);
-    let mut windows: Vec<Window<T>> = vec![Window::default(); index.len()];
-    let mut futures = vec![Future::default(); index.len()];
+    let mut solved =
+        Solved { windows: vec![Window::default(); index.len()], futures: vec![Future::default(); index.len()] };
     let mut lanes_solved = 0usize;
+    let mut previous: Vec<StateId> = Vec::new();
     // Layers below the start's are empty.
-    for k in (game.absent().len()..layers.len()).rev() {
-        let solved: Vec<(Window<T>, Future)> = layers[k]
-            .par_iter()
-            .map_init(
-                || TurnBuffer::new(BLOCK),
-                |buffer, &id| {
-                    let state = index.state(id);
-                    let (reach_lo, reach_hi) = reach[id.0 as usize];
-                    if reach_lo > reach_hi {
-                        // Not reached from the start.
-                        return (Window::default(), Future::default());
-                    }
-                    if state.is_terminal() {
-                        let (lo, hi) = lane_range(reach[id.0 as usize], Future::default(), &payoff);
-                        return (Window { lo, values: (lo..hi).map(|a| payoff.at(a)).collect() }, Future::default());
-                    }
-                    let successor = |next: ScoreState| {
-                        let id = index.id(next).expect("successor is a state").0 as usize;
-                        (&windows[id], futures[id])
-                    };
-                    simd::dispatch(StateTurn {
-                        game,
-                        state,
-                        reach: reach[id.0 as usize],
-                        payoff: &payoff,
-                        successor: &successor,
-                        buffer,
-                    })
-                },
-            )
-            .collect();
-        lanes_solved += solved.iter().map(|(w, _)| w.values.len()).sum::<usize>();
-        for (&id, (window, future)) in layers[k].iter().zip(solved) {
-            windows[id.0 as usize] = window;
-            futures[id.0 as usize] = future;
-        }
-        // Layer k + 1 has been read for the last time.
-        for &id in layers.get(k + 1).into_iter().flatten() {
-            windows[id.0 as usize] = Window::default();
-        }
-        tracing::debug!(layer = k, states = layers[k].len(), lanes_solved, "payoff layer solved");
-    }
+    sweep_backward(
+        &mut solved,
+        layers[game.absent().len()..].iter().rev(),
+        || StateScratch { buffer: TurnBuffer::new(BLOCK), plan: ScoringPlan::new(Shift::Up), rows: Vec::new() },
+        |solved, scratch, &id| {
+            let state = index.state(id);
+            let (reach_lo, reach_hi) = reach[id.0 as usize];
+            if reach_lo > reach_hi {
+                // Not reached from the start.
+                return (Window::default(), Future::default());
+            }
+            if state.is_terminal() {
+                let (lo, hi) = lane_range(reach[id.0 as usize], Future::default(), &payoff);
+                return (Window { lo, values: (lo..hi).map(|a| payoff.at(a)).collect() }, Future::default());
+            }
+            let successor = |next: ScoreState| {
+                let id = index.id(next).expect("successor is a state").0 as usize;
+                (&solved.windows[id], solved.futures[id])
+            };
+            simd::dispatch(StateTurn {
+                game,
+                state,
+                reach: reach[id.0 as usize],
+                payoff: &payoff,
+                successor: &successor,
+                scratch,
+            })
+        },
+        |solved, ids, results| {
+            lanes_solved += results.iter().map(|(w, _)| w.values.len()).sum::<usize>();
+            for (&id, (window, future)) in ids.iter().zip(results) {
+                solved.windows[id.0 as usize] = window;
+                solved.futures[id.0 as usize] = future;
+            }
+            // The layer after this one has been read for the last time.
+            for &id in &previous {
+                solved.windows[id.0 as usize] = Window::default();
+            }
+            previous = ids.to_vec();
+            tracing::debug!(states = ids.len(), lanes_solved, "payoff layer solved");
+        },
+    );
+    let windows = solved.windows;
     let start = index.id(ScoreState::start(game)).expect("the start is a state");
     windows[start.0 as usize].at(0, &payoff).to_f64()
 }
@@ -243,6 +246,19 @@ fn lane_range<T: Lane>((reach_lo, reach_hi): (u32, u32), future: Future, payoff:
     (lo, hi.max(lo))
 }
 
+/// What the solved layers left: each state's window and the points it can still make.
+struct Solved<T> {
+    windows: Vec<Window<T>>,
+    futures: Vec<Future>,
+}
+
+/// Per-thread working memory of the solve.
+struct StateScratch<T> {
+    buffer: TurnBuffer<T>,
+    plan: ScoringPlan<ScoreState>,
+    rows: Vec<Vec<T>>,
+}
+
 /// One state's turn with lanes over the points already scored.
 struct StateTurn<'a, T, F> {
     game: Game,
@@ -250,7 +266,7 @@ struct StateTurn<'a, T, F> {
     reach: (u32, u32),
     payoff: &'a LanePayoff<T>,
     successor: &'a F,
-    buffer: &'a mut TurnBuffer<T>,
+    scratch: &'a mut StateScratch<T>,
 }
 
 impl<'a, T: Lane, F: Fn(ScoreState) -> (&'a Window<T>, Future)> SimdWork for StateTurn<'a, T, F> {
@@ -258,43 +274,17 @@ impl<'a, T: Lane, F: Fn(ScoreState) -> (&'a Window<T>, Future)> SimdWork for Sta
 
     #[inline(always)]
     fn run(self) -> (Window<T>, Future) {
-        let StateTurn { game, state, reach, payoff, successor, buffer } = self;
-        // Successors by box, upper total and Yahtzee flag, with the points scored into each.
-        let successor_key =
-            |c: Category, next: ScoreState| c.index() * 128 + next.upper_total as usize * 2 + next.yahtzee_50 as usize;
-        let mut slot_of_key = [u16::MAX; MAX_BOXES * 128];
-        let mut slots: Vec<Slot<'a, T>> = Vec::new();
-        let mut plan: Vec<[(u16, u16); MAX_BOXES]> = vec![[(u16::MAX, 0); MAX_BOXES]; NUM_ROLLS];
+        let StateTurn { game, state, reach, payoff, successor, scratch } = self;
+        let plan = &mut scratch.plan;
+        plan.build(game.rules.roll_classes(), game.choices(state.filled).iter(), |c, roll| {
+            state.score(game, c, roll).map(|t| (t.next, t.points))
+        });
+        let successors: Vec<(&Window<T>, Future)> = plan.successors().iter().map(|&next| successor(next)).collect();
         let mut future = Future { least: u32::MAX, most: 0 };
-        let classes = game.rules.roll_classes();
-        for c in state.filled.complement().iter() {
-            // (successor slot, points) of each class of rolls in this box.
-            let mut by_class = [(u16::MAX, 0u16); MAX_CLASSES];
-            let representatives = &classes.representatives[c.index()];
-            assert!(representatives.len() <= MAX_CLASSES, "{c} has {} classes of rolls", representatives.len());
-            for (k, &roll) in representatives.iter().enumerate() {
-                let Some(t) = state.score(game, c, roll) else { continue };
-                let key = successor_key(c, t.next);
-                if slot_of_key[key] == u16::MAX {
-                    let (window, next_future) = successor(t.next);
-                    slot_of_key[key] = slots.len() as u16;
-                    slots.push(Slot {
-                        window,
-                        future: next_future,
-                        least: t.points,
-                        most: t.points,
-                        values: Vec::new(),
-                    });
-                }
-                let slot = &mut slots[slot_of_key[key] as usize];
-                (slot.least, slot.most) = (slot.least.min(t.points), slot.most.max(t.points));
-                future.least = future.least.min(t.points + slot.future.least);
-                future.most = future.most.max(t.points + slot.future.most);
-                by_class[k] = (slot_of_key[key], t.points as u16);
-            }
-            for (entries, &k) in plan.iter_mut().zip(&classes.class[c.index()]) {
-                entries[c.index()] = by_class[k as usize];
-            }
+        for (k, (_, next)) in successors.iter().enumerate() {
+            let (least, most) = plan.points(k);
+            future.least = future.least.min(least + next.least);
+            future.most = future.most.max(most + next.most);
         }
         let (lo, hi) = lane_range(reach, future, payoff);
         if hi == lo {
@@ -302,63 +292,18 @@ impl<'a, T: Lane, F: Fn(ScoreState) -> (&'a Window<T>, Future)> SimdWork for Sta
         }
         let width = (hi - lo) as usize;
         let lanes = padded_lanes(width);
-        buffer.set_lanes(lanes);
-        // Each successor laid out densely from a = lo + least, so that scoring p points is a
-        // slice starting at p − least.
-        for slot in &mut slots {
-            let first = lo + slot.least as i64;
-            let len = lanes + (slot.most - slot.least) as usize;
-            slot.values = (first..first + len as i64).map(|a| slot.window.at(a, payoff)).collect();
+        scratch.rows.resize_with(scratch.rows.len().max(successors.len()), Vec::new);
+        for (k, (row, (window, _))) in scratch.rows.iter_mut().zip(&successors).enumerate() {
+            // Lane 0 is `a = lo`.
+            let (start, len) = plan.row_span(k, lanes);
+            row.clear();
+            row.extend((lo + start..lo + start + len as i64).map(|a| window.at(a, payoff)));
         }
-        for entries in &mut plan {
-            for (slot, points) in entries.iter_mut().filter(|e| e.0 != u16::MAX) {
-                *points -= slots[*slot as usize].least as u16;
-            }
-        }
-        let successors: Vec<&[T]> = slots.iter().map(|s| s.values.as_slice()).collect();
-        let scorer = PayoffScorer { successors: &successors, plan: &plan, lanes };
+        let scorer = plan.scorer(&scratch.rows[..successors.len()], 0, lanes);
         let mut values = vec![T::ZERO; lanes];
-        buffer.solve(&scorer, &mut values);
+        scratch.buffer.set_lanes(lanes);
+        scratch.buffer.solve(&scorer, &mut values);
         values.truncate(width);
         (Window { lo, values }, future)
-    }
-}
-
-/// Room for the classes of rolls in one box: Chance has the most, the 24 sums of rolls
-/// other than Yahtzees and the six Yahtzee rolls.
-const MAX_CLASSES: usize = 32;
-
-/// One successor of a state (a box, an upper total and a Yahtzee flag).
-struct Slot<'a, T> {
-    window: &'a Window<T>,
-    future: Future,
-    /// The fewest and most points scored into it.
-    least: u32,
-    most: u32,
-    /// Its values from `a = lo + least` on, `lo` the state's first lane.
-    values: Vec<T>,
-}
-
-struct PayoffScorer<'a, T> {
-    successors: &'a [&'a [T]],
-    /// Per roll and box: (successor slot, offset of the points), slot `u16::MAX` where the
-    /// box is closed.
-    plan: &'a [[(u16, u16); MAX_BOXES]],
-    lanes: usize,
-}
-
-impl<T: Lane> RollScorer<T> for PayoffScorer<'_, T> {
-    #[inline(always)]
-    fn score(&self, roll: RollId, out: &mut [T]) {
-        let mut terms: [(&[T], T); MAX_BOXES] = [(&[], T::ZERO); MAX_BOXES];
-        let mut count = 0;
-        for &(slot, offset) in &self.plan[roll.0 as usize] {
-            if slot != u16::MAX {
-                let start = offset as usize;
-                terms[count] = (&self.successors[slot as usize][start..start + self.lanes], T::ZERO);
-                count += 1;
-            }
-        }
-        max_of_plus(out, &terms[..count]);
     }
 }

@@ -8,13 +8,12 @@
 //! own thresholds, so states of a layer run in parallel with results independent of the
 //! thread count.
 
-use rayon::prelude::*;
-
 use crate::game::category::{Category, MAX_BOXES};
-use crate::game::{Game, NUM_ROLLS, RollId, ScoreState, StateId, StateIndex};
-use crate::turn::lanes::{BLOCK, Lane, lane_max, padded_lanes};
+use crate::game::{Game, ScoreState, StateId, StateIndex};
+use crate::turn::lanes::{BLOCK, Lane, padded_lanes};
 use crate::turn::simd::{self, SimdWork};
-use crate::turn::{RollScorer, TurnBuffer};
+use crate::turn::sweep::sweep_backward;
+use crate::turn::{ScoringPlan, Shift, TurnBuffer};
 
 /// A curve s ↦ P(future points ≥ s), stored compactly: 1 below `first`, `values` from
 /// `first` on, 0 after them. Thresholds ≤ 0 always give 1.
@@ -102,26 +101,32 @@ pub fn solve<T: Lane>(game: Game) -> TargetCurves<T> {
     for id in 0..index.len() as u32 {
         layers[index.state(StateId(id)).filled.len()].push(StateId(id));
     }
-    for layer in layers.iter().rev() {
-        let solved: Vec<Curve<T>> = layer
-            .par_iter()
-            .map_init(
-                || TurnBuffer::new(BLOCK),
-                |buffer, &id| {
-                    let state = index.state(id);
-                    if state.is_terminal() {
-                        return Curve { first: 1, values: Vec::new() };
-                    }
-                    let curve_of = |s: ScoreState| &curves[index.id(s).expect("successor is a state").0 as usize];
-                    simd::dispatch(StateTurn { game, state, curve_of: &curve_of, buffer })
-                },
-            )
-            .collect();
-        for (&id, curve) in layer.iter().zip(solved) {
-            curves[id.0 as usize] = curve;
-        }
-    }
+    sweep_backward(
+        &mut curves,
+        layers.iter().rev(),
+        || StateScratch { buffer: TurnBuffer::new(BLOCK), plan: ScoringPlan::new(Shift::Down), rows: Vec::new() },
+        |curves, scratch, &id| {
+            let state = index.state(id);
+            if state.is_terminal() {
+                return Curve { first: 1, values: Vec::new() };
+            }
+            let curve_of = |s: ScoreState| &curves[index.id(s).expect("successor is a state").0 as usize];
+            simd::dispatch(StateTurn { game, state, curve_of: &curve_of, scratch })
+        },
+        |curves, ids, solved| {
+            for (&id, curve) in ids.iter().zip(solved) {
+                curves[id.0 as usize] = curve;
+            }
+        },
+    );
     TargetCurves { index, curves }
+}
+
+/// Per-thread working memory of the solve.
+struct StateScratch<T> {
+    buffer: TurnBuffer<T>,
+    plan: ScoringPlan<ScoreState>,
+    rows: Vec<Vec<T>>,
 }
 
 /// One state's turn with lanes over thresholds 1..=H, H the most points the state can
@@ -130,7 +135,7 @@ struct StateTurn<'a, T, F> {
     game: Game,
     state: ScoreState,
     curve_of: &'a F,
-    buffer: &'a mut TurnBuffer<T>,
+    scratch: &'a mut StateScratch<T>,
 }
 
 impl<'a, T: Lane, F: Fn(ScoreState) -> &'a Curve<T>> SimdWork for StateTurn<'a, T, F> {
@@ -138,108 +143,43 @@ impl<'a, T: Lane, F: Fn(ScoreState) -> &'a Curve<T>> SimdWork for StateTurn<'a, 
 
     #[inline(always)]
     fn run(self) -> Curve<T> {
-        let StateTurn { game, state, curve_of, buffer } = self;
-        // A successor is known by its box, upper total and Yahtzee flag.
-        let successor_key =
-            |c: Category, next: ScoreState| c.index() * 128 + next.upper_total as usize * 2 + next.yahtzee_50 as usize;
-        let mut slot_of_key = [u16::MAX; MAX_BOXES * 128];
-        let mut successors: Vec<&Curve<T>> = Vec::new();
-        let mut plan = [[(u16::MAX, 0u16); MAX_BOXES]; NUM_ROLLS];
-        let mut horizon = 0;
-        for roll in RollId::all() {
-            for c in state.filled.complement().iter() {
-                let Some(t) = state.score(game, c, roll) else { continue };
-                let key = successor_key(c, t.next);
-                if slot_of_key[key] == u16::MAX {
-                    slot_of_key[key] = successors.len() as u16;
-                    successors.push(curve_of(t.next));
-                }
-                let next = successors[slot_of_key[key] as usize];
-                horizon = horizon.max(t.points as usize + next.first as usize - 1 + next.values.len());
-                plan[roll.0 as usize][c.index()] = (slot_of_key[key], t.points as u16);
-            }
-        }
+        let StateTurn { game, state, curve_of, scratch } = self;
+        let plan = &mut scratch.plan;
+        plan.build(game.rules.roll_classes(), game.choices(state.filled).iter(), |c, roll| {
+            state.score(game, c, roll).map(|t| (t.next, t.points))
+        });
+        let successors: Vec<&Curve<T>> = plan.successors().iter().map(|&next| curve_of(next)).collect();
         // Beyond the horizon every lane would be 0, the value the curve leaves implicit.
+        let horizon = (0..successors.len())
+            .map(|k| plan.points(k).1 as usize + successors[k].first as usize - 1 + successors[k].values.len())
+            .max()
+            .unwrap_or(0);
         let lanes = padded_lanes(horizon);
-        let stride = MAX_POINTS + lanes;
-        let mut rows = vec![T::ZERO; successors.len() * stride];
-        for (row, curve) in rows.chunks_exact_mut(stride).zip(&successors) {
-            pad(curve, row);
+        scratch.rows.resize_with(scratch.rows.len().max(successors.len()), Vec::new);
+        for (k, (row, curve)) in scratch.rows.iter_mut().zip(&successors).enumerate() {
+            // Lane 0 is threshold 1.
+            let (start, len) = plan.row_span(k, lanes);
+            fill_row(curve, 1 + start, len, row);
         }
-        let scorer = CurveScorer { rows: &rows, stride, plan: &plan, lanes };
+        let scorer = plan.scorer(&scratch.rows[..successors.len()], 0, lanes);
         let mut dense = vec![T::ZERO; lanes];
-        buffer.set_lanes(lanes);
-        buffer.solve(&scorer, &mut dense);
+        scratch.buffer.set_lanes(lanes);
+        scratch.buffer.solve(&scorer, &mut dense);
         dense.truncate(horizon);
         Curve::from_dense(&dense)
     }
 }
 
-/// Points one scoring can earn at most: 40 in a box plus the 100 Extra Yahtzee Bonus plus
-/// the upper bonus, rounded up.
-const MAX_POINTS: usize = 256;
-
-/// Writes `curve` at thresholds `1 − MAX_POINTS, 2 − MAX_POINTS, …` to `row`: ones, the
-/// stored values, zeros, so that a shift by `p` points is the slice from `MAX_POINTS − p`.
-fn pad<T: Lane>(curve: &Curve<T>, row: &mut [T]) {
-    let ones = (MAX_POINTS + curve.first as usize - 1).min(row.len());
-    row[..ones].fill(T::from_f64(1.0));
-    let values = &curve.values[..curve.values.len().min(row.len() - ones)];
-    row[ones..ones + values.len()].copy_from_slice(values);
-    row[ones + values.len()..].fill(T::ZERO);
-}
-
-struct CurveScorer<'a, T> {
-    /// The successors' padded curves, `stride` lanes each.
-    rows: &'a [T],
-    stride: usize,
-    /// Per roll and box: (successor row, points), row `u16::MAX` where the box is closed.
-    plan: &'a [[(u16, u16); MAX_BOXES]; NUM_ROLLS],
-    lanes: usize,
-}
-
-impl<T: Lane> RollScorer<T> for CurveScorer<'_, T> {
-    #[inline(always)]
-    fn score(&self, roll: RollId, out: &mut [T]) {
-        let mut sources: [&[T]; MAX_BOXES] = [&[]; MAX_BOXES];
-        let mut count = 0;
-        for &(row, points) in &self.plan[roll.0 as usize] {
-            if row != u16::MAX {
-                let start = row as usize * self.stride + MAX_POINTS - points as usize;
-                sources[count] = &self.rows[start..start + self.lanes];
-                count += 1;
-            }
-        }
-        max_of_rows(out, &sources[..count]);
-    }
-}
-
-/// Lanes the scoring maximum keeps in registers at once: four AVX2 vectors of `f32`, so
-/// that four independent chains of maxima hide the instruction latency.
-const WIDE: usize = 4 * BLOCK;
-
-/// `dst[i] = max over rows of row[i]`, in row order, `WIDE` lanes at a time.
-///
-/// # Panics
-/// If `rows` is empty or a row is shorter than `dst`.
-#[inline(always)]
-fn max_of_rows<T: Lane>(dst: &mut [T], rows: &[&[T]]) {
-    let mut start = 0;
-    while start + WIDE <= dst.len() {
-        let mut acc = [T::ZERO; WIDE];
-        acc.copy_from_slice(&rows[0][start..start + WIDE]);
-        for row in &rows[1..] {
-            let row = &row[start..start + WIDE];
-            for k in 0..WIDE {
-                acc[k] = lane_max(acc[k], row[k]);
-            }
-        }
-        dst[start..start + WIDE].copy_from_slice(&acc);
-        start += WIDE;
-    }
-    for (i, out) in dst.iter_mut().enumerate().skip(start) {
-        *out = rows[1..].iter().fold(rows[0][i], |best, row| lane_max(best, row[i]));
-    }
+/// Sets `row` to `curve` at the `len` thresholds from `first_threshold` on: ones, the
+/// stored values, zeros.
+fn fill_row<T: Lane>(curve: &Curve<T>, first_threshold: i64, len: usize, row: &mut Vec<T>) {
+    row.clear();
+    let ones = (curve.first as i64 - first_threshold).clamp(0, len as i64) as usize;
+    row.resize(ones, T::from_f64(1.0));
+    let skip = (first_threshold - curve.first as i64).max(0) as usize;
+    let values = curve.values.get(skip..).unwrap_or(&[]);
+    row.extend_from_slice(&values[..values.len().min(len - ones)]);
+    row.resize(len, T::ZERO);
 }
 
 #[cfg(test)]
@@ -276,18 +216,5 @@ mod tests {
         assert!(curves.start().mean() >= solo.start_value());
         let as_f32 = solve::<f32>(game);
         assert!((as_f32.start().mean() - curves.start().mean()).abs() < 1e-4);
-    }
-
-    #[test]
-    fn wide_maximum_matches_the_scalar_one_on_odd_lengths() {
-        for len in [0, 5, WIDE - 1, WIDE, 2 * WIDE + 3, 77] {
-            let rows: Vec<Vec<f32>> =
-                (0..5).map(|r| (0..len).map(|i| ((i * 7 + r * 13) % 11) as f32 * 0.1).collect()).collect();
-            let refs: Vec<&[f32]> = rows.iter().map(Vec::as_slice).collect();
-            let mut wide = vec![0.0; len];
-            max_of_rows(&mut wide, &refs);
-            let scalar: Vec<f32> = (0..len).map(|i| rows.iter().map(|r| r[i]).fold(f32::MIN, f32::max)).collect();
-            assert_eq!(wide, scalar, "length {len}");
-        }
     }
 }

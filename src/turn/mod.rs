@@ -1,9 +1,18 @@
 //! The one turn dynamic program, generic over what a state's value is.
+//!
+//! - [`kernel`]: the turn itself over lane vectors (score, two rerolls, the start value).
+//! - [`plan`]: how a state's turn can end and the best-box scoring every solver shares.
+//! - [`sweep`]: the backward layer loop around the turn.
+//! - [`lanes`], [`simd`]: the lane-wise loops and the instruction set they run with.
+//! - [`choice`]: one decision (a keep or a box) ranked for the advisors.
 
 pub mod choice;
 pub mod kernel;
 pub mod lanes;
+pub mod plan;
 pub mod simd;
+pub mod sweep;
 
 pub use kernel::{RollScorer, TurnBuffer};
 pub use lanes::Lane;
+pub use plan::{ScoringPlan, Shift};

@@ -1,0 +1,211 @@
+//! How a turn can end, planned once per state, and the best-box scoring every solver
+//! shares.
+//!
+//! Scoring a roll is the same step in every solver: the best, over the boxes the roll may
+//! fill, of a successor's lane vector read at some offset, plus some points. What differs
+//! is what a lane counts, and so how points move between lanes ([`Shift`]):
+//!
+//! | solver | lanes over | scoring `p` points | [`Shift`] |
+//! |---|---|---|---|
+//! | solitaire | upper total | adds `p` (upper boxes: a row per count of the face, the total moved inside it) | [`Shift::Add`] |
+//! | target tables | points still wanted | reads `p` lanes back | [`Shift::Down`] |
+//! | payoff | points already scored | reads `p` lanes on | [`Shift::Up`] |
+//! | duel | score difference | reads `p` lanes on | [`Shift::Up`] |
+//!
+//! A [`ScoringPlan`] is built from one roll per class of rolls ([`RollClasses`]), not from
+//! all 252: every roll of a class scores the same in a box. The solver then lays out one
+//! row per successor over [`ScoringPlan::row_span`] (its padding: decided values, curves
+//! beyond their stored part) and scores with [`ScoringPlan::scorer`].
+
+use crate::game::{Category, MAX_BOXES, NUM_ROLLS, RollClasses, RollId};
+use crate::turn::RollScorer;
+use crate::turn::lanes::{Lane, max_of_plus};
+
+/// How the points of a scoring move between lanes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shift {
+    /// Lanes count points already scored: scoring `p` reads the successor `p` lanes on.
+    /// A successor's row starts at the fewest points that lead to it.
+    Up,
+    /// Lanes count points still wanted: scoring `p` reads the successor `p` lanes back. A
+    /// successor's row starts at the most points that lead to it.
+    Down,
+    /// Lanes are not points: scoring `p` adds `p` to the successor's value in the same lane.
+    Add,
+}
+
+/// One box a roll may fill: which successor row, where in it, and the points to add.
+#[derive(Clone, Copy, Debug, Default)]
+struct Entry {
+    row: u16,
+    offset: u16,
+    add: u16,
+}
+
+/// The distinct successors of one state's turn (keyed by `K`: a score state, a card id, a
+/// row of the solitaire solve) and, per roll, the boxes it may fill in card order.
+#[derive(Clone, Debug)]
+pub struct ScoringPlan<K> {
+    shift: Shift,
+    successors: Vec<K>,
+    /// Per successor: the fewest and most points that lead to it.
+    points: Vec<(u32, u32)>,
+    /// Per roll: the first `entry_count[roll]` entries are the boxes it may fill.
+    entries: Vec<[Entry; MAX_BOXES]>,
+    entry_count: Vec<u8>,
+}
+
+impl<K: Copy + PartialEq> ScoringPlan<K> {
+    /// An empty plan, to be [built](ScoringPlan::build) for each state in turn (the
+    /// allocation is kept).
+    pub fn new(shift: Shift) -> ScoringPlan<K> {
+        ScoringPlan {
+            shift,
+            successors: Vec::new(),
+            points: Vec::new(),
+            entries: vec![[Entry::default(); MAX_BOXES]; NUM_ROLLS],
+            entry_count: vec![0; NUM_ROLLS],
+        }
+    }
+
+    /// Plans a turn whose player may fill `boxes` (in card order): `outcome(c, roll)` is
+    /// the successor and the points of scoring `roll` in `c`, `None` where `c` cannot take
+    /// it. It is asked once per class of rolls of `classes`. Successors reached through
+    /// different boxes must have different keys (a state after filling a box differs from
+    /// one after filling another).
+    pub fn build(
+        &mut self,
+        classes: &RollClasses,
+        boxes: impl IntoIterator<Item = Category>,
+        mut outcome: impl FnMut(Category, RollId) -> Option<(K, u32)>,
+    ) {
+        self.successors.clear();
+        self.points.clear();
+        self.entry_count.fill(0);
+        // The largest class count of any box: Chance's sums and the five of a kinds.
+        let mut by_class: Vec<Option<(usize, u32)>> = Vec::new();
+        for c in boxes {
+            let first_of_box = self.successors.len();
+            by_class.clear();
+            for &roll in &classes.representatives[c.index()] {
+                let planned = outcome(c, roll).map(|(next, points)| {
+                    let slot = match self.successors[first_of_box..].iter().position(|&s| s == next) {
+                        Some(k) => first_of_box + k,
+                        None => {
+                            self.successors.push(next);
+                            self.points.push((points, points));
+                            self.successors.len() - 1
+                        }
+                    };
+                    let range = &mut self.points[slot];
+                    *range = (range.0.min(points), range.1.max(points));
+                    (slot, points)
+                });
+                by_class.push(planned);
+            }
+            for (roll, &class) in classes.class[c.index()].iter().enumerate() {
+                let Some((slot, points)) = by_class[class as usize] else { continue };
+                let (least, most) = self.points[slot];
+                let (offset, add) = match self.shift {
+                    Shift::Up => (points - least, 0),
+                    Shift::Down => (most - points, 0),
+                    Shift::Add => (0, points),
+                };
+                let n = &mut self.entry_count[roll];
+                self.entries[roll][*n as usize] = Entry { row: slot as u16, offset: offset as u16, add: add as u16 };
+                *n += 1;
+            }
+        }
+    }
+
+    /// The distinct successors, in the order of their rows.
+    pub fn successors(&self) -> &[K] {
+        &self.successors
+    }
+
+    /// The fewest and most points that lead to successor `slot`.
+    pub fn points(&self, slot: usize) -> (u32, u32) {
+        self.points[slot]
+    }
+
+    /// Where successor `slot`'s row must start and how long it must be for a turn of
+    /// `lanes` lanes: its first entry holds the successor's value at the coordinate of
+    /// lane 0 plus `start` (in the lanes' units), and the row runs on for `len` lanes.
+    pub fn row_span(&self, slot: usize, lanes: usize) -> (i64, usize) {
+        let (least, most) = self.points[slot];
+        match self.shift {
+            Shift::Up => (least as i64, lanes + (most - least) as usize),
+            Shift::Down => (-(most as i64), lanes + (most - least) as usize),
+            Shift::Add => (0, lanes),
+        }
+    }
+
+    /// Scores rolls over lanes `first..first + lanes` of a turn from `rows`, one per
+    /// successor laid out over its [`ScoringPlan::row_span`] (for the turn's whole width;
+    /// `first` selects a strip of it).
+    pub fn scorer<'a, T, R: AsRef<[T]>>(&'a self, rows: &'a [R], first: usize, lanes: usize) -> PlanScorer<'a, K, R> {
+        assert_eq!(rows.len(), self.successors.len(), "one row per successor");
+        PlanScorer { plan: self, rows, first, lanes }
+    }
+}
+
+/// A [`RollScorer`] from a [`ScoringPlan`] and its successors' rows.
+pub struct PlanScorer<'a, K, R> {
+    plan: &'a ScoringPlan<K>,
+    rows: &'a [R],
+    first: usize,
+    lanes: usize,
+}
+
+impl<T: Lane, K, R: AsRef<[T]>> RollScorer<T> for PlanScorer<'_, K, R> {
+    #[inline(always)]
+    fn score(&self, roll: RollId, out: &mut [T]) {
+        let r = roll.0 as usize;
+        let entries = &self.plan.entries[r][..self.plan.entry_count[r] as usize];
+        let mut terms: [(&[T], T); MAX_BOXES] = [(&[], T::ZERO); MAX_BOXES];
+        for (term, e) in terms.iter_mut().zip(entries) {
+            let start = self.first + e.offset as usize;
+            *term = (&self.rows[e.row as usize].as_ref()[start..start + self.lanes], T::from_f64(e.add as f64));
+        }
+        max_of_plus(out, &terms[..entries.len()]);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::{Game, Rules, ScoreState};
+
+    /// Plans the start of a game three ways and checks every roll and box against
+    /// [`ScoreState::score`] directly.
+    #[test]
+    fn a_plan_gives_every_rolls_successor_and_points() {
+        for rules in [Rules::OFFICIAL, Rules::yatzy()] {
+            let game = Game::full(rules);
+            let state = ScoreState::start(game);
+            for shift in [Shift::Up, Shift::Down, Shift::Add] {
+                let mut plan = ScoringPlan::new(shift);
+                plan.build(rules.roll_classes(), game.choices(state.filled).iter(), |c, roll| {
+                    state.score(game, c, roll).map(|t| (t.next, t.points))
+                });
+                for roll in RollId::all() {
+                    let r = roll.0 as usize;
+                    let planned = &plan.entries[r][..plan.entry_count[r] as usize];
+                    let direct: Vec<_> =
+                        game.choices(state.filled).iter().filter_map(|c| state.score(game, c, roll)).collect();
+                    assert_eq!(planned.len(), direct.len());
+                    for (e, t) in planned.iter().zip(&direct) {
+                        assert!(plan.successors()[e.row as usize] == t.next);
+                        let (least, most) = plan.points(e.row as usize);
+                        let points = match shift {
+                            Shift::Up => least + e.offset as u32,
+                            Shift::Down => most - e.offset as u32,
+                            Shift::Add => e.add as u32,
+                        };
+                        assert_eq!(points, t.points, "{roll:?}");
+                    }
+                }
+            }
+        }
+    }
+}
