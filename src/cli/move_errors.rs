@@ -10,11 +10,11 @@ use anyhow::{Context, Result, bail};
 use clap::Args;
 use serde::{Deserialize, Serialize};
 
-use super::simulate::Lineup;
 use super::{GameArgs, print_json};
 use yz::duel::Cards;
 use yz::emp::move_errors::{Estimate, MoveErrorReport, MoveErrors, StrategyErrors, TYPICAL_SHARPNESS, Tested};
 use yz::emp::{Evaluation, PlayerName, Searcher};
+use yz::simulate::lineup::Lineup;
 use yz::simulate::progress_bar;
 use yz::strategy::STRATEGY_NAMES;
 

@@ -4,18 +4,15 @@ use std::io::IsTerminal;
 use std::path::Path;
 use std::time::Instant;
 
-use anyhow::{Result, bail};
+use anyhow::Result;
 use clap::Args;
 use serde_json::json;
 
 use super::{GameArgs, print_json};
-use yz::emp::{PlayerName, Searcher};
-use yz::game::Game;
-use yz::simulate::matchplay::{MatchPlayer, SolitairePlayer, play_match_players};
-use yz::simulate::{ScoreTally, progress_bar, simulate};
-use yz::solo::Policy;
+use yz::simulate::lineup::{Lineup, match_players};
+use yz::simulate::matchplay::{MatchPlayer, play_match_players};
+use yz::simulate::{ScoreTally, check_games, progress_bar, simulate};
 use yz::strategy::{STRATEGY_NAMES, Strategy, StrategyName};
-use yz::targets::{self, TargetTable};
 
 /// `yz simulate`: one strategy, many games.
 #[derive(Args)]
@@ -51,10 +48,6 @@ pub struct MatchArgs {
     /// Seed of the dice.
     #[arg(long, default_value_t = 1)]
     seed: u64,
-}
-
-fn check_games(games: u64) -> Result<()> {
-    yz::simulate::check_games(games).map_err(anyhow::Error::msg)
 }
 
 /// Bins of a round width giving at most about 40 bars over the scores seen.
@@ -112,61 +105,11 @@ pub fn run_simulate(args: SimulateArgs, data: &Path, as_json: bool) -> Result<()
     Ok(())
 }
 
-/// Players named on the command line and what they read: the strategies built, and the
-/// target table where a searcher needs it (or `with_table` asks for it).
-pub struct Lineup {
-    names: Vec<PlayerName>,
-    strategies: Vec<Option<Strategy>>,
-    table: Option<TargetTable>,
-}
-
-impl Lineup {
-    /// Builds the players `names` of `game` from the tables in `data` (solving any missing).
-    pub fn load(names: &[PlayerName], game: Game, data: &Path, with_table: bool) -> Result<Lineup> {
-        let searching = names.iter().any(|name| matches!(name, PlayerName::Search { .. }));
-        let table = if searching || with_table { Some(targets::open_or_solve(data, game)?) } else { None };
-        let strategies = names
-            .iter()
-            .map(|name| match name {
-                PlayerName::Solitaire(name) => Ok(Some(Strategy::build(name, game, data)?)),
-                PlayerName::Search { .. } => Ok(None),
-            })
-            .collect::<Result<Vec<_>>>()?;
-        Ok(Lineup { names: names.to_vec(), strategies, table })
-    }
-
-    /// The target table, if loaded.
-    pub fn table(&self) -> Option<&TargetTable> {
-        self.table.as_ref()
-    }
-
-    /// The players, in the order named.
-    pub fn players(&self) -> Vec<Box<dyn MatchPlayer + '_>> {
-        self.names
-            .iter()
-            .zip(&self.strategies)
-            .map(|(name, strategy)| -> Box<dyn MatchPlayer + '_> {
-                match (name, strategy, &self.table) {
-                    (_, Some(strategy), _) => Box::new(SolitairePlayer::new(strategy as &dyn Policy)),
-                    (&PlayerName::Search { evaluation, depth }, None, Some(table)) => {
-                        Box::new(Searcher::new(table, evaluation, depth))
-                    }
-                    _ => unreachable!("every name is a strategy or a searcher, and searchers have a table"),
-                }
-            })
-            .collect()
-    }
-}
-
 /// Runs `yz match`.
 pub fn run_match(args: MatchArgs, data: &Path, as_json: bool) -> Result<()> {
     let game = args.game.game()?;
     check_games(args.games)?;
-    let names: Vec<&str> = args.players.split(',').map(str::trim).filter(|n| !n.is_empty()).collect();
-    if names.len() < 2 {
-        bail!("--players needs at least two strategies, comma-separated (e.g. optimal,greedy); got {:?}", args.players);
-    }
-    let parsed = names.iter().map(|name| name.parse::<PlayerName>()).collect::<Result<Vec<_>, _>>()?;
+    let (names, parsed) = match_players(&args.players)?;
     let lineup = Lineup::load(&parsed, game, data, false)?;
     let boxed = lineup.players();
     let players: Vec<&dyn MatchPlayer> = boxed.iter().map(|p| p.as_ref()).collect();

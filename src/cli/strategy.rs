@@ -169,7 +169,7 @@ pub fn run(command: StrategyCommand, data: &Path, as_json: bool) -> Result<()> {
         }
         StrategyCommand::Train { game, games, seed, out } => {
             let game = game.game()?;
-            yz::simulate::check_games(games).map_err(anyhow::Error::msg)?;
+            yz::simulate::check_games(games)?;
             let started = Instant::now();
             let mut table = ActionTable::new(game);
             let progress = progress_bar(games, show_progress);

@@ -17,6 +17,7 @@
 //! reaches that state and kept ([`PlanCache`]); after that a turn is a few table lookups
 //! and eight random dice.
 
+pub mod lineup;
 pub mod matchplay;
 
 use std::collections::HashMap;
@@ -41,10 +42,15 @@ pub const Z_95: f64 = 1.959_963_984_540_054;
 /// larger request is a typo more often than a plan, and it is refused before any play.
 pub const MAX_GAMES: u64 = 10_000_000_000;
 
+/// A number of games outside 1 to [`MAX_GAMES`]: none to play, or more than a run plays.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("--games must be 1 to {MAX_GAMES} (10^10); got {0}")]
+pub struct GamesOutOfRange(pub u64);
+
 /// Checks a requested number of games: at least 1 and at most [`MAX_GAMES`].
-pub fn check_games(games: u64) -> Result<(), String> {
+pub fn check_games(games: u64) -> Result<(), GamesOutOfRange> {
     if !(1..=MAX_GAMES).contains(&games) {
-        return Err(format!("--games must be 1 to {MAX_GAMES} (10^10); got {games}"));
+        return Err(GamesOutOfRange(games));
     }
     Ok(())
 }
