@@ -2,18 +2,19 @@
 //! or merged from runs over disjoint games.
 
 use std::io::IsTerminal;
-use std::ops::RangeInclusive;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use anyhow::{Context, Result, bail};
+use anyhow::Result;
 use clap::Args;
-use serde::{Deserialize, Serialize};
 
 use super::{GameArgs, print_json};
 use yz::duel::Cards;
-use yz::emp::move_errors::{Estimate, MoveErrorReport, MoveErrors, StrategyErrors, TYPICAL_SHARPNESS, Tested};
-use yz::emp::{Evaluation, PlayerName, Searcher};
+use yz::emp::move_errors::{
+    Estimate, MoveErrors, StrategyErrors, game_range, parse_depths, parse_tested, players, tested,
+};
+use yz::emp::report::Report;
+use yz::emp::{Evaluation, Searcher};
 use yz::simulate::lineup::Lineup;
 use yz::simulate::progress_bar;
 use yz::strategy::STRATEGY_NAMES;
@@ -51,168 +52,28 @@ pub struct MoveErrorsArgs {
     merge: Vec<PathBuf>,
 }
 
-/// What the JSON report calls its format, checked when reports are merged.
-const FORMAT: &str = "yz-move-errors/1";
-
-/// The JSON report of a run: what was measured and the errors, with the sums that let runs
-/// over disjoint games merge.
-#[derive(Serialize, Deserialize)]
-struct Report {
-    format: String,
-    rules: String,
-    categories: Vec<String>,
-    typical: String,
-    typical_sharpness: f64,
-    seed: u64,
-    games: u64,
-    game_ranges: Vec<std::ops::Range<u64>>,
-    strategies: Vec<Named>,
-    seconds: f64,
-}
-
-/// One strategy's errors under its name.
-#[derive(Serialize, Deserialize)]
-struct Named {
-    strategy: String,
-    #[serde(flatten)]
-    errors: StrategyErrors,
-}
-
-impl Report {
-    fn new(rules: String, categories: Vec<String>, names: &[String], errors: MoveErrorReport, seconds: f64) -> Report {
-        Report {
-            format: FORMAT.to_owned(),
-            rules,
-            categories,
-            typical: "emp1".to_owned(),
-            typical_sharpness: TYPICAL_SHARPNESS,
-            seed: errors.seed,
-            games: errors.games(),
-            game_ranges: errors.game_ranges,
-            strategies: names
-                .iter()
-                .zip(errors.strategies)
-                .map(|(name, errors)| Named { strategy: name.clone(), errors })
-                .collect(),
-            seconds,
-        }
-    }
-
-    /// The library's report (names left out).
-    fn errors(&self) -> MoveErrorReport {
-        MoveErrorReport {
-            seed: self.seed,
-            game_ranges: self.game_ranges.clone(),
-            strategies: self.strategies.iter().map(|s| s.errors.clone()).collect(),
-        }
-    }
-
-    fn names(&self) -> Vec<String> {
-        self.strategies.iter().map(|s| s.strategy.clone()).collect()
-    }
-}
-
-/// `D` or `A..B` (also `A..=B`) as a range of depths.
-fn parse_depths(text: &str) -> Result<RangeInclusive<usize>> {
-    let number = |part: &str| {
-        part.trim().parse::<usize>().with_context(|| format!("--empty {text:?}: expected D or A..B with whole numbers"))
-    };
-    Ok(match text.split_once("..") {
-        Some((first, last)) => number(first)?..=number(last.trim_start_matches('='))?,
-        None => {
-            let d = number(text)?;
-            d..=d
-        }
-    })
-}
-
 /// Runs `yz duel move-errors`.
 pub fn run(args: MoveErrorsArgs, data: &Path, as_json: bool) -> Result<()> {
     if !args.merge.is_empty() {
-        return merge(&args.merge, as_json);
+        print_report(&Report::merge_files(&args.merge)?, as_json);
+        return Ok(());
     }
     let game = args.game.game()?;
     let depths = parse_depths(args.empty.as_deref().unwrap_or_default())?;
-    let games_end = args.first_game.checked_add(args.games);
-    if !(1..=yz::emp::move_errors::MAX_MOVE_ERROR_GAMES).contains(&args.games) || games_end.is_none() {
-        Err(yz::emp::move_errors::MoveErrorsError::Games { first: args.first_game, games: args.games })?;
-    }
-    let names: Vec<String> = args
-        .strategy
-        .as_deref()
-        .unwrap_or_default()
-        .split(',')
-        .map(|n| n.trim().to_owned())
-        .filter(|n| !n.is_empty())
-        .collect();
-    if names.is_empty() {
-        bail!("--strategy needs at least one name (e.g. emp1,E)");
-    }
-    let is_exact = |name: &str| name.eq_ignore_ascii_case("exact");
-    let players = names
-        .iter()
-        .filter(|name| !is_exact(name))
-        .map(|name| name.parse::<PlayerName>())
-        .collect::<Result<Vec<_>, _>>()?;
-    let lineup = Lineup::load(&players, game, data, true)?;
+    game_range(args.first_game, args.games)?;
+    let named = parse_tested(args.strategy.as_deref().unwrap_or_default())?;
+    let lineup = Lineup::load(&players(&named), game, data, true)?;
     let table = lineup.table().expect("the typical player's table was asked for");
     let typical = Searcher::new(table, Evaluation::ExpectedMatchPoints, 1);
     let boxed = lineup.players();
-    let mut lined_up = boxed.iter();
-    let tested: Vec<Tested> = names
-        .iter()
-        .map(|name| match is_exact(name) {
-            true => Tested::Exact,
-            false => Tested::Player(lined_up.next().expect("one player per name but exact").as_ref()),
-        })
-        .collect();
     let cards = Cards::new(game);
-    let measure = MoveErrors::new(&cards, &typical, tested, depths)?;
+    let measure = MoveErrors::new(&cards, &typical, tested(&named, &boxed), depths)?;
     let started = Instant::now();
     let progress = progress_bar(args.games, std::io::stderr().is_terminal());
     let errors = measure.measure(args.seed, args.first_game, args.games, &progress)?;
     let seconds = started.elapsed().as_secs_f64();
-    let categories = game.box_names().iter().map(|c| c.to_string()).collect();
-    print_report(&Report::new(game.rules.name().to_owned(), categories, &names, errors, seconds), as_json);
-    Ok(())
-}
-
-/// Merges the JSON reports in `files`.
-/// The largest report `--merge` reads: a report is a few kilobytes per strategy and depth.
-const MAX_REPORT_BYTES: u64 = 64 << 20;
-
-fn merge(files: &[PathBuf], as_json: bool) -> Result<()> {
-    let reports = files
-        .iter()
-        .map(|file| {
-            let text = yz::store::read_text(file, MAX_REPORT_BYTES)?;
-            let report: Report = serde_json::from_str(&text).with_context(|| {
-                format!("{} is not a JSON report of `yz --json duel move-errors` (or is truncated)", file.display())
-            })?;
-            if report.format != FORMAT {
-                bail!("{} is a {:?} report; this yz merges {FORMAT:?}", file.display(), report.format);
-            }
-            Ok(report)
-        })
-        .collect::<Result<Vec<Report>>>()?;
-    let first = &reports[0];
-    for (report, file) in reports.iter().zip(files).skip(1) {
-        let same = report.rules == first.rules
-            && report.categories == first.categories
-            && report.typical == first.typical
-            && report.typical_sharpness == first.typical_sharpness
-            && report.names() == first.names();
-        if !same {
-            bail!(
-                "{} measured another game, typical player or strategies than {}: only runs of one measurement merge",
-                file.display(),
-                files[0].display()
-            );
-        }
-    }
-    let merged = MoveErrorReport::merge(&reports.iter().map(Report::errors).collect::<Vec<_>>())?;
-    let seconds = reports.iter().map(|r| r.seconds).sum();
-    print_report(&Report::new(first.rules.clone(), first.categories.clone(), &first.names(), merged, seconds), as_json);
+    let names: Vec<String> = named.into_iter().map(|(name, _)| name).collect();
+    print_report(&Report::new(game, &names, errors, seconds), as_json);
     Ok(())
 }
 

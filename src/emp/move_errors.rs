@@ -21,7 +21,8 @@
 //! game meets, including those its own earlier choices would not have led to.
 
 use std::convert::Infallible;
-use std::ops::RangeInclusive;
+use std::num::ParseIntError;
+use std::ops::{Range, RangeInclusive};
 use std::sync::Arc;
 
 use indicatif::ProgressBar;
@@ -29,7 +30,7 @@ use rand::RngExt;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::search::Searcher;
+use super::search::{PlayerName, Searcher};
 use crate::duel::advise::{Solved, TurnEndings};
 use crate::duel::shard::ShardError;
 use crate::duel::{Cards, Space, SpaceError, solve};
@@ -38,6 +39,7 @@ use crate::simulate::matchplay::{MatchPlayer, Position};
 use crate::simulate::{Z_95, game_rng, roll_missing};
 use crate::solo::TurnPlan;
 use crate::solo::policy::plan_by;
+use crate::strategy::StrategyError;
 use crate::targets::TargetTableError;
 use crate::turn::choice::{self, Choice, RollsLeft, Valued};
 
@@ -62,6 +64,21 @@ pub enum MoveErrorsError {
         /// Open boxes on both cards at the start.
         most: usize,
     },
+    /// The depths asked for are not `D` or `A..B` in whole numbers.
+    #[error("--empty {text:?}: expected D or A..B with whole numbers")]
+    DepthsText {
+        /// The text given.
+        text: String,
+        /// Why a number did not parse.
+        #[source]
+        source: ParseIntError,
+    },
+    /// No strategy to test.
+    #[error("--strategy needs at least one name (e.g. emp1,E)")]
+    NoStrategy,
+    /// A name that is no strategy.
+    #[error(transparent)]
+    Strategy(#[from] StrategyError),
     /// The games asked for are none, too many, or numbered past the last one.
     #[error(
         "--games {games} from --first-game {first}: expected 1 to {MAX_MOVE_ERROR_GAMES} games numbered below 2^64"
@@ -91,6 +108,82 @@ pub enum Tested<'p> {
     Exact,
     /// Any match player: a searcher, `E`, a strategy of the zoo.
     Player(&'p dyn MatchPlayer),
+}
+
+/// A strategy named to be tested: `exact` (the exact strategy, a check), or a player.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TestedName {
+    /// [`Tested::Exact`].
+    Exact,
+    /// A player to build (with [`crate::simulate::lineup::Lineup`]).
+    Player(PlayerName),
+}
+
+/// The strategies named in `text`, `a,b,…` (blanks skipped), each with its name as given:
+/// at least one.
+pub fn parse_tested(text: &str) -> Result<Vec<(String, TestedName)>, MoveErrorsError> {
+    let named = text
+        .split(',')
+        .map(str::trim)
+        .filter(|n| !n.is_empty())
+        .map(|name| {
+            let tested =
+                if name.eq_ignore_ascii_case("exact") { TestedName::Exact } else { TestedName::Player(name.parse()?) };
+            Ok((name.to_owned(), tested))
+        })
+        .collect::<Result<Vec<_>, MoveErrorsError>>()?;
+    if named.is_empty() {
+        return Err(MoveErrorsError::NoStrategy);
+    }
+    Ok(named)
+}
+
+/// The players among `named`, in order: those a line-up builds for [`tested`].
+pub fn players(named: &[(String, TestedName)]) -> Vec<PlayerName> {
+    named
+        .iter()
+        .filter_map(|(_, t)| match t {
+            TestedName::Player(name) => Some(name.clone()),
+            TestedName::Exact => None,
+        })
+        .collect()
+}
+
+/// The strategies `named` as tested: the exact one, or the next of `players` (built from
+/// [`players`]`(named)`, in order).
+///
+/// # Panics
+/// If `players` holds fewer players than `named` names.
+pub fn tested<'p>(named: &[(String, TestedName)], players: &'p [Box<dyn MatchPlayer + 'p>]) -> Vec<Tested<'p>> {
+    let mut players = players.iter();
+    named
+        .iter()
+        .map(|(_, t)| match t {
+            TestedName::Exact => Tested::Exact,
+            TestedName::Player(_) => Tested::Player(players.next().expect("one player per name but exact").as_ref()),
+        })
+        .collect()
+}
+
+/// `D` or `A..B` (also `A..=B`) as a range of depths (open boxes on both cards together).
+pub fn parse_depths(text: &str) -> Result<RangeInclusive<usize>, MoveErrorsError> {
+    let number = |part: &str| {
+        part.trim().parse::<usize>().map_err(|source| MoveErrorsError::DepthsText { text: text.to_owned(), source })
+    };
+    Ok(match text.split_once("..") {
+        Some((first, last)) => number(first)?..=number(last.trim_start_matches('='))?,
+        None => {
+            let d = number(text)?;
+            d..=d
+        }
+    })
+}
+
+/// Games `first..first + games`, checked: 1 to [`MAX_MOVE_ERROR_GAMES`] of them, numbered
+/// below 2^64.
+pub fn game_range(first: u64, games: u64) -> Result<Range<u64>, MoveErrorsError> {
+    let end = first.checked_add(games).filter(|_| (1..=MAX_MOVE_ERROR_GAMES).contains(&games));
+    Ok(first..end.ok_or(MoveErrorsError::Games { first, games })?)
 }
 
 /// The errors of one strategy in one turn.
@@ -244,9 +337,7 @@ impl<'a> MoveErrors<'a> {
         games: u64,
         progress: &ProgressBar,
     ) -> Result<MoveErrorReport, MoveErrorsError> {
-        let end = first_game.checked_add(games).filter(|_| (1..=MAX_MOVE_ERROR_GAMES).contains(&games));
-        let end = end.ok_or(MoveErrorsError::Games { first: first_game, games })?;
-        let per_game = (first_game..end)
+        let per_game = game_range(first_game, games)?
             .into_par_iter()
             .map(|g| {
                 let errors = self.game(seed, g);
@@ -527,6 +618,21 @@ impl MoveErrorReport {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn inputs_are_parsed_and_checked() {
+        assert_eq!(parse_depths("4").unwrap(), 4..=4);
+        assert_eq!(parse_depths(" 1..6").unwrap(), 1..=6);
+        assert_eq!(parse_depths("2..=3").unwrap(), 2..=3);
+        assert!(matches!(parse_depths("a..b"), Err(MoveErrorsError::DepthsText { .. })));
+        assert_eq!(game_range(5, 3).unwrap(), 5..8);
+        assert!(matches!(game_range(0, 0), Err(MoveErrorsError::Games { .. })));
+        assert!(matches!(game_range(u64::MAX, 1), Err(MoveErrorsError::Games { .. })));
+        assert!(matches!(parse_tested(" , "), Err(MoveErrorsError::NoStrategy)));
+        let named = parse_tested("exact, emp1").unwrap();
+        assert_eq!(named[0], ("exact".to_owned(), TestedName::Exact));
+        assert_eq!(players(&named).len(), 1);
+    }
 
     #[test]
     fn estimates_from_sums_are_the_textbook_ones() {
