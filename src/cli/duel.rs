@@ -10,19 +10,16 @@ use serde_json::json;
 use super::{GameArgs, print_json};
 use yz::cluster::launch::{mem_available, memory_per_rank};
 use yz::cluster::{LayerReport, Ranks, SolveOptions, solve_tables as solve_cluster};
-use yz::duel::advise::{PositionSource, Solved, Tables};
 use yz::duel::calibrate::calibrate;
-use yz::duel::count::{LayerCount, count_layers, count_layers_from, count_terminal};
+use yz::duel::count::{LayerCount, count_layers, count_layers_from, count_terminal, group};
 use yz::duel::plan::{
     DRAW_VALUE_BYTES, MAX_RANKS, PLAIN_VALUE_BYTES, PlanSpec, check_fits, gib, min_ranks, value_bytes,
 };
-use yz::duel::{Cards, DuelValue, Space, SpaceError, WinDraw, solve};
-use yz::game::{Card, Game, RollId, StateId, parse_dice};
+use yz::duel::source::{Position, TableLookup, table_dir};
+use yz::duel::{Cards, DuelValue, Space, WinDraw};
+use yz::game::{Game, RollId, parse_dice};
 use yz::turn::choice::ChoiceJson;
 use yz::turn::choice::RollsLeft;
-
-/// Most positions `duel value` and `duel advise` solve on the fly below a position.
-const ON_THE_FLY_POSITIONS: u64 = 200_000_000;
 
 /// Two-player commands.
 #[derive(Subcommand)]
@@ -159,10 +156,6 @@ impl Scope {
     fn space<'a>(&self, cards: &'a Cards) -> Result<Space<'a>> {
         Ok(Space::with_max_empty(cards, self.max_empty)?)
     }
-
-    fn name(&self) -> String {
-        self.max_empty.map_or_else(|| "start".to_owned(), |k| format!("empty-{k}"))
-    }
 }
 
 /// A position between turns.
@@ -182,36 +175,13 @@ pub struct PositionArgs {
     tables: Option<PathBuf>,
 }
 
-/// A parsed position.
-struct Position {
-    me: Card,
-    opp: Card,
-    mover: StateId,
-    opponent: StateId,
-    diff: i32,
-    layer: usize,
-}
-
 impl PositionArgs {
     fn parse(&self, cards: &Cards) -> Result<Position> {
-        let game = cards.game();
-        let me = Card::parse(&self.me, game).context("--me")?;
-        let opp = Card::parse(&self.opp, game).context("--opp")?;
-        let id = |card: &Card, flag: &str| {
-            cards.index().id(card.state()).with_context(|| format!("{flag}: this card cannot occur in this game"))
-        };
-        let (mover, opponent) = (id(&me, "--me")?, id(&opp, "--opp")?);
-        let (m, o) = (cards.filled(mover), cards.filled(opponent));
-        if o != m && o != m + 1 {
-            Err(SpaceError::TurnOrder { mover: m, opponent: o })?;
-        }
-        let diff = self.diff.unwrap_or(me.points() as i32 - opp.points() as i32);
-        let (bm, bo) = (cards.bounds(mover), cards.bounds(opponent));
-        let (lo, hi) = (bm.past_min - bo.past_max, bm.past_max - bo.past_min);
-        if !(lo..=hi).contains(&diff) {
-            bail!("--diff {diff} cannot occur with these cards: their points allow {lo}..={hi}");
-        }
-        Ok(Position { me, opp, mover, opponent, diff, layer: m + o })
+        Ok(Position::parse(cards, &self.me, &self.opp, self.diff)?)
+    }
+
+    fn lookup<'p>(&'p self, data: &'p Path) -> TableLookup<'p> {
+        TableLookup { given: self.tables.as_deref(), data }
     }
 }
 
@@ -233,20 +203,8 @@ pub fn run(command: DuelCommand, data: &Path, as_json: bool) -> Result<()> {
             let cards = Cards::new(game.game()?);
             let p = position.parse(&cards)?;
             let started = Instant::now();
-            let (value, source) = if p.layer == 2 * cards.boxes() {
-                (
-                    Solved::<f32> { space: &Space::whole_game(&cards), layer: None }
-                        .value(p.mover, p.opponent, p.diff)?,
-                    "the final scores".to_owned(),
-                )
-            } else if let Some(tables) = find_tables(&cards, p.layer, position.tables.as_deref(), data)? {
-                (tables.value(p.mover, p.opponent, p.diff)?, format!("tables in {}", tables.dir().display()))
-            } else {
-                let space = below(&cards, &p)?;
-                let layer = solve::<f32, ()>(&space, p.layer, |_| Ok(())).expect("no error without a writer");
-                let value = Solved { space: &space, layer: Some(&layer) }.value(p.mover, p.opponent, p.diff)?;
-                (value, "a solve of the positions below".to_owned())
-            };
+            let (value, values) = yz::duel::source::value(&cards, &p, position.lookup(data))?;
+            let source = values.origin().to_string();
             let seconds = started.elapsed().as_secs_f64();
             if as_json {
                 print_json(json!({
@@ -263,33 +221,11 @@ pub fn run(command: DuelCommand, data: &Path, as_json: bool) -> Result<()> {
             let roll = parse_dice(&dice)?;
             let cards = Cards::new(game.game()?);
             let p = position.parse(&cards)?;
-            if p.layer == 2 * cards.boxes() {
-                bail!("both cards are full: the game is over");
-            }
-            let ranked = if p.layer + 1 == 2 * cards.boxes() {
-                let space = Space::whole_game(&cards);
-                advise(&Solved::<f32> { space: &space, layer: None }, &cards, &p, roll, rolls_left)?
-            } else if let Some(tables) = find_tables(&cards, p.layer + 1, position.tables.as_deref(), data)? {
-                advise(&tables, &cards, &p, roll, rolls_left)?
-            } else {
-                let space = below(&cards, &p)?;
-                let layer = solve::<f32, ()>(&space, p.layer + 1, |_| Ok(())).expect("no error without a writer");
-                advise(&Solved { space: &space, layer: Some(&layer) }, &cards, &p, roll, rolls_left)?
-            };
+            let ranked = yz::duel::source::advise(&cards, &p, roll, rolls_left, position.lookup(data))?;
             print_advice(&p, roll, rolls_left, &ranked, as_json);
             Ok(())
         }
     }
-}
-
-fn advise(
-    source: &impl PositionSource,
-    cards: &Cards,
-    p: &Position,
-    roll: RollId,
-    rolls_left: RollsLeft,
-) -> Result<Vec<yz::turn::choice::Valued>> {
-    Ok(yz::duel::advise::advise(source, cards, p.mover, p.opponent, p.diff, roll, rolls_left)?)
 }
 
 fn print_advice(p: &Position, roll: RollId, rolls_left: RollsLeft, ranked: &[yz::turn::choice::Valued], as_json: bool) {
@@ -324,54 +260,6 @@ fn print_advice(p: &Position, roll: RollId, rolls_left: RollsLeft, ranked: &[yz:
         };
         println!("  {what:<24} {:>10.6}  {:>9.6}", r.value, best - r.value);
     }
-}
-
-/// The sub-game below a position, if small enough to solve now.
-fn below<'a>(cards: &'a Cards, p: &Position) -> Result<Space<'a>> {
-    let space = Space::below(cards, p.mover, p.opponent)?;
-    let positions: u64 = count_layers(&space).iter().map(|l| l.positions).sum();
-    if positions > ON_THE_FLY_POSITIONS {
-        bail!(
-            "no tables hold this position and the game below it has {} positions, more than the {} solved on the fly; \
-             solve tables first, e.g. `yz duel solve --max-empty {}`",
-            group(positions),
-            group(ON_THE_FLY_POSITIONS),
-            2 * cards.boxes() - p.layer
-        );
-    }
-    tracing::info!(positions, "solving the positions below");
-    Ok(space)
-}
-
-/// Tables of the game holding `layer`: the directory given, else any in the data directory.
-fn find_tables<'a>(cards: &'a Cards, layer: usize, given: Option<&Path>, data: &Path) -> Result<Option<Tables<'a>>> {
-    if let Some(dir) = given {
-        let tables = Tables::open(dir, cards)?;
-        if !tables.holds(layer) {
-            bail!("the tables in {} do not hold layer {layer}", dir.display());
-        }
-        return Ok(Some(tables));
-    }
-    let prefix = table_prefix(cards.game());
-    let Ok(entries) = std::fs::read_dir(data) else { return Ok(None) };
-    let mut dirs: Vec<PathBuf> = entries
-        .filter_map(|e| e.ok())
-        .filter(|e| e.file_name().to_string_lossy().starts_with(&prefix))
-        .map(|e| e.path())
-        .collect();
-    dirs.sort();
-    for dir in dirs {
-        if let Ok(tables) = Tables::open(&dir, cards)
-            && tables.holds(layer)
-        {
-            return Ok(Some(tables));
-        }
-    }
-    Ok(None)
-}
-
-fn table_prefix(game: Game) -> String {
-    format!("{}-", game.file_stem("duel"))
 }
 
 fn count(game: Game, scope: &Scope, as_json: bool) -> Result<()> {
@@ -487,7 +375,7 @@ fn solve_on(
     if let Some(available) = available {
         check_fits(&layers, cards.boxes(), spec, available)?;
     }
-    let dir = out.unwrap_or_else(|| data.join(format!("{}{}", table_prefix(game), scope.name())));
+    let dir = out.unwrap_or_else(|| table_dir(data, game, scope.max_empty));
     let quiet = as_json || ranks.rank() != 0;
     let total_layers = layers.len();
     let mut done = 0;
@@ -773,17 +661,4 @@ fn rehearse(game: Game, scope: &Scope, layer_args: &LayerArgs, ranks: u64, rank:
     );
     println!("seconds      {seconds:.1}");
     Ok(())
-}
-
-/// `12671976997282` as `12,671,976,997,282`.
-fn group(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }

@@ -100,9 +100,31 @@ pub fn count_terminal(cards: &Cards) -> u64 {
         .sum()
 }
 
+/// A count with its digits grouped by thousands, as the counts are printed:
+/// `12671976997282` as `12,671,976,997,282`.
+pub fn group(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn counts_are_grouped_by_thousands() {
+        assert_eq!(group(0), "0");
+        assert_eq!(group(999), "999");
+        assert_eq!(group(1000), "1,000");
+        assert_eq!(group(12_671_976_997_282), "12,671,976,997,282");
+    }
     use crate::game::{Category, CategorySet, Game, Rules};
 
     /// The same counts by enumerating every pair and every difference.

@@ -8,6 +8,8 @@
 //! - [`solve`](mod@solve): the backward sweep;
 //! - [`shard`]: layer shards and the manifest, the table format;
 //! - [`advise`]: a position's value and its choices ranked, from tables or a solve;
+//! - [`source`]: where a position's values come from (final scores, tables on disk, or a
+//!   solve of the game below it), and where tables are looked for;
 //! - [`plan`]: memory, traffic and core-hours of a solve before running it;
 //! - [`calibrate`]: the solve rate of each layer, measured on a sample of its pairs.
 
@@ -19,6 +21,7 @@ pub mod layout;
 pub mod plan;
 pub mod shard;
 pub mod solve;
+pub mod source;
 pub mod value;
 
 pub use cards::{CardBounds, CardSet, Cards};

@@ -1,0 +1,291 @@
+//! Where a position's values come from: the final scores, written tables, or a solve of
+//! the sub-game below the position when it is small enough to solve now.
+//!
+//! A command that values a position ([`value`]) or ranks a turn's choices ([`advise`])
+//! needs every position of one layer: the position's own, or the one after the turn. The
+//! last layer is valued by the final scores; otherwise tables that hold the layer are read
+//! (a directory named, or any of the game's in the data directory, [`TableLookup`]); where
+//! none do, the game below the two cards is solved, up to [`ON_THE_FLY_POSITIONS`].
+
+use std::convert::Infallible;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use super::advise::{PositionSource, Solved, Tables};
+use super::cards::Cards;
+use super::count::{count_layers, group};
+use super::shard::ShardError;
+use super::solve::{LayerValues, Space, SpaceError, solve};
+use crate::game::{Card, CardError, Game, RollId, StateId};
+use crate::turn::choice::{RollsLeft, Valued};
+
+/// Most positions solved on the fly below a position: a few seconds and about a gigabyte;
+/// a larger sub-game is refused with the command that solves tables for it.
+pub const ON_THE_FLY_POSITIONS: u64 = 200_000_000;
+
+/// Why a position could not be read or valued.
+#[derive(Debug, thiserror::Error)]
+pub enum SourceError {
+    /// The mover's card does not parse.
+    #[error("--me")]
+    Me(#[source] CardError),
+    /// The opponent's card does not parse.
+    #[error("--opp")]
+    Opp(#[source] CardError),
+    /// A card that no game reaches (`flag` names whose).
+    #[error("{flag}: this card cannot occur in this game")]
+    Unreachable {
+        /// `--me` or `--opp`.
+        flag: &'static str,
+    },
+    /// The cards break the turn order.
+    #[error(transparent)]
+    Space(#[from] SpaceError),
+    /// A difference the two cards' points cannot make.
+    #[error("--diff {diff} cannot occur with these cards: their points allow {lo}..={hi}")]
+    Diff {
+        /// The difference given.
+        diff: i32,
+        /// The least possible.
+        lo: i32,
+        /// The greatest possible.
+        hi: i32,
+    },
+    /// Both cards are full: there is no turn to advise on.
+    #[error("both cards are full: the game is over")]
+    GameOver,
+    /// The table directory named does not hold the layer needed.
+    #[error("the tables in {} do not hold layer {layer}", dir.display())]
+    NotHeld {
+        /// The directory.
+        dir: PathBuf,
+        /// The layer needed.
+        layer: usize,
+    },
+    /// Tables could not be read.
+    #[error(transparent)]
+    Shard(#[from] ShardError),
+    /// No tables hold the position and the game below it is too large to solve now.
+    #[error(
+        "no tables hold this position and the game below it has {} positions, more than the {} solved on the fly; \
+         solve tables first, e.g. `yz duel solve --max-empty {open}`",
+        group(*positions),
+        group(ON_THE_FLY_POSITIONS)
+    )]
+    TooLarge {
+        /// Positions of the game below.
+        positions: u64,
+        /// Boxes open on both cards together: the `--max-empty` that solves tables for it.
+        open: usize,
+    },
+}
+
+/// A position between turns, checked against the game.
+#[derive(Clone, Debug)]
+pub struct Position {
+    /// The mover's card.
+    pub me: Card,
+    /// The opponent's card.
+    pub opp: Card,
+    /// The mover's card as a state id.
+    pub mover: StateId,
+    /// The opponent's card as a state id.
+    pub opponent: StateId,
+    /// Mover's total minus the opponent's.
+    pub diff: i32,
+    /// Boxes filled on both cards together.
+    pub layer: usize,
+}
+
+impl Position {
+    /// The position of cards `me` and `opp` (filled boxes with their scores, e.g.
+    /// `ones=3,fh=25`) in the game of `cards`, with difference `diff` (default: from the
+    /// cards' points): the opponent has as many boxes filled as the mover or one more, and
+    /// the difference is one the cards' points allow.
+    pub fn parse(cards: &Cards, me: &str, opp: &str, diff: Option<i32>) -> Result<Position, SourceError> {
+        let game = cards.game();
+        let me = Card::parse(me, game).map_err(SourceError::Me)?;
+        let opp = Card::parse(opp, game).map_err(SourceError::Opp)?;
+        let id = |card: &Card, flag| cards.index().id(card.state()).ok_or(SourceError::Unreachable { flag });
+        let (mover, opponent) = (id(&me, "--me")?, id(&opp, "--opp")?);
+        let (m, o) = (cards.filled(mover), cards.filled(opponent));
+        if o != m && o != m + 1 {
+            return Err(SpaceError::TurnOrder { mover: m, opponent: o }.into());
+        }
+        let diff = diff.unwrap_or(me.points() as i32 - opp.points() as i32);
+        let (bm, bo) = (cards.bounds(mover), cards.bounds(opponent));
+        let (lo, hi) = (bm.past_min - bo.past_max, bm.past_max - bo.past_min);
+        if !(lo..=hi).contains(&diff) {
+            return Err(SourceError::Diff { diff, lo, hi });
+        }
+        Ok(Position { me, opp, mover, opponent, diff, layer: m + o })
+    }
+}
+
+/// The start of the names of the game's table directories in a data directory.
+pub fn table_prefix(game: Game) -> String {
+    format!("{}-", game.file_stem("duel"))
+}
+
+/// The default table directory of a solve of `game` in `data`: the positions with at most
+/// `max_empty` boxes open (`empty-K`), or every position (`start`).
+pub fn table_dir(data: &Path, game: Game, max_empty: Option<usize>) -> PathBuf {
+    let scope = max_empty.map_or_else(|| "start".to_owned(), |k| format!("empty-{k}"));
+    data.join(format!("{}{scope}", table_prefix(game)))
+}
+
+/// Where to look for written tables.
+#[derive(Clone, Copy, Debug)]
+pub struct TableLookup<'p> {
+    /// A table directory named: only it is read, and it must hold the layer needed.
+    pub given: Option<&'p Path>,
+    /// The data directory: the game's table directories in it ([`table_prefix`]) are
+    /// tried in name order, and skipped where unreadable or without the layer.
+    pub data: &'p Path,
+}
+
+impl TableLookup<'_> {
+    /// Tables of the game of `cards` that hold `layer`, if any.
+    pub fn find<'a>(&self, cards: &'a Cards, layer: usize) -> Result<Option<Tables<'a>>, SourceError> {
+        if let Some(dir) = self.given {
+            let tables = Tables::open(dir, cards)?;
+            if !tables.holds(layer) {
+                return Err(SourceError::NotHeld { dir: dir.to_owned(), layer });
+            }
+            return Ok(Some(tables));
+        }
+        let prefix = table_prefix(cards.game());
+        let Ok(entries) = std::fs::read_dir(self.data) else { return Ok(None) };
+        let mut dirs: Vec<PathBuf> = entries
+            .filter_map(|e| e.ok())
+            .filter(|e| e.file_name().to_string_lossy().starts_with(&prefix))
+            .map(|e| e.path())
+            .collect();
+        dirs.sort();
+        Ok(dirs.iter().find_map(|dir| Tables::open(dir, cards).ok().filter(|tables| tables.holds(layer))))
+    }
+}
+
+/// The values of one layer's positions, from wherever they could be had.
+pub enum Values<'a> {
+    /// The last layer: finished games, valued by their final scores.
+    Final(Space<'a>),
+    /// Written tables.
+    Tables(Tables<'a>),
+    /// A layer of the game below a position, solved just now.
+    Solved {
+        /// The game below the position.
+        space: Space<'a>,
+        /// The layer's values.
+        layer: LayerValues<f32>,
+    },
+}
+
+impl<'a> Values<'a> {
+    /// The values of `layer` (the layer of `p` or one after it) in the game of `cards`: see
+    /// the [module docs](self).
+    pub fn find(cards: &'a Cards, p: &Position, layer: usize, lookup: TableLookup) -> Result<Values<'a>, SourceError> {
+        if layer == 2 * cards.boxes() {
+            return Ok(Values::Final(Space::whole_game(cards)));
+        }
+        if let Some(tables) = lookup.find(cards, layer)? {
+            return Ok(Values::Tables(tables));
+        }
+        let space = Space::below(cards, p.mover, p.opponent)?;
+        let positions: u64 = count_layers(&space).iter().map(|l| l.positions).sum();
+        if positions > ON_THE_FLY_POSITIONS {
+            return Err(SourceError::TooLarge { positions, open: 2 * cards.boxes() - p.layer });
+        }
+        tracing::info!(positions, "solving the positions below");
+        let Ok(values) = solve::<f32, Infallible>(&space, layer, |_| Ok(()));
+        Ok(Values::Solved { space, layer: values })
+    }
+
+    /// Where the values came from, in words.
+    pub fn origin(&self) -> Origin<'_> {
+        match self {
+            Values::Final(_) => Origin::FinalScores,
+            Values::Tables(tables) => Origin::Tables(tables.dir()),
+            Values::Solved { .. } => Origin::SolvedBelow,
+        }
+    }
+}
+
+impl PositionSource for Values<'_> {
+    fn value(&self, mover: StateId, opponent: StateId, d: i32) -> Result<f64, ShardError> {
+        match self {
+            Values::Final(space) => Solved::<f32> { space, layer: None }.value(mover, opponent, d),
+            Values::Tables(tables) => tables.value(mover, opponent, d),
+            Values::Solved { space, layer } => Solved { space, layer: Some(layer) }.value(mover, opponent, d),
+        }
+    }
+}
+
+/// Where values came from; printed as "the final scores", "tables in DIR" or "a solve of
+/// the positions below".
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Origin<'v> {
+    /// The final scores (both cards full).
+    FinalScores,
+    /// Tables in this directory.
+    Tables(&'v Path),
+    /// A solve of the game below the position.
+    SolvedBelow,
+}
+
+impl fmt::Display for Origin<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Origin::FinalScores => f.write_str("the final scores"),
+            Origin::Tables(dir) => write!(f, "tables in {}", dir.display()),
+            Origin::SolvedBelow => f.write_str("a solve of the positions below"),
+        }
+    }
+}
+
+/// The mover's winning chance (P(win) + ½ P(draw)) at the start of its turn in `p`, and
+/// the values it was read from.
+pub fn value<'a>(cards: &'a Cards, p: &Position, lookup: TableLookup) -> Result<(f64, Values<'a>), SourceError> {
+    let values = Values::find(cards, p, p.layer, lookup)?;
+    Ok((values.value(p.mover, p.opponent, p.diff)?, values))
+}
+
+/// Every choice of the mover's turn in `p` holding `roll` with `rolls_left` rerolls,
+/// valued by the mover's winning chance, best first.
+pub fn advise(
+    cards: &Cards,
+    p: &Position,
+    roll: RollId,
+    rolls_left: RollsLeft,
+    lookup: TableLookup,
+) -> Result<Vec<Valued>, SourceError> {
+    if p.layer == 2 * cards.boxes() {
+        return Err(SourceError::GameOver);
+    }
+    let values = Values::find(cards, p, p.layer + 1, lookup)?;
+    Ok(super::advise::advise(&values, cards, p.mover, p.opponent, p.diff, roll, rolls_left)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::Rules;
+
+    #[test]
+    fn positions_are_checked_and_valued_without_tables() {
+        let game = Game::first(Rules::OFFICIAL, 2).unwrap();
+        let cards = Cards::new(game);
+        let none = TableLookup { given: None, data: Path::new("/nonexistent/yz-data") };
+        let p = Position::parse(&cards, "", "", None).unwrap();
+        let (v, values) = value(&cards, &p, none).unwrap();
+        assert_eq!(values.origin(), Origin::SolvedBelow);
+        assert!((v - 0.5).abs() < 0.5, "{v}");
+        assert!(matches!(Position::parse(&cards, "", "", Some(7)), Err(SourceError::Diff { .. })));
+        assert!(matches!(Position::parse(&cards, "ones=3", "", None), Err(SourceError::Space(_))));
+        let full = Position::parse(&cards, "ones=3,twos=4", "ones=2,twos=6", None).unwrap();
+        assert_eq!(value(&cards, &full, none).unwrap().1.origin(), Origin::FinalScores);
+        let roll = crate::game::parse_dice("1,2,3,4,5").unwrap();
+        assert!(matches!(advise(&cards, &full, roll, RollsLeft::TWO, none), Err(SourceError::GameOver)));
+        assert_eq!(Origin::Tables(Path::new("t")).to_string(), "tables in t");
+    }
+}
