@@ -3,20 +3,19 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
 use serde_json::json;
 
 use super::{GameArgs, print_json};
 use yz::cluster::launch::{mem_available, memory_per_rank};
-use yz::cluster::{LayerReport, Ranks, SolveOptions, solve_tables as solve_cluster};
+use yz::cluster::setup::{Sizing, Solution, check_rank, check_ranks, check_runs, mem_per_rank_bytes};
+use yz::cluster::{LayerReport, Ranks, SolveOptions};
 use yz::duel::calibrate::calibrate;
-use yz::duel::count::{LayerCount, count_layers, count_layers_from, count_terminal, group};
-use yz::duel::plan::{
-    DRAW_VALUE_BYTES, MAX_RANKS, PLAIN_VALUE_BYTES, PlanSpec, check_fits, gib, min_ranks, value_bytes,
-};
+use yz::duel::count::{LayerCount, count_layers, count_terminal, group};
+use yz::duel::plan::{MAX_RANKS, gib, min_ranks};
 use yz::duel::source::{Position, TableLookup, table_dir};
-use yz::duel::{Cards, DuelValue, Space, WinDraw};
+use yz::duel::{Cards, DuelValue, Space};
 use yz::game::{Game, RollId, parse_dice};
 use yz::turn::choice::ChoiceJson;
 use yz::turn::choice::RollsLeft;
@@ -126,21 +125,8 @@ pub struct LayerArgs {
 
 impl LayerArgs {
     /// The options of a solve of `space`.
-    fn options(&self, space: &Space, resume: bool) -> Result<SolveOptions> {
-        let (first, end) = (space.first_layer(), space.end_layer());
-        let stop_after = self.stop_after_layer.unwrap_or(first);
-        if !(first..end).contains(&stop_after) {
-            bail!("--stop-after-layer {stop_after}: this solve covers layers {first}..={}", end - 1);
-        }
-        let write_from = SolveOptions::parse_write(&self.write).map_err(anyhow::Error::msg)?;
-        if write_from != usize::MAX && write_from >= end {
-            bail!(
-                "--write {}: this solve's last layer is {}, so it would write nothing (say --write none)",
-                self.write,
-                end - 1
-            );
-        }
-        Ok(SolveOptions { resume, stop_after, write_from, force: false })
+    fn options(&self, space: &Space, resume: bool, force: bool) -> Result<SolveOptions> {
+        Ok(SolveOptions::checked(space, resume, force, self.stop_after_layer, &self.write)?)
     }
 }
 
@@ -332,27 +318,6 @@ fn solve_tables(
     }
 }
 
-/// The layers a solve of `space` with `options` runs, counted.
-fn solved_layers(space: &Space, options: &SolveOptions) -> Vec<LayerCount> {
-    count_layers_from(space, options.stop_after)
-}
-
-/// The plan of the layers a solve runs on `ranks` ranks with `available` bytes each (if
-/// known), with the draw probability carried where it fits ([`value_bytes`]).
-fn plan_spec(
-    space: &Space,
-    options: &SolveOptions,
-    counts: &[LayerCount],
-    ranks: u64,
-    available: Option<u64>,
-) -> PlanSpec {
-    let spec = PlanSpec { ranks, value_bytes: PLAIN_VALUE_BYTES, write_from: options.write_from };
-    // A solve of the game from its start carries draws even when this run stops early: the
-    // run that resumes it to the start reads them back.
-    let from_start = space.first_layer() == 0;
-    PlanSpec { value_bytes: value_bytes(counts, space.cards().boxes(), spec, from_start, available), ..spec }
-}
-
 #[allow(clippy::too_many_arguments)]
 fn solve_on(
     ranks: &impl Ranks,
@@ -367,17 +332,13 @@ fn solve_on(
     let started = Instant::now();
     let cards = Cards::new(game);
     let space = scope.space(&cards)?;
-    let options = SolveOptions { force, ..layer_args.options(&space, resume)? };
-    let layers = solved_layers(&space, &options);
-    let positions: u64 = layers.iter().map(|l| l.positions).sum();
+    let options = layer_args.options(&space, resume, force)?;
     let available = memory_per_rank(|name| std::env::var(name).ok(), mem_available());
-    let spec = plan_spec(&space, &options, &layers, ranks.size() as u64, available);
-    if let Some(available) = available {
-        check_fits(&layers, cards.boxes(), spec, available)?;
-    }
+    let sizing = Sizing::checked(&space, options, ranks.size() as u64, available)?;
+    let positions = sizing.positions();
     let dir = out.unwrap_or_else(|| table_dir(data, game, scope.max_empty));
     let quiet = as_json || ranks.rank() != 0;
-    let total_layers = layers.len();
+    let total_layers = sizing.layers.len();
     let mut done = 0;
     let progress = |report: &LayerReport| {
         done += 1;
@@ -393,19 +354,20 @@ fn solve_on(
     };
     let context = || format!("table directory {}", dir.display());
     let to_start = options.stop_after == 0;
-    let (report, outcome) = if spec.value_bytes == DRAW_VALUE_BYTES {
-        let outcome = solve_cluster::<WinDraw<f32>>(&space, ranks, &dir, options, progress).with_context(context)?;
-        let start = outcome.first_value.unwrap_or_default();
-        let known = |x: f64| if x.is_nan() { serde_json::Value::Null } else { json!(x) };
-        let report = json!({"value": start.value(), "p_win": known(start.win()), "p_draw": known(start.draw()), "p_lose": known(start.loss())});
-        (report, outcome.map_first(|v| v.value()))
-    } else {
-        let outcome = solve_cluster::<f32>(&space, ranks, &dir, options, progress).with_context(context)?;
-        let report = match outcome.first_value.filter(|_| to_start) {
-            Some(v) => json!({"value": v, "p_win": null, "p_draw": null, "p_lose": null}),
-            None => json!({}),
-        };
-        (report, outcome.map_first(|v| v as f64))
+    let (report, outcome) = match sizing.solve(&space, ranks, &dir, progress).with_context(context)? {
+        Solution::WithDraws(outcome) => {
+            let start = outcome.first_value.unwrap_or_default();
+            let known = |x: f64| if x.is_nan() { serde_json::Value::Null } else { json!(x) };
+            let report = json!({"value": start.value(), "p_win": known(start.win()), "p_draw": known(start.draw()), "p_lose": known(start.loss())});
+            (report, outcome.map_first(|v| v.value()))
+        }
+        Solution::Plain(outcome) => {
+            let report = match outcome.first_value.filter(|_| to_start) {
+                Some(v) => json!({"value": v, "p_win": null, "p_draw": null, "p_lose": null}),
+                None => json!({}),
+            };
+            (report, outcome.map_first(|v| v as f64))
+        }
     };
     if ranks.rank() != 0 {
         return Ok(());
@@ -473,28 +435,23 @@ fn plan(
     as_json: bool,
 ) -> Result<()> {
     check_ranks(ranks)?;
-    if !mem_per_rank.is_finite() || mem_per_rank <= 0.0 || mem_per_rank > 1e6 {
-        bail!("--mem-per-rank is in GiB, above 0 and at most 1,000,000; got {mem_per_rank}");
-    }
-    if calibration.runs == 0 || calibration.runs > 100 {
-        bail!("--runs must be 1 to 100; got {}", calibration.runs);
-    }
+    let mem_bytes = mem_per_rank_bytes(mem_per_rank)?;
+    check_runs(calibration.runs)?;
     let cards = Cards::new(game);
     let space = scope.space(&cards)?;
-    let options = layer_args.options(&space, false)?;
-    let counts = solved_layers(&space, &options);
-    let mem_bytes = (mem_per_rank * (1u64 << 30) as f64) as u64;
-    let spec = plan_spec(&space, &options, &counts, ranks, Some(mem_bytes));
-    let plan = yz::duel::plan::plan(&counts, cards.boxes(), spec);
+    let options = layer_args.options(&space, false, false)?;
+    let sizing = Sizing::new(&space, options, ranks, Some(mem_bytes));
+    let (counts, spec) = (&sizing.layers, sizing.spec);
+    let plan = sizing.plan(&space);
     if !as_json {
         eprintln!("measuring the solve rate of each of the {} layers on a sample of its pairs ...", counts.len());
     }
-    let rates = calibrate(&space, &counts, calibration.sample, calibration.runs, 1);
+    let rates = calibrate(&space, counts, calibration.sample, calibration.runs, 1);
     let core_hours: f64 = rates.iter().map(|r| r.core_hours).sum();
     let core_hours_min: f64 = rates.iter().map(|r| r.core_hours_min).sum();
     let core_hours_max: f64 = rates.iter().map(|r| r.core_hours_max).sum();
     let fits = plan.peak_bytes_per_rank <= mem_bytes;
-    let min_ranks = min_ranks(&counts, cards.boxes(), spec, mem_bytes, MAX_RANKS);
+    let min_ranks = min_ranks(counts, cards.boxes(), spec, mem_bytes, MAX_RANKS);
     if as_json {
         print_json(json!({
             "rules": game.rules.name(),
@@ -566,27 +523,16 @@ fn plan(
     Ok(())
 }
 
-/// Refuses a rank count the plan cannot take.
-fn check_ranks(ranks: u64) -> Result<()> {
-    if ranks == 0 || ranks > MAX_RANKS {
-        bail!("--ranks must be 1 to {MAX_RANKS}; got {ranks}");
-    }
-    Ok(())
-}
-
 /// `duel plan --rehearse-rank`: one rank's structures at every layer, measured.
 fn rehearse(game: Game, scope: &Scope, layer_args: &LayerArgs, ranks: u64, rank: u64, as_json: bool) -> Result<()> {
-    check_ranks(ranks)?;
-    if rank >= ranks {
-        bail!("--rehearse-rank {rank}: ranks are numbered 0 to {} for --ranks {ranks}", ranks - 1);
-    }
+    check_rank(rank, ranks)?;
     let started = Instant::now();
     let cards = Cards::new(game);
     let space = scope.space(&cards)?;
-    let options = layer_args.options(&space, false)?;
-    let counts = solved_layers(&space, &options);
-    let spec = plan_spec(&space, &options, &counts, ranks, None);
-    let plan = yz::duel::plan::plan(&counts, cards.boxes(), spec);
+    let options = layer_args.options(&space, false, false)?;
+    let sizing = Sizing::new(&space, options, ranks, None);
+    let (counts, spec) = (&sizing.layers, sizing.spec);
+    let plan = sizing.plan(&space);
     if !as_json {
         eprintln!("building rank {rank}'s structures of {} layers at {ranks} ranks ...", counts.len());
     }

@@ -1,5 +1,6 @@
 //! The two-player solve spread over ranks (MPI processes, or one process alone): partition,
 //! exchange, shard writing, resume, and the check that the launcher started what it meant to.
+//! [`setup`] checks a solve's options and sizes its memory before it runs.
 //!
 //! # Partition
 //!
@@ -69,6 +70,7 @@ pub mod mpi;
 pub mod partition;
 pub mod ranks;
 pub mod rehearse;
+pub mod setup;
 pub mod solve;
 
 pub use ranks::{Alone, Ranks};

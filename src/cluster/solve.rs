@@ -315,18 +315,6 @@ impl SolveOptions {
     pub fn whole(space: &Space) -> SolveOptions {
         SolveOptions { resume: false, stop_after: space.first_layer(), write_from: 0, force: false }
     }
-
-    /// The first layer written, from `all`, `none` or `K..` (layer K and those after it).
-    pub fn parse_write(text: &str) -> Result<usize, String> {
-        match text.trim() {
-            "all" => Ok(0),
-            "none" => Ok(usize::MAX),
-            other => other
-                .strip_suffix("..")
-                .and_then(|k| k.trim().parse().ok())
-                .ok_or_else(|| format!("--write {other:?}: expected all, none, or K.. (layer K and those after it)")),
-        }
-    }
 }
 
 /// Solves the layers of `space` from the last one down to `options.stop_after` over

@@ -1,0 +1,248 @@
+//! A solve set up before it runs: its options checked against the space, the layers it
+//! runs counted, its memory sized (and refused where it cannot fit), the value type chosen.
+
+use std::path::Path;
+
+use super::ranks::Ranks;
+use super::solve::{ClusterError, LayerReport, Outcome, SolveOptions, solve_tables};
+use crate::duel::count::{LayerCount, count_layers_from};
+use crate::duel::plan::{
+    DRAW_VALUE_BYTES, DoesNotFit, MAX_RANKS, PLAIN_VALUE_BYTES, Plan, PlanSpec, check_fits, plan, value_bytes,
+};
+use crate::duel::{Space, WinDraw};
+
+/// Most times `duel plan` measures each layer's sample.
+pub const MAX_CALIBRATION_RUNS: usize = 100;
+
+/// Most memory per rank a plan takes, in GiB (a larger figure is a typo).
+pub const MAX_MEM_PER_RANK_GIB: f64 = 1e6;
+
+/// Why a solve or its plan was refused before it started.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum SetupError {
+    /// `--write` is not `all`, `none` or `K..`.
+    #[error("--write {0:?}: expected all, none, or K.. (layer K and those after it)")]
+    Write(String),
+    /// The last layer to solve is not one of the space.
+    #[error("--stop-after-layer {stop_after}: this solve covers layers {first}..={last}")]
+    StopAfter {
+        /// The layer asked for.
+        stop_after: usize,
+        /// The space's first layer.
+        first: usize,
+        /// Its last.
+        last: usize,
+    },
+    /// The layers written start past the last one solved.
+    #[error("--write {write}: this solve's last layer is {last}, so it would write nothing (say --write none)")]
+    WritesNothing {
+        /// The `--write` given.
+        write: String,
+        /// The last layer.
+        last: usize,
+    },
+    /// A number of ranks outside 1 to [`MAX_RANKS`].
+    #[error("--ranks must be 1 to {MAX_RANKS}; got {0}")]
+    Ranks(u64),
+    /// A rank that is not one of the ranks.
+    #[error("--rehearse-rank {rank}: ranks are numbered 0 to {} for --ranks {ranks}", ranks.saturating_sub(1))]
+    Rank {
+        /// The rank asked for.
+        rank: u64,
+        /// The number of ranks.
+        ranks: u64,
+    },
+    /// Memory per rank that is not a positive number of GiB up to [`MAX_MEM_PER_RANK_GIB`].
+    #[error("--mem-per-rank is in GiB, above 0 and at most 1,000,000; got {0}")]
+    MemPerRank(f64),
+    /// Calibration runs outside 1 to [`MAX_CALIBRATION_RUNS`].
+    #[error("--runs must be 1 to {MAX_CALIBRATION_RUNS}; got {0}")]
+    Runs(usize),
+    /// The solve does not fit the memory of a rank.
+    #[error(transparent)]
+    DoesNotFit(#[from] DoesNotFit),
+}
+
+impl SolveOptions {
+    /// The first layer written, from `all`, `none` or `K..` (layer K and those after it).
+    pub fn parse_write(text: &str) -> Result<usize, SetupError> {
+        match text.trim() {
+            "all" => Ok(0),
+            "none" => Ok(usize::MAX),
+            other => other
+                .strip_suffix("..")
+                .and_then(|k| k.trim().parse().ok())
+                .ok_or_else(|| SetupError::Write(other.to_owned())),
+        }
+    }
+
+    /// The options of a solve of `space` that stops after layer `stop_after` (default:
+    /// the space's first) and writes the layers `write` names ([`Self::parse_write`]):
+    /// refused where the stop is not a layer of the space or nothing would be written
+    /// by a request to write something.
+    pub fn checked(
+        space: &Space,
+        resume: bool,
+        force: bool,
+        stop_after: Option<usize>,
+        write: &str,
+    ) -> Result<SolveOptions, SetupError> {
+        let (first, end) = (space.first_layer(), space.end_layer());
+        let stop_after = stop_after.unwrap_or(first);
+        if !(first..end).contains(&stop_after) {
+            return Err(SetupError::StopAfter { stop_after, first, last: end - 1 });
+        }
+        let write_from = SolveOptions::parse_write(write)?;
+        if write_from != usize::MAX && write_from >= end {
+            return Err(SetupError::WritesNothing { write: write.to_owned(), last: end - 1 });
+        }
+        Ok(SolveOptions { resume, stop_after, write_from, force })
+    }
+}
+
+/// Checks a number of ranks to plan for: 1 to [`MAX_RANKS`].
+pub fn check_ranks(ranks: u64) -> Result<u64, SetupError> {
+    if ranks == 0 || ranks > MAX_RANKS {
+        return Err(SetupError::Ranks(ranks));
+    }
+    Ok(ranks)
+}
+
+/// Checks a rank to rehearse: one of `ranks` (itself checked).
+pub fn check_rank(rank: u64, ranks: u64) -> Result<u64, SetupError> {
+    check_ranks(ranks)?;
+    if rank >= ranks {
+        return Err(SetupError::Rank { rank, ranks });
+    }
+    Ok(rank)
+}
+
+/// Memory per rank given in GiB, in bytes: above 0 and at most [`MAX_MEM_PER_RANK_GIB`].
+pub fn mem_per_rank_bytes(gib: f64) -> Result<u64, SetupError> {
+    if !gib.is_finite() || gib <= 0.0 || gib > MAX_MEM_PER_RANK_GIB {
+        return Err(SetupError::MemPerRank(gib));
+    }
+    Ok((gib * (1u64 << 30) as f64) as u64)
+}
+
+/// Checks the number of times each layer's rate is measured: 1 to [`MAX_CALIBRATION_RUNS`].
+pub fn check_runs(runs: usize) -> Result<usize, SetupError> {
+    if runs == 0 || runs > MAX_CALIBRATION_RUNS {
+        return Err(SetupError::Runs(runs));
+    }
+    Ok(runs)
+}
+
+/// A solve sized before it runs: what it runs, and how its values are held.
+#[derive(Clone, Debug)]
+pub struct Sizing {
+    /// The options it runs with.
+    pub options: SolveOptions,
+    /// The layers it solves, counted, in solve order.
+    pub layers: Vec<LayerCount>,
+    /// Its plan's figures: ranks, bytes per value, layers written.
+    pub spec: PlanSpec,
+}
+
+impl Sizing {
+    /// The solve of `space` with `options` on `ranks` ranks of `available` bytes each (if
+    /// known). The draw probability is carried where it fits ([`value_bytes`]) and the
+    /// solve is of the game from its start, even when this run stops early: the run that
+    /// resumes it to the start reads the draws back.
+    pub fn new(space: &Space, options: SolveOptions, ranks: u64, available: Option<u64>) -> Sizing {
+        let layers = count_layers_from(space, options.stop_after);
+        let spec = PlanSpec { ranks, value_bytes: PLAIN_VALUE_BYTES, write_from: options.write_from };
+        let from_start = space.first_layer() == 0;
+        let spec =
+            PlanSpec { value_bytes: value_bytes(&layers, space.cards().boxes(), spec, from_start, available), ..spec };
+        Sizing { options, layers, spec }
+    }
+
+    /// [`Sizing::new`], refused where the memory per rank is known and the solve's peak
+    /// does not fit it.
+    pub fn checked(
+        space: &Space,
+        options: SolveOptions,
+        ranks: u64,
+        available: Option<u64>,
+    ) -> Result<Sizing, DoesNotFit> {
+        let sizing = Sizing::new(space, options, ranks, available);
+        if let Some(available) = available {
+            check_fits(&sizing.layers, space.cards().boxes(), sizing.spec, available)?;
+        }
+        Ok(sizing)
+    }
+
+    /// Positions of the layers solved.
+    pub fn positions(&self) -> u64 {
+        self.layers.iter().map(|l| l.positions).sum()
+    }
+
+    /// The plan of the layers solved: bytes per layer and rank, traffic.
+    pub fn plan(&self, space: &Space) -> Plan {
+        plan(&self.layers, space.cards().boxes(), self.spec)
+    }
+
+    /// Whether the draw probability rides along with the winning chance.
+    pub fn with_draws(&self) -> bool {
+        self.spec.value_bytes == DRAW_VALUE_BYTES
+    }
+
+    /// Runs the solve of `space` over `ranks` into `dir` ([`solve_tables`]) with the value
+    /// type sized.
+    pub fn solve(
+        &self,
+        space: &Space,
+        ranks: &impl Ranks,
+        dir: &Path,
+        progress: impl FnMut(&LayerReport),
+    ) -> Result<Solution, ClusterError> {
+        Ok(if self.with_draws() {
+            Solution::WithDraws(solve_tables(space, ranks, dir, self.options, progress)?)
+        } else {
+            Solution::Plain(solve_tables(space, ranks, dir, self.options, progress)?)
+        })
+    }
+}
+
+/// A finished solve, in the value type it was sized for.
+#[derive(Clone, Debug)]
+pub enum Solution {
+    /// Winning chances with the draw probability.
+    WithDraws(Outcome<WinDraw<f32>>),
+    /// Winning chances only.
+    Plain(Outcome<f32>),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::duel::Cards;
+    use crate::game::{Game, Rules};
+
+    #[test]
+    fn options_and_figures_are_checked() {
+        let cards = Cards::new(Game::first(Rules::OFFICIAL, 3).unwrap());
+        let space = Space::whole_game(&cards);
+        let options = SolveOptions::checked(&space, false, false, Some(2), "4..").unwrap();
+        assert_eq!((options.stop_after, options.write_from), (2, 4));
+        assert!(matches!(
+            SolveOptions::checked(&space, false, false, Some(6), "all"),
+            Err(SetupError::StopAfter { .. })
+        ));
+        assert!(matches!(
+            SolveOptions::checked(&space, false, false, None, "6.."),
+            Err(SetupError::WritesNothing { .. })
+        ));
+        assert_eq!(SolveOptions::parse_write("3"), Err(SetupError::Write("3".to_owned())));
+        assert_eq!(check_ranks(0), Err(SetupError::Ranks(0)));
+        assert_eq!(check_rank(4, 4), Err(SetupError::Rank { rank: 4, ranks: 4 }));
+        assert_eq!(mem_per_rank_bytes(1.0), Ok(1 << 30));
+        assert!(mem_per_rank_bytes(f64::NAN).is_err());
+        assert_eq!(check_runs(101), Err(SetupError::Runs(101)));
+        let sizing = Sizing::checked(&space, SolveOptions::whole(&space), 1, None).unwrap();
+        assert!(sizing.with_draws(), "a small game from the start carries draws");
+        assert_eq!(sizing.layers.len(), 6);
+        assert!(sizing.positions() > 0);
+    }
+}
