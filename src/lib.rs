@@ -39,6 +39,7 @@ pub mod duel;
 pub mod emp;
 pub mod game;
 pub mod oneturn;
+pub mod progress;
 pub mod simulate;
 pub mod solo;
 pub mod store;

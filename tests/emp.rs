@@ -5,8 +5,8 @@ use yz::duel::advise::{Solved, advise};
 use yz::duel::{Cards, Space, solve};
 use yz::emp::{Evaluation, FinalScore, PlayerName, Searcher, dynamic_score, expected_match_points};
 use yz::game::{Category, CategorySet, Game, RollId, Rules, ScoreState};
+use yz::progress::Silent;
 use yz::simulate::matchplay::{MatchPlayer, Position, Seat, SolitairePlayer, play_match_players};
-use yz::simulate::progress_bar;
 use yz::solo::{Policy, TurnPlan};
 use yz::strategy::{Strategy, StrategyName};
 use yz::targets::open_or_solve;
@@ -106,7 +106,7 @@ fn emp0_against_optimal_is_reproducible_on_any_thread_count() {
         let e = SolitairePlayer::new(&optimal as &dyn Policy);
         let players: [&dyn MatchPlayer; 2] = [&emp0, &e];
         let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
-        pool.install(|| play_match_players(game, &players, 400, 9, &progress_bar(0, false)).unwrap())
+        pool.install(|| play_match_players(game, &players, 400, 9, &Silent).unwrap())
     };
     let one = run(1);
     assert_eq!(one, run(3));

@@ -6,8 +6,9 @@ use yz::duel::{Cards, Space};
 use yz::emp::move_errors::{MoveErrors, Tested, exact_endings};
 use yz::emp::{Evaluation, Searcher};
 use yz::game::{Category, CategorySet, Game, Rules, ScoreState};
+use yz::progress::Silent;
 use yz::simulate::matchplay::{MatchPlayer, Position, SolitairePlayer};
-use yz::simulate::{game_rng, play_turn, progress_bar};
+use yz::simulate::{game_rng, play_turn};
 use yz::solo::Policy;
 use yz::strategy::{Strategy, StrategyName};
 use yz::targets::open_or_solve;
@@ -106,7 +107,7 @@ fn the_exact_strategy_errs_nowhere_and_others_do() {
         let tested = vec![Tested::Exact, Tested::Player(&e), Tested::Player(&emp1)];
         let measure = MoveErrors::new(&cards, &typical, tested, 1..=8).unwrap();
         let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
-        pool.install(|| measure.measure(5, 0, 300, &progress_bar(0, false)).unwrap())
+        pool.install(|| measure.measure(5, 0, 300, &Silent).unwrap())
     };
     let report = run(1);
     assert_eq!(report, run(2));

@@ -4,8 +4,9 @@
 use std::path::Path;
 
 use yz::game::{Game, Rules};
+use yz::progress::Silent;
 use yz::simulate::matchplay::play_match;
-use yz::simulate::{ScoreTally, progress_bar, simulate};
+use yz::simulate::{ScoreTally, simulate};
 use yz::solo::{Policy, analyze};
 use yz::strategy::evolve::{self, EvolveParams};
 use yz::strategy::learned::{ActionTable, LearnedPolicy};
@@ -31,7 +32,7 @@ fn by_name(name: &str, game: Game, data: &Path) -> Result<Strategy, StrategyErro
 }
 
 fn simulated(game: Game, policy: &impl Policy, games: u64, seed: u64) -> ScoreTally {
-    simulate(game, policy, games, seed, &progress_bar(games, false))
+    simulate(game, policy, games, seed, &Silent)
 }
 
 fn in_thread_pool<T: Send>(threads: usize, work: impl FnOnce() -> T + Send) -> T {
@@ -74,7 +75,7 @@ fn a_seed_gives_the_same_games_on_one_and_two_threads() {
     let run = || {
         let solo = simulated(game, &expert, 3_000, 5);
         let players: [&dyn Policy; 2] = [&expert, &greedy];
-        let duel = play_match(game, &players, 2_000, 5, &progress_bar(0, false));
+        let duel = play_match(game, &players, 2_000, 5, &Silent);
         (solo, duel)
     };
     let one = in_thread_pool(1, run);
@@ -89,7 +90,7 @@ fn a_strategy_against_itself_wins_half_and_optimal_beats_greedy() {
     let data = tempfile::tempdir().unwrap();
     let greedy = by_name("greedy", game, data.path()).unwrap();
     let optimal = by_name("optimal", game, data.path()).unwrap();
-    let quiet = progress_bar(0, false);
+    let quiet = Silent;
     let mirror = play_match(game, &[&greedy as &dyn Policy, &greedy], 20_000, 3, &quiet);
     for p in 0..2 {
         assert!((mirror.win_share(p) - 0.5).abs() <= mirror.win_half_width_95(p), "{}", mirror.win_share(p));

@@ -4,6 +4,7 @@ pub mod analysis;
 pub mod duel;
 pub mod move_errors;
 pub mod plot;
+pub mod progress;
 pub mod shard;
 pub mod simulate;
 pub mod solo;

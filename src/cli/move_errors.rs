@@ -1,13 +1,13 @@
 //! `yz duel move-errors`: exact move errors of strategies in typical endgames, measured,
 //! or merged from runs over disjoint games.
 
-use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::Result;
 use clap::Args;
 
+use super::progress::Bar;
 use super::{GameArgs, print_json};
 use yz::duel::Cards;
 use yz::emp::move_errors::{
@@ -16,7 +16,6 @@ use yz::emp::move_errors::{
 use yz::emp::report::Report;
 use yz::emp::{Evaluation, Searcher};
 use yz::simulate::lineup::Lineup;
-use yz::simulate::progress_bar;
 use yz::strategy::STRATEGY_NAMES;
 
 /// `yz duel move-errors`.
@@ -69,8 +68,7 @@ pub fn run(args: MoveErrorsArgs, data: &Path, as_json: bool) -> Result<()> {
     let cards = Cards::new(game);
     let measure = MoveErrors::new(&cards, &typical, tested(&named, &boxed), depths)?;
     let started = Instant::now();
-    let progress = progress_bar(args.games, std::io::stderr().is_terminal());
-    let errors = measure.measure(args.seed, args.first_game, args.games, &progress)?;
+    let errors = measure.measure(args.seed, args.first_game, args.games, &Bar::new(as_json))?;
     let seconds = started.elapsed().as_secs_f64();
     let names: Vec<String> = named.into_iter().map(|(name, _)| name).collect();
     print_report(&Report::new(game, &names, errors, seconds), as_json);

@@ -1,6 +1,5 @@
 //! `yz simulate` and `yz match`: strategies played by simulation.
 
-use std::io::IsTerminal;
 use std::path::Path;
 use std::time::Instant;
 
@@ -8,10 +7,11 @@ use anyhow::Result;
 use clap::Args;
 use serde_json::json;
 
+use super::progress::Bar;
 use super::{GameArgs, print_json};
 use yz::simulate::lineup::{Lineup, match_players};
 use yz::simulate::matchplay::{MatchPlayer, play_match_players};
-use yz::simulate::{ScoreTally, check_games, progress_bar, simulate};
+use yz::simulate::{ScoreTally, check_games, simulate};
 use yz::strategy::{STRATEGY_NAMES, Strategy, StrategyName};
 
 /// `yz simulate`: one strategy, many games.
@@ -63,8 +63,7 @@ pub fn run_simulate(args: SimulateArgs, data: &Path, as_json: bool) -> Result<()
     let name: StrategyName = args.strategy.parse()?;
     let strategy = Strategy::build(&name, game, data)?;
     let started = Instant::now();
-    let progress = progress_bar(args.games, std::io::stderr().is_terminal());
-    let tally = simulate(game, &strategy, args.games, args.seed, &progress);
+    let tally = simulate(game, &strategy, args.games, args.seed, &Bar::new(as_json));
     let seconds = started.elapsed().as_secs_f64();
     let (mean, half) = (tally.mean(), tally.half_width_95());
     let (lo, hi) = tally.range().unwrap_or((0, 0));
@@ -114,8 +113,7 @@ pub fn run_match(args: MatchArgs, data: &Path, as_json: bool) -> Result<()> {
     let boxed = lineup.players();
     let players: Vec<&dyn MatchPlayer> = boxed.iter().map(|p| p.as_ref()).collect();
     let started = Instant::now();
-    let progress = progress_bar(args.games, std::io::stderr().is_terminal());
-    let tally = play_match_players(game, &players, args.games, args.seed, &progress)?;
+    let tally = play_match_players(game, &players, args.games, args.seed, &Bar::new(as_json))?;
     let seconds = started.elapsed().as_secs_f64();
     if as_json {
         let rows: Vec<_> = names

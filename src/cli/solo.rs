@@ -7,6 +7,7 @@ use anyhow::{Context, Result, bail};
 use clap::Subcommand;
 use serde_json::json;
 
+use super::progress::Bar;
 use super::{GameArgs, print_json};
 use yz::game::{Card, Game, parse_dice};
 use yz::solo::{self, FutureValue, SoloTable};
@@ -148,7 +149,7 @@ pub fn run(command: SoloCommand, data: &Path, as_json: bool) -> Result<()> {
             let started = Instant::now();
             let distribution = solo::analyze(game, &solo::OptimalPolicy::solved(game, &table)).distribution().clone();
             // f32 lanes: on the full game 2.2 times as fast as f64, and 3e-7 away from it.
-            let win = payoff::solve::<f32>(game, &Payoff::beat(&distribution));
+            let win = payoff::solve_with_progress::<f32>(game, &Payoff::beat(&distribution), &Bar::new(as_json));
             let seconds = started.elapsed().as_secs_f64();
             if as_json {
                 print_json(json!({

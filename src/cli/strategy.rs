@@ -9,8 +9,9 @@ use anyhow::Result;
 use clap::Subcommand;
 use serde_json::json;
 
+use super::progress::Bar;
 use super::{GameArgs, print_json};
-use yz::simulate::progress_bar;
+use yz::progress::Progress;
 use yz::solo::analyze;
 use yz::strategy::evolve::{self, EvolveParams};
 use yz::strategy::learned::{self, ActionTable, LearnedPolicy};
@@ -172,9 +173,10 @@ pub fn run(command: StrategyCommand, data: &Path, as_json: bool) -> Result<()> {
             yz::simulate::check_games(games)?;
             let started = Instant::now();
             let mut table = ActionTable::new(game);
-            let progress = progress_bar(games, show_progress);
+            let progress = Bar::new(as_json);
+            progress.start("training", games, "games");
             table.train(games, seed, 0, |done| progress.set_position(done));
-            progress.finish_and_clear();
+            progress.finish();
             let seconds = started.elapsed().as_secs_f64();
             let path = out.unwrap_or_else(|| data.join(learned::file_name(game)));
             let checksum = table.write(&path, json!({ "games": games, "seed": seed, "seconds": seconds }))?;

@@ -7,6 +7,7 @@ use anyhow::{Context, Result, anyhow};
 use clap::Subcommand;
 use serde_json::json;
 
+use super::progress::Bar;
 use super::{GameArgs, print_json};
 use yz::game::{Card, Game, StateIndex, parse_dice};
 use yz::targets::advise::{self};
@@ -62,7 +63,7 @@ pub fn run(command: TargetsCommand, data: &Path, as_json: bool) -> Result<()> {
         TargetsCommand::Solve { game, out } => {
             let game = game.game()?;
             let started = Instant::now();
-            let curves = targets::solve::<f32>(game);
+            let curves = targets::solve_with_progress::<f32>(game, &Bar::new(as_json));
             let solve_seconds = started.elapsed().as_secs_f64();
             let path = out.unwrap_or_else(|| data.join(table::file_name(game)));
             let written = Instant::now();

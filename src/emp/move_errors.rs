@@ -25,7 +25,6 @@ use std::num::ParseIntError;
 use std::ops::{Range, RangeInclusive};
 use std::sync::Arc;
 
-use indicatif::ProgressBar;
 use rand::RngExt;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -35,6 +34,7 @@ use crate::duel::advise::{Solved, TurnEndings};
 use crate::duel::shard::ShardError;
 use crate::duel::{Cards, Space, SpaceError, solve};
 use crate::game::{KeepId, RollId, Transition};
+use crate::progress::Progress;
 use crate::simulate::matchplay::{MatchPlayer, Position};
 use crate::simulate::{Z_95, game_rng, roll_missing};
 use crate::solo::TurnPlan;
@@ -335,17 +335,19 @@ impl<'a> MoveErrors<'a> {
         seed: u64,
         first_game: u64,
         games: u64,
-        progress: &ProgressBar,
+        progress: &dyn Progress,
     ) -> Result<MoveErrorReport, MoveErrorsError> {
-        let per_game = game_range(first_game, games)?
+        let range = game_range(first_game, games)?;
+        progress.start("playing", games, "games");
+        let per_game = range
             .into_par_iter()
             .map(|g| {
                 let errors = self.game(seed, g);
-                progress.inc(1);
+                progress.advance(1);
                 errors
             })
             .collect::<Result<Vec<GameErrors>, MoveErrorsError>>();
-        progress.finish_and_clear();
+        progress.finish();
         Ok(MoveErrorReport::new(seed, first_game, self.depths.clone(), self.tested.len(), &per_game?))
     }
 }

@@ -12,12 +12,12 @@
 
 use std::sync::Arc;
 
-use indicatif::ProgressBar;
 use rayon::prelude::*;
 use serde::Serialize;
 
 use super::{PlanCache, ScoreTally, Z_95, game_rng, play_turn};
 use crate::game::{Game, ScoreState};
+use crate::progress::Progress;
 use crate::solo::{Policy, TurnPlan};
 use crate::targets::TargetTableError;
 
@@ -199,7 +199,7 @@ impl MatchTally {
 
 /// Plays games `0..games` of seed `seed` between solitaire strategies (at least one), each
 /// on its own card of `game`, turns alternating in the order given.
-pub fn play_match(game: Game, players: &[&dyn Policy], games: u64, seed: u64, progress: &ProgressBar) -> MatchTally {
+pub fn play_match(game: Game, players: &[&dyn Policy], games: u64, seed: u64, progress: &dyn Progress) -> MatchTally {
     let solitaire: Vec<SolitairePlayer> = players.iter().map(|&p| SolitairePlayer::new(p)).collect();
     let players: Vec<&dyn MatchPlayer> = solitaire.iter().map(|p| p as &dyn MatchPlayer).collect();
     play_match_players(game, &players, games, seed, progress).expect("solitaire players read no table")
@@ -212,9 +212,10 @@ pub fn play_match_players(
     players: &[&dyn MatchPlayer],
     games: u64,
     seed: u64,
-    progress: &ProgressBar,
+    progress: &dyn Progress,
 ) -> Result<MatchTally, TargetTableError> {
     let n = players.len() as u64;
+    progress.start("playing", games, "games");
     let tally = (0..games)
         .into_par_iter()
         .try_fold(
@@ -229,12 +230,12 @@ pub fn play_match_players(
                     position = position.after(t.next, t.points);
                 }
                 tally.add(&position.seats.iter().map(|s| s.points).collect::<Vec<_>>());
-                progress.inc(1);
+                progress.advance(1);
                 Ok(tally)
             },
         )
         .try_reduce(|| MatchTally::new(players.len()), |a, b| Ok(a.merge(b)));
-    progress.finish_and_clear();
+    progress.finish();
     tally
 }
 

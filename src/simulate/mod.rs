@@ -24,7 +24,6 @@ use std::collections::HashMap;
 use std::hash::{BuildHasher, RandomState};
 use std::sync::{Arc, Mutex};
 
-use indicatif::{ProgressBar, ProgressStyle};
 use rand::rngs::ChaCha8Rng;
 use rand::{RngExt, SeedableRng};
 use rayon::prelude::*;
@@ -32,6 +31,7 @@ use serde::Serialize;
 
 use crate::game::dice::{NUM_DICE, NUM_PARTIAL_KEEPS, TABLES};
 use crate::game::{Game, KeepId, RollId, ScoreState, Transition};
+use crate::progress::Progress;
 use crate::solo::{Policy, TurnPlan};
 
 /// Two-sided 95% quantile of the normal distribution, for the confidence intervals.
@@ -228,37 +228,25 @@ impl ScoreTally {
     }
 }
 
-/// Progress shown on standard error while games are played: a bar on a terminal, nothing
-/// otherwise (logs and pipes stay clean).
-pub fn progress_bar(total: u64, show: bool) -> ProgressBar {
-    if !show {
-        return ProgressBar::hidden();
-    }
-    let bar = ProgressBar::new(total);
-    if let Ok(style) = ProgressStyle::with_template("{bar:40} {pos}/{len} games, {per_sec}, eta {eta}") {
-        bar.set_style(style);
-    }
-    bar
-}
-
 /// Plays games `0..games` of seed `seed` with `policy` in parallel and tallies their scores.
 pub fn simulate<P: Policy + ?Sized>(
     game: Game,
     policy: &P,
     games: u64,
     seed: u64,
-    progress: &ProgressBar,
+    progress: &dyn Progress,
 ) -> ScoreTally {
     let cache = PlanCache::new(policy);
+    progress.start("playing", games, "games");
     let tally = (0..games)
         .into_par_iter()
         .fold(ScoreTally::default, |mut tally, i| {
             tally.add(play_game(game, &cache, &mut game_rng(seed, i)));
-            progress.inc(1);
+            progress.advance(1);
             tally
         })
         .reduce(ScoreTally::default, ScoreTally::merge);
-    progress.finish_and_clear();
+    progress.finish();
     tally
 }
 

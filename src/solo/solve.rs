@@ -13,6 +13,7 @@ use crate::game::category::{Category, CategorySet};
 use crate::game::dice::NUM_FACES;
 use crate::game::index::NUM_UPPER_TOTALS;
 use crate::game::rules::Game;
+use crate::progress::Silent;
 use crate::turn::lanes::padded_lanes;
 use crate::turn::simd::{self, SimdWork};
 use crate::turn::sweep::sweep_backward;
@@ -66,6 +67,7 @@ pub fn solve(game: Game) -> SoloSolution {
     sweep_backward(
         &mut values,
         layers,
+        &Silent,
         || SlotScratch { buffer: TurnBuffer::new(LANES), plan: ScoringPlan::new(Shift::Add), rows: Vec::new() },
         |values, scratch, &(filled, flag)| {
             if filled == CategorySet::ALL {

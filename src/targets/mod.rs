@@ -5,5 +5,5 @@ pub mod payoff;
 pub mod solve;
 pub mod table;
 
-pub use solve::{Curve, TargetCurves, solve};
+pub use solve::{Curve, TargetCurves, solve, solve_with_progress};
 pub use table::{TargetTable, TargetTableError, open_or_solve};

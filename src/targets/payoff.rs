@@ -34,6 +34,7 @@ use rayon::prelude::*;
 
 use crate::game::category::MAX_BOXES;
 use crate::game::{Game, ScoreState, StateId, StateIndex};
+use crate::progress::{Progress, Silent};
 use crate::solo::ScoreDistribution;
 use crate::turn::lanes::{BLOCK, Lane, padded_lanes};
 use crate::turn::simd::{self, SimdWork};
@@ -138,6 +139,11 @@ struct Future {
 /// The best expected payoff `E[g(final total)]` from the start of `game`, over every
 /// strategy, computed in lanes of `T` (`f32` for speed, `f64` for agreement to 1e-12).
 pub fn solve<T: Lane>(game: Game, payoff: &Payoff) -> f64 {
+    solve_with_progress::<T>(game, payoff, &Silent)
+}
+
+/// [`solve`], reporting the states solved to `progress`.
+pub fn solve_with_progress<T: Lane>(game: Game, payoff: &Payoff, progress: &dyn Progress) -> f64 {
     let index = StateIndex::new(game);
     let payoff = LanePayoff::<T>::new(payoff);
     let mut layers: Vec<Vec<StateId>> = vec![Vec::new(); MAX_BOXES + 1];
@@ -145,6 +151,7 @@ pub fn solve<T: Lane>(game: Game, payoff: &Payoff) -> f64 {
         layers[index.state(StateId(id)).filled.len()].push(StateId(id));
     }
     let reach = reached_points(game, &index, &layers);
+    progress.start("best reply", layers[game.absent().len()..].iter().map(|l| l.len() as u64).sum(), "states");
     let mut solved =
         Solved { windows: vec![Window::default(); index.len()], futures: vec![Future::default(); index.len()] };
     let mut lanes_solved = 0usize;
@@ -153,6 +160,7 @@ pub fn solve<T: Lane>(game: Game, payoff: &Payoff) -> f64 {
     sweep_backward(
         &mut solved,
         layers[game.absent().len()..].iter().rev(),
+        progress,
         || StateScratch { buffer: TurnBuffer::new(BLOCK), plan: ScoringPlan::new(Shift::Up), rows: Vec::new() },
         |solved, scratch, &id| {
             let state = index.state(id);
@@ -192,6 +200,7 @@ pub fn solve<T: Lane>(game: Game, payoff: &Payoff) -> f64 {
             tracing::debug!(states = ids.len(), lanes_solved, "payoff layer solved");
         },
     );
+    progress.finish();
     let windows = solved.windows;
     let start = index.id(ScoreState::start(game)).expect("the start is a state");
     windows[start.0 as usize].at(0, &payoff).to_f64()

@@ -10,6 +10,7 @@
 
 use crate::game::category::{Category, MAX_BOXES};
 use crate::game::{Game, ScoreState, StateId, StateIndex};
+use crate::progress::{Progress, Silent};
 use crate::turn::lanes::{BLOCK, Lane, padded_lanes};
 use crate::turn::simd::{self, SimdWork};
 use crate::turn::sweep::sweep_backward;
@@ -95,7 +96,13 @@ pub fn max_future_points(game: Game, state: ScoreState) -> u32 {
 
 /// Solves every state's curve, layer by layer backward.
 pub fn solve<T: Lane>(game: Game) -> TargetCurves<T> {
+    solve_with_progress(game, &Silent)
+}
+
+/// [`solve`], reporting the states solved to `progress`.
+pub fn solve_with_progress<T: Lane>(game: Game, progress: &dyn Progress) -> TargetCurves<T> {
     let index = StateIndex::new(game);
+    progress.start("target table", index.len() as u64, "states");
     let mut curves: Vec<Curve<T>> = vec![Curve::default(); index.len()];
     let mut layers: Vec<Vec<StateId>> = vec![Vec::new(); MAX_BOXES + 1];
     for id in 0..index.len() as u32 {
@@ -104,6 +111,7 @@ pub fn solve<T: Lane>(game: Game) -> TargetCurves<T> {
     sweep_backward(
         &mut curves,
         layers.iter().rev(),
+        progress,
         || StateScratch { buffer: TurnBuffer::new(BLOCK), plan: ScoringPlan::new(Shift::Down), rows: Vec::new() },
         |curves, scratch, &id| {
             let state = index.state(id);
@@ -119,6 +127,7 @@ pub fn solve<T: Lane>(game: Game) -> TargetCurves<T> {
             }
         },
     );
+    progress.finish();
     TargetCurves { index, curves }
 }
 

@@ -13,12 +13,16 @@
 
 use rayon::prelude::*;
 
+use crate::progress::Progress;
+
 /// Solves `layers` (given from the last to the first) into `store`: each item by
 /// `solve(store, scratch, item)` in parallel, then the layer's results by
-/// `commit(store, items, results)`, results in the items' order.
+/// `commit(store, items, results)`, results in the items' order. Every item solved
+/// advances `progress` by one.
 pub fn sweep_backward<S, I, O, W, L>(
     store: &mut S,
     layers: impl IntoIterator<Item = L>,
+    progress: &dyn Progress,
     scratch: impl Fn() -> W + Sync + Send,
     solve: impl Fn(&S, &mut W, &I) -> O + Sync + Send,
     mut commit: impl FnMut(&mut S, &[I], Vec<O>),
@@ -31,8 +35,14 @@ pub fn sweep_backward<S, I, O, W, L>(
     for layer in layers {
         let items = layer.as_ref();
         let shared: &S = store;
-        let results: Vec<O> =
-            items.par_iter().map_init(&scratch, |scratch, item| solve(shared, scratch, item)).collect();
+        let results: Vec<O> = items
+            .par_iter()
+            .map_init(&scratch, |scratch, item| {
+                let result = solve(shared, scratch, item);
+                progress.advance(1);
+                result
+            })
+            .collect();
         commit(store, items, results);
     }
 }
@@ -50,6 +60,7 @@ mod tests {
         sweep_backward(
             &mut sums,
             layers,
+            &crate::progress::Silent,
             || (),
             |sums, _, &(k, i)| 1 + i + sums[k + 1],
             |sums, items, values| sums[items[0].0] = values.iter().sum(),
