@@ -116,7 +116,8 @@ fn corrupt_shards_and_bad_positions_are_refused() {
     );
 }
 
-/// A table directory of the first format version, made by
+/// A table directory of store format version 1 and duel table version 2
+/// ([`yz::duel::shard::SHARD_KIND`]), made by
 /// `yz duel solve --first 2 --out tests/data/duel-official-0003-start`, still loads and
 /// still holds the values a solve gives now.
 #[test]

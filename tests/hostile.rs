@@ -458,7 +458,7 @@ fn relist_raw(b: &Bench, layer: usize, raw: &RawStore) {
 /// in the manifest with its new checksum.
 fn relist_resealed(b: &Bench, layer: usize, kind: &str, edit: impl FnOnce(&mut Value, &mut Vec<u8>)) {
     let path = b.shard(layer);
-    reseal(&path, SHARD_KIND, kind, edit);
+    reseal(&path, SHARD_KIND.name, kind, edit);
     let checksum = unsafe { yz::store::verify(&path) }.unwrap().checksum.to_string();
     let bytes = fs::metadata(&path).unwrap().len();
     b.forge.with_entry(layer, |e| {
@@ -667,10 +667,12 @@ fn hostile_files() {
             }),
             true,
         ),
-        ("another game's boxes (first five)", Box::new(|m| m.game.categories = 0x1f), true),
-        ("another game's rules", Box::new(|m| m.game.rules = "no-joker".into()), true),
-        ("rules that do not exist", Box::new(|m| m.game.rules = "bogus".into()), true),
-        ("table version 2", Box::new(|m| m.table_version = 2), true),
+        ("another game's boxes (first five)", Box::new(|m| m.identity.categories.push("fives".into())), true),
+        ("another game's rules", Box::new(|m| m.identity.rules = "no-joker".into()), true),
+        ("rules that do not exist", Box::new(|m| m.identity.rules = "bogus".into()), true),
+        ("table version 1", Box::new(|m| m.identity.table_version = 1), true),
+        ("table version 3", Box::new(|m| m.identity.table_version = 3), true),
+        ("boxes out of card order", Box::new(|m| m.identity.categories.reverse()), true),
         ("layer 4 missing, complete", Box::new(|m| m.layers.retain(|l| l.layer != 4)), true),
         ("a wrong position count for layer 4", Box::new(|m| l4(m).positions += 1), false),
         ("a wrong file size", Box::new(|m| l4(m).shards[0].bytes = 0), false),
@@ -717,11 +719,15 @@ fn hostile_files() {
         readers,
     );
     let readers = vec![b.verify(Refuse), b.resume(Refuse)];
-    b.case("manifest of another game (resume)", |b| b.forge.with_manifest(|m| m.game.categories = 0x1f), readers);
+    b.case(
+        "manifest of another game (resume)",
+        |b| b.forge.with_manifest(|m| m.identity.categories.push("fives".into())),
+        readers,
+    );
 
     // The manifest's store header lies, behind a valid header hash.
     b.reset();
-    let manifest_raw = RawStore::of(&manifest_path(&b), MANIFEST_KIND);
+    let manifest_raw = RawStore::of(&manifest_path(&b), MANIFEST_KIND.name);
     let nested = "[".repeat(100_000) + &"]".repeat(100_000);
     let raws: Vec<(&str, RawStore, Expect)> = vec![
         ("format version 2", RawStore { version: 2, ..manifest_raw.clone() }, Refuse),
@@ -753,7 +759,7 @@ fn hostile_files() {
     // new checksum).
     let positions = b.forge.entry(4).positions as usize;
     b.reset();
-    let shard_raw = RawStore::of(&b.shard(4), SHARD_KIND);
+    let shard_raw = RawStore::of(&b.shard(4), SHARD_KIND.name);
     let mut noise = vec![0u8; 4096];
     noise.iter_mut().enumerate().for_each(|(i, x)| *x = (i * 131 % 251) as u8);
     let payloads: Vec<(&str, Vec<u8>)> = vec![
@@ -769,8 +775,9 @@ fn hostile_files() {
         b.case(&format!("shard payload {label}"), |b| relist_raw(b, 4, &raw), readers);
     }
     let headers: Vec<(&str, MetadataEdit)> = vec![
-        ("table version 2", Box::new(|m| m["table_version"] = json!(2))),
-        ("another game", Box::new(|m| m["game"]["categories"] = json!(0x1f))),
+        ("table version 1", Box::new(|m| m["table_version"] = json!(1))),
+        ("table version 3", Box::new(|m| m["table_version"] = json!(3))),
+        ("another game", Box::new(|m| m["categories"] = json!(["ones", "twos", "threes", "fours", "fives"]))),
         ("layer 5", Box::new(|m| m["layer"] = json!(5))),
         ("one opponent more", Box::new(|m| m["opponents"] = json!(m["opponents"].as_u64().unwrap() + 1))),
         ("movers 0..1", Box::new(|m| m["mover_end"] = json!(1))),
@@ -779,10 +786,10 @@ fn hostile_files() {
     ];
     for (label, edit) in headers {
         let readers = all(&b);
-        b.case(&format!("shard header: {label}"), |b| relist_resealed(b, 4, SHARD_KIND, |m, _| edit(m)), readers);
+        b.case(&format!("shard header: {label}"), |b| relist_resealed(b, 4, SHARD_KIND.name, |m, _| edit(m)), readers);
     }
     let readers = all(&b);
-    b.case("shard of kind duel-manifest", |b| relist_resealed(b, 4, MANIFEST_KIND, |_, _| {}), readers);
+    b.case("shard of kind duel-manifest", |b| relist_resealed(b, 4, MANIFEST_KIND.name, |_, _| {}), readers);
     let readers = all(&b);
     b.case(
         "another game's shard of layer 4, listed with its checksum",

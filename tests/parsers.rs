@@ -493,7 +493,6 @@ fn damaged(bytes: &[u8], damage: &[Damage]) -> Vec<u8> {
 /// Field names of the table formats' metadata, so that forged objects get read further.
 const FIELDS: &[&str] = &[
     "table_version",
-    "game",
     "rules",
     "categories",
     "first_layer",
@@ -747,7 +746,7 @@ impl Duel {
         for (i, l) in self.manifest.listed().iter().enumerate() {
             let (layer, entry) = (l.layer, l.entry);
             let opponents = space.opponent_count(layer);
-            let check = verify_listed(dir, &self.manifest.game, (layer, entry, l.column), opponents);
+            let check = verify_listed(dir, game, (layer, entry, l.column), opponents);
             check.problem.map_or(Ok(()), clean)?;
             match read_shard(dir, game, &LayerShape::new(&space, layer), entry, l.column) {
                 Ok(values) if same_values => {
@@ -809,7 +808,7 @@ fn forged_manifests_are_refused_or_read_alike() {
     let pristine = serde_json::to_value(&duel.manifest).unwrap();
     check(128, forged_json(pristine), |metadata| {
         let dir = duel.copy();
-        store::write_atomic(&dir.path().join(MANIFEST_FILE), MANIFEST_KIND, &metadata, &[]).unwrap();
+        store::write_atomic(&dir.path().join(MANIFEST_FILE), MANIFEST_KIND.name, &metadata, &[]).unwrap();
         // Every shard it can name is one of the solve's own, checked against its header and
         // checksum, so whatever it reads is the true value.
         duel.read_everything(dir.path(), false, true)
@@ -843,7 +842,7 @@ fn forged_shards_are_refused_or_read() {
     let listed = duel.manifest.listed().len();
     let header = |i: usize| {
         let file = &duel.manifest.listed()[i].entry.file;
-        unsafe { StoreFile::open(&duel.pristine.join(file), SHARD_KIND) }.unwrap().metadata().clone()
+        unsafe { StoreFile::open(&duel.pristine.join(file), SHARD_KIND.name) }.unwrap().metadata().clone()
     };
     let forged = (0..listed)
         .prop_flat_map(move |i| (Just(i), prop_oneof![Just(header(i)), forged_json(header(i))]))
@@ -853,14 +852,14 @@ fn forged_shards_are_refused_or_read() {
         let entry = duel.manifest.listed()[i].entry;
         let path = dir.path().join(&entry.file);
         let payload = match payload {
-            ShardPayload::Original => unsafe { StoreFile::open(&path, SHARD_KIND) }.unwrap().payload().to_vec(),
+            ShardPayload::Original => unsafe { StoreFile::open(&path, SHARD_KIND.name) }.unwrap().payload().to_vec(),
             ShardPayload::Bytes(bytes) => bytes,
             ShardPayload::Values(values) => {
                 let values = values.unwrap_or_else(|| vec![0.5; entry.positions as usize]);
                 zstd::bulk::compress(store::as_bytes(&values), 3).unwrap()
             }
         };
-        let checksum = store::write_atomic(&path, SHARD_KIND, &metadata, &payload).unwrap();
+        let checksum = store::write_atomic(&path, SHARD_KIND.name, &metadata, &payload).unwrap();
         if relist {
             // The manifest lists the forged file's checksum and size, as a solve that wrote
             // it would have.
@@ -900,8 +899,10 @@ struct ForgedStore {
 
 fn forged_store(metadata: Vec<Value>) -> impl Strategy<Value = ForgedStore> {
     let kinds: Vec<Vec<u8>> =
-        [SHARD_KIND, MANIFEST_KIND, target_table::KIND, yz::solo::table::KIND, evolve::KIND, learned::KIND, "", "x"]
+        [SHARD_KIND, MANIFEST_KIND, target_table::KIND, yz::solo::table::KIND, evolve::KIND, learned::KIND]
             .iter()
+            .map(|k| k.name)
+            .chain(["", "x"])
             .map(|k| k.as_bytes().to_vec())
             .collect();
     let metadata = prop_oneof![
@@ -1017,10 +1018,10 @@ impl Files {
 
     fn all(&self) -> [(&Path, &str); 4] {
         [
-            (&self.solo, yz::solo::table::KIND),
-            (&self.targets, target_table::KIND),
-            (&self.evolved, evolve::KIND),
-            (&self.learned, learned::KIND),
+            (&self.solo, yz::solo::table::KIND.name),
+            (&self.targets, target_table::KIND.name),
+            (&self.evolved, evolve::KIND.name),
+            (&self.learned, learned::KIND.name),
         ]
     }
 
@@ -1044,7 +1045,7 @@ impl Files {
             }
             Err(error) => clean(error)?,
         }
-        for kind in [SHARD_KIND, MANIFEST_KIND, target_table::KIND, yz::solo::table::KIND] {
+        for kind in [SHARD_KIND, MANIFEST_KIND, target_table::KIND, yz::solo::table::KIND].map(|k| k.name) {
             match unsafe { StoreFile::open(path, kind) } {
                 Ok(file) => {
                     if let Some(original) = original {

@@ -89,7 +89,13 @@ fn a_missing_shard_and_a_foreign_manifest_are_named() {
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let problems: Vec<String> =
         report["files"].as_array().unwrap().iter().filter_map(|f| f["problem"].as_str().map(String::from)).collect();
-    assert!(!problems.is_empty() && problems.iter().all(|p| p.contains("the manifest is of")), "{problems:?}");
+    assert!(
+        !problems.is_empty()
+            && problems
+                .iter()
+                .all(|p| p.contains("was made for categories ones,twos,threes,fours, not ones,twos,threes;")),
+        "{problems:?}"
+    );
     fails_with(dir.path(), &["duel", "solve", "--first", "4", "--out", f, "--resume"], "manifest.yzs");
 }
 

@@ -7,7 +7,7 @@ use super::cli::{fails_with, json, yz};
 
 use yz::game::{Card, Category, CategorySet, Game, KeepId, RollId, Rules, ScoreState, StateId, parse_dice};
 use yz::solo::Choice;
-use yz::store::{self, StoreError, StoreFile};
+use yz::store::{self, Field, IdentityError, StoreError, StoreFile};
 use yz::targets::advise::{self, TargetAdviseError};
 use yz::targets::table::{self, KIND, TargetTable, TargetTableError};
 use yz::targets::{TargetCurves, solve};
@@ -72,9 +72,9 @@ fn damaged_and_foreign_files_are_refused() {
 
     let other = Game { categories: Rules::OFFICIAL.first(4).unwrap().with(Category::Yahtzee), ..game };
     let err = TargetTable::open(&path, other).unwrap_err();
-    assert!(matches!(err, TargetTableError::Mismatch { what: "categories", .. }), "{err}");
+    assert!(matches!(err, TargetTableError::Identity(IdentityError { field: Field::Categories, .. })), "{err}");
     let err = TargetTable::open(&path, Game { rules: Rules::NO_BONUS, ..game }).unwrap_err();
-    assert!(matches!(err, TargetTableError::Mismatch { what: "rules", .. }), "{err}");
+    assert!(matches!(err, TargetTableError::Identity(IdentityError { field: Field::Rules, .. })), "{err}");
     let solo = dir.path().join("solo.yzt");
     yz::solo::SoloTable::write(&yz::solo::solve(game), &solo).unwrap();
     let err = TargetTable::open(&solo, game).unwrap_err();
@@ -103,13 +103,13 @@ fn rewritten(
     edit_metadata: impl FnOnce(&mut serde_json::Value),
     edit_payload: impl FnOnce(&mut Vec<u8>),
 ) -> std::path::PathBuf {
-    let file = unsafe { StoreFile::open(path, KIND) }.unwrap();
+    let file = unsafe { StoreFile::open(path, KIND.name) }.unwrap();
     let mut metadata = file.metadata().clone();
     let mut payload = file.payload().to_vec();
     edit_metadata(&mut metadata);
     edit_payload(&mut payload);
     let out = path.with_file_name("rewritten.yzt");
-    store::write_atomic(&out, KIND, &metadata, &payload).unwrap();
+    store::write_atomic(&out, KIND.name, &metadata, &payload).unwrap();
     out
 }
 

@@ -63,7 +63,7 @@ fn report(check: &TableCheck, as_json: bool) {
     }
     println!("tables     {}", check.dir.display());
     if let Some(game) = &check.game {
-        println!("game       {} rules, categories mask {:#06x}", game.rules, game.categories);
+        println!("game       {} rules, categories {}", game.rules, game.categories.join(","));
         println!("layers     {} written{}", check.layers, if check.complete { ", complete" } else { ", not complete" });
     }
     for file in &check.files {

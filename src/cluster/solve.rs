@@ -477,12 +477,18 @@ fn start(
         decision = if exists && !resume && !force {
             let there = match Manifest::open(dir) {
                 Ok(m)
-                    if (m.game == fresh.game
+                    if (m.identity == fresh.identity
                         && (m.first_layer, m.end_layer) == (fresh.first_layer, fresh.end_layer)) =>
                 {
                     None
                 }
-                Ok(m) => Some(format!("tables of {:?}, layers {}..{}", m.game, m.first_layer, m.end_layer)),
+                Ok(m) => Some(format!(
+                    "tables of the {} rules with categories {}, layers {}..{}",
+                    m.identity.rules,
+                    m.identity.categories.join(","),
+                    m.first_layer,
+                    m.end_layer
+                )),
                 Err(e) => Some(format!("a manifest that does not open ({e})")),
             };
             match there {
@@ -492,12 +498,8 @@ fn start(
         } else if resume && exists {
             match check_manifest(dir) {
                 (Some(manifest), check) if check.problem.is_none() => {
-                    if manifest.game != fresh.game {
-                        Err(ShardError::Mismatch {
-                            path: check.path,
-                            what: format!("tables of {:?}, but {:?} was asked for", manifest.game, fresh.game),
-                        }
-                        .into())
+                    if let Err(e) = manifest.check_game(game, dir) {
+                        Err(ShardError::from(e).into())
                     } else if (manifest.first_layer, manifest.end_layer) != (fresh.first_layer, fresh.end_layer) {
                         Err(refuse(format!(
                             "the tables are of layers {}..{}, but this solve is of layers {}..{}",
@@ -541,7 +543,7 @@ fn start(
         .enumerate()
         .filter(|(i, _)| i % size == me)
         .filter_map(|(_, &shard::Listed { layer, column, index, entry })| {
-            let check = verify_listed(dir, &manifest.game, (layer, entry, column), space.opponent_count(layer));
+            let check = verify_listed(dir, game, (layer, entry, column), space.opponent_count(layer));
             let problem = format!("{}: {}", check.path.display(), check.problem?);
             let repairable = shard::unconfined(dir, layer, &entry.file, column).is_none();
             Some(ShardDamage { layer, index, column, problem, repairable })

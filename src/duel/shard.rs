@@ -5,8 +5,8 @@
 //! whole shards, so the files do not depend on the number of ranks). A shard is a [`crate::store`] file of kind
 //! [`SHARD_KIND`] whose payload is the zstd-compressed little-endian `f32` values (the
 //! mover's P(win) + ½ P(draw)) of its pairs in layer order, and whose JSON metadata says
-//! which game, layer and movers it holds, how many positions, and the raw length. The
-//! store already gives magic, version, chunk hashes and atomic writes.
+//! which game ([`Identity`]), layer and movers it holds, how many positions, and the raw
+//! length. The store already gives magic, version, chunk hashes and atomic writes.
 //!
 //! The **manifest** ([`MANIFEST_KIND`], `manifest.yzs` in the table directory) lists the
 //! game, the layers covered and every shard with its checksum. It is rewritten (atomically)
@@ -30,16 +30,16 @@ use super::cards::Cards;
 use super::layout::LayerShape;
 use super::solve::Space;
 use super::value::DuelValue;
-use crate::game::{CategorySet, Game, Rules};
-use crate::store::{self, Checksum, StoreError, StoreFile};
+use crate::game::Game;
+use crate::store::{self, Checksum, FileKind, Identity, IdentityError, StoreError, StoreFile};
 
-/// Store kind of a layer shard.
-pub const SHARD_KIND: &str = "duel-shard";
-/// Store kind of the manifest.
-pub const MANIFEST_KIND: &str = "duel-manifest";
-/// Version of the shard and manifest metadata and payload layout; bump it when either
-/// changes meaning, so old files are refused instead of misread.
-pub const TABLE_VERSION: u32 = 1;
+/// What to do with two-player tables made for something else.
+const REMEDY: &str = "pass the tables of this game, or solve them with yz duel solve";
+/// Layer shards. Version 2: the game as the identity keys of [`Identity`] (rules and box
+/// names), no longer a `game` object with a box mask.
+pub const SHARD_KIND: FileKind = FileKind { name: "duel-shard", version: 2, remedy: REMEDY };
+/// Manifests, versioned with the shards.
+pub const MANIFEST_KIND: FileKind = FileKind { name: "duel-manifest", version: SHARD_KIND.version, remedy: REMEDY };
 /// File name of the manifest inside a table directory.
 pub const MANIFEST_FILE: &str = "manifest.yzs";
 /// Most positions per shard (64 MiB of raw values); a shard holds at least one mover.
@@ -53,6 +53,9 @@ pub enum ShardError {
     /// The file itself is bad (missing, truncated, corrupt, wrong kind or version).
     #[error(transparent)]
     Store(#[from] StoreError),
+    /// A sound file made for another game or by another version.
+    #[error(transparent)]
+    Identity(#[from] IdentityError),
     /// The metadata does not parse or describes something else than expected.
     #[error("{}: {what}", .path.display())]
     Mismatch {
@@ -91,36 +94,6 @@ pub enum ShardError {
     },
 }
 
-/// Which game a table holds.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct GameTag {
-    /// Rules name.
-    pub rules: String,
-    /// Bit mask of the boxes in play (bit i = category i in card order).
-    pub categories: u16,
-}
-
-impl GameTag {
-    /// The tag of `game`.
-    pub fn of(game: Game) -> GameTag {
-        GameTag { rules: game.rules.name().to_owned(), categories: game.categories.0 }
-    }
-
-    /// The game the tag names, or why this yz knows no such game.
-    pub fn game(&self) -> Result<Game, String> {
-        let rules = self.rules.parse::<Rules>()?;
-        let categories = CategorySet(self.categories);
-        if categories.is_empty() || !rules.boxes().is_superset(categories) {
-            return Err(format!(
-                "categories mask {:#06x} names no game of the {rules} rules (expected a non-empty subset of {:#06x})",
-                self.categories,
-                rules.boxes().0
-            ));
-        }
-        Ok(Game { rules, categories })
-    }
-}
-
 /// What a shard holds of each position.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -154,10 +127,9 @@ impl Column {
 /// Metadata of one shard file.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ShardHeader {
-    /// [`TABLE_VERSION`] when written.
-    pub table_version: u32,
-    /// The game.
-    pub game: GameTag,
+    /// The table version and the game.
+    #[serde(flatten)]
+    pub identity: Identity,
     /// The layer.
     pub layer: usize,
     /// First mover (position in the layer's mover list) held.
@@ -231,10 +203,9 @@ pub struct Listed<'m> {
 /// The manifest of a table directory.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Manifest {
-    /// [`TABLE_VERSION`] when written.
-    pub table_version: u32,
-    /// The game.
-    pub game: GameTag,
+    /// The table version and the game.
+    #[serde(flatten)]
+    pub identity: Identity,
     /// First layer the tables will hold when complete.
     pub first_layer: usize,
     /// One past the last layer in which someone moves.
@@ -248,38 +219,25 @@ pub struct Manifest {
 impl Manifest {
     /// An empty manifest for tables of `game` from `first_layer` to `end_layer`.
     pub fn new(game: Game, first_layer: usize, end_layer: usize) -> Manifest {
-        Manifest {
-            table_version: TABLE_VERSION,
-            game: GameTag::of(game),
-            first_layer,
-            end_layer,
-            complete: false,
-            layers: Vec::new(),
-        }
+        Manifest { identity: MANIFEST_KIND.identity(game), first_layer, end_layer, complete: false, layers: Vec::new() }
     }
 
     /// Reads and checks the manifest of the table directory `dir`.
     pub fn open(dir: &Path) -> Result<Manifest, ShardError> {
         let path = dir.join(MANIFEST_FILE);
         // SAFETY: yz replaces store files by rename and never writes one in place.
-        let file = unsafe { StoreFile::open(&path, MANIFEST_KIND) }?;
-        let manifest: Manifest = serde_json::from_value(file.metadata().clone()).map_err(|e| ShardError::Mismatch {
+        let file = unsafe { StoreFile::open(&path, MANIFEST_KIND.name) }?;
+        MANIFEST_KIND.check(&path, file.metadata(), None)?;
+        serde_json::from_value(file.metadata().clone()).map_err(|e| ShardError::Mismatch {
             path: path.clone(),
             what: format!("manifest metadata does not parse: {e}"),
-        })?;
-        if manifest.table_version != TABLE_VERSION {
-            return Err(ShardError::Mismatch {
-                path,
-                what: format!("table version {} but this yz reads {TABLE_VERSION}", manifest.table_version),
-            });
-        }
-        Ok(manifest)
+        })
     }
 
     /// Writes the manifest into `dir` atomically.
     pub fn write(&self, dir: &Path) -> Result<Checksum, ShardError> {
         let metadata = serde_json::to_value(self).expect("a manifest serialises");
-        Ok(store::write_atomic(&dir.join(MANIFEST_FILE), MANIFEST_KIND, &metadata, &[])?)
+        Ok(store::write_atomic(&dir.join(MANIFEST_FILE), MANIFEST_KIND.name, &metadata, &[])?)
     }
 
     /// The entry of `layer`, if written.
@@ -320,11 +278,15 @@ impl Manifest {
         Ok(manifest)
     }
 
+    /// The game of the tables, if this yz knows it ([`Manifest::open`] checked that it does).
+    pub fn game(&self) -> Option<Game> {
+        self.identity.game()
+    }
+
     /// What makes the manifest contradict itself or its game, if anything.
     fn inconsistency(&self) -> Option<String> {
-        let game = match self.game.game() {
-            Ok(game) => game,
-            Err(e) => return Some(format!("the manifest's game: {e}")),
+        let Some(game) = self.game() else {
+            return Some(format!("names no game this yz knows: {:?}", self.identity));
         };
         let end = 2 * game.categories.len();
         if self.end_layer != end || self.first_layer >= end {
@@ -418,15 +380,10 @@ impl Manifest {
         Ok(entry)
     }
 
-    /// Checks that the tables are of `game`.
-    pub fn check_game(&self, game: Game, dir: &Path) -> Result<(), ShardError> {
-        if self.game != GameTag::of(game) {
-            return Err(ShardError::Mismatch {
-                path: dir.join(MANIFEST_FILE),
-                what: format!("tables of {:?}, but {:?} was asked for", self.game, GameTag::of(game)),
-            });
-        }
-        Ok(())
+    /// Checks that the tables in `dir` are of `game`.
+    pub fn check_game(&self, game: Game, dir: &Path) -> Result<(), IdentityError> {
+        let metadata = serde_json::to_value(&self.identity).expect("an identity serialises");
+        MANIFEST_KIND.check(&dir.join(MANIFEST_FILE), &metadata, Some(game)).map(drop)
     }
 }
 
@@ -442,8 +399,7 @@ pub fn write_shard<V: DuelValue>(
     column: Column,
 ) -> Result<ShardEntry, ShardError> {
     let header = ShardHeader {
-        table_version: TABLE_VERSION,
-        game: GameTag::of(game),
+        identity: SHARD_KIND.identity(game),
         layer: shape.layer,
         mover_start: movers.start,
         mover_end: movers.end,
@@ -463,7 +419,7 @@ pub fn write_shard<V: DuelValue>(
     let packed = zstd::bulk::compress(&raw, ZSTD_LEVEL)
         .map_err(|e| ShardError::Decompress { path: path.clone(), reason: format!("compression failed: {e}") })?;
     let metadata = serde_json::to_value(&header).expect("a shard header serialises");
-    let checksum = store::write_atomic(&path, SHARD_KIND, &metadata, &packed)?;
+    let checksum = store::write_atomic(&path, SHARD_KIND.name, &metadata, &packed)?;
     let bytes =
         std::fs::metadata(&path).map_err(|source| StoreError::Io { path: path.clone(), action: "stat", source })?.len();
     Ok(ShardEntry {
@@ -518,7 +474,7 @@ pub fn read_shard(
         return Err(ShardError::Mismatch { path: dir.join(MANIFEST_FILE), what });
     }
     // SAFETY: yz replaces store files by rename and never writes one in place.
-    let file = unsafe { StoreFile::open(&path, SHARD_KIND) }?;
+    let file = unsafe { SHARD_KIND.open::<ShardError>(&path, game) }?;
     let mismatch = |what: String| ShardError::Mismatch { path: path.clone(), what };
     let header: ShardHeader = serde_json::from_value(file.metadata().clone())
         .map_err(|e| mismatch(format!("shard metadata does not parse: {e}")))?;
@@ -534,8 +490,7 @@ pub fn read_shard(
     let rows = shape.rows(entry.mover_start..entry.mover_end);
     let expected_positions = rows.end - rows.start;
     let expected = ShardHeader {
-        table_version: TABLE_VERSION,
-        game: GameTag::of(game),
+        identity: SHARD_KIND.identity(game),
         layer: shape.layer,
         mover_start: entry.mover_start,
         mover_end: entry.mover_end,
@@ -656,8 +611,8 @@ pub struct FileCheck {
 pub struct TableCheck {
     /// The directory.
     pub dir: PathBuf,
-    /// The game the manifest names, if it could be read.
-    pub game: Option<GameTag>,
+    /// The table version and game the manifest names, if it could be read.
+    pub game: Option<Identity>,
     /// Layers the manifest lists as written.
     pub layers: usize,
     /// Whether the manifest says every layer is written.
@@ -705,15 +660,15 @@ pub fn verify_tables(dir: &Path) -> TableCheck {
         ));
         return check;
     }
-    let Some(manifest) = manifest else { return check };
-    let Some(opponents) = layer_opponents(&manifest) else { return check };
+    let Some((game, manifest)) = manifest.and_then(|m| Some((m.game()?, m))) else { return check };
+    let opponents = layer_opponents(game, manifest.end_layer);
     let listed = manifest.listed();
     check.files.extend(
         listed
             .par_iter()
             .map(|l| {
                 let opponents = opponents.get(l.layer).copied().unwrap_or_default();
-                verify_listed(dir, &manifest.game, (l.layer, l.entry, l.column), opponents)
+                verify_listed(dir, game, (l.layer, l.entry, l.column), opponents)
             })
             .collect::<Vec<_>>(),
     );
@@ -724,18 +679,17 @@ pub fn verify_tables(dir: &Path) -> TableCheck {
         })
         .collect();
     check.unlisted.sort();
-    check.game = Some(manifest.game.clone());
+    check.game = Some(manifest.identity.clone());
     check.layers = manifest.layers.len();
     check.complete = manifest.complete;
     check
 }
 
-/// The number of opponent cards of each layer of the manifest's game (none if it names
-/// no game this yz knows).
-fn layer_opponents(manifest: &Manifest) -> Option<Vec<usize>> {
-    let cards = Cards::new(manifest.game.game().ok()?);
-    let space = Space::endgame(&cards, manifest.end_layer);
-    Some((0..manifest.end_layer).map(|layer| space.opponent_count(layer)).collect())
+/// The number of opponent cards of each layer of `game` below `end_layer`.
+fn layer_opponents(game: Game, end_layer: usize) -> Vec<usize> {
+    let cards = Cards::new(game);
+    let space = Space::endgame(&cards, end_layer);
+    (0..end_layer).map(|layer| space.opponent_count(layer)).collect()
 }
 
 /// Opens the manifest of `dir` and checks it whole ([`Manifest::open_checked`], then every
@@ -751,7 +705,10 @@ pub fn check_manifest(dir: &Path) -> (Option<Manifest>, FileCheck) {
         })
     };
     let (manifest, game) = match Manifest::open_checked(dir, None).and_then(|m| {
-        let game = m.game.game().map_err(|what| ShardError::Mismatch { path: path.clone(), what })?;
+        let game = m.game().ok_or_else(|| ShardError::Mismatch {
+            path: path.clone(),
+            what: format!("names no game this yz knows: {:?}", m.identity),
+        })?;
         Ok((m, game))
     }) {
         Ok(found) => found,
@@ -772,20 +729,20 @@ pub fn verify_file(path: &Path) -> Result<TableCheck, ShardError> {
     // SAFETY: yz replaces store files by rename and never writes one in place.
     let report = unsafe { store::verify(path) }?;
     let dir = path.parent().unwrap_or(Path::new(".")).to_owned();
-    if report.kind == MANIFEST_KIND {
+    if report.kind == MANIFEST_KIND.name {
         return Ok(verify_tables(&dir));
     }
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let manifest = Manifest::open_checked(&dir, None).ok();
-    let listed = manifest.as_ref().and_then(|m| {
-        m.listed().into_iter().find(|l| l.entry.file == name).map(|l| (&m.game, l.layer, l.column, l.entry))
-    });
-    let opponents = manifest.as_ref().and_then(layer_opponents);
-    let file = match listed.zip(opponents).and_then(|(l, opponents)| Some((l, *opponents.get(l.1)?))) {
-        Some(((game, layer, column, entry), opponents)) => verify_listed(&dir, game, (layer, entry, column), opponents),
+    let listed = manifest.as_ref().and_then(|m| m.listed().into_iter().find(|l| l.entry.file == name));
+    let known = manifest.as_ref().and_then(|m| Some((m.game()?, m.end_layer)));
+    let file = match listed.zip(known).and_then(|(l, (game, end))| {
+        Some((game, l.layer, l.column, l.entry, *layer_opponents(game, end).get(l.layer)?))
+    }) {
+        Some((game, layer, column, entry, opponents)) => verify_listed(&dir, game, (layer, entry, column), opponents),
         None => {
             // SAFETY: yz replaces store files by rename and never writes one in place.
-            let (header, problem) = match unsafe { StoreFile::open(path, SHARD_KIND) } {
+            let (header, problem) = match unsafe { StoreFile::open(path, SHARD_KIND.name) } {
                 Ok(file) => (serde_json::from_value::<ShardHeader>(file.metadata().clone()).ok(), None),
                 Err(error) => (None, Some(error.to_string())),
             };
@@ -800,7 +757,7 @@ pub fn verify_file(path: &Path) -> Result<TableCheck, ShardError> {
     let unlisted = if listed.is_none() { vec![name] } else { Vec::new() };
     Ok(TableCheck {
         dir,
-        game: manifest.as_ref().map(|m| m.game.clone()),
+        game: manifest.as_ref().map(|m| m.identity.clone()),
         layers: manifest.as_ref().map_or(0, |m| m.layers.len()),
         complete: manifest.as_ref().is_some_and(|m| m.complete),
         files: vec![file],
@@ -814,7 +771,7 @@ pub fn verify_file(path: &Path) -> Result<TableCheck, ShardError> {
 /// against the entry, and every value.
 pub fn verify_listed(
     dir: &Path,
-    game: &GameTag,
+    game: Game,
     (layer, entry, column): (usize, &ShardEntry, Column),
     opponents: usize,
 ) -> FileCheck {
@@ -825,7 +782,7 @@ pub fn verify_listed(
         return check;
     }
     // SAFETY: yz replaces store files by rename and never writes one in place.
-    let file = match unsafe { StoreFile::open(&path, SHARD_KIND) } {
+    let file = match unsafe { StoreFile::open(&path, SHARD_KIND.name) } {
         Ok(file) => file,
         Err(error) => {
             check.problem = Some(match error {
@@ -839,13 +796,12 @@ pub fn verify_listed(
     };
     check.checksum = Some(file.checksum().to_string());
     let bytes = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
-    let header = serde_json::from_value::<ShardHeader>(file.metadata().clone());
+    let header = SHARD_KIND.check(&path, file.metadata(), Some(game)).map_err(|e| e.to_string()).and_then(|_| {
+        serde_json::from_value::<ShardHeader>(file.metadata().clone())
+            .map_err(|e| format!("shard metadata does not parse: {e}"))
+    });
     check.problem = match header {
-        Err(e) => Some(format!("shard metadata does not parse: {e}")),
-        Ok(h) if h.table_version != TABLE_VERSION => {
-            Some(format!("table version {} but this yz reads {TABLE_VERSION}", h.table_version))
-        }
-        Ok(h) if &h.game != game => Some(format!("a shard of {:?}, but the manifest is of {game:?}", h.game)),
+        Err(problem) => Some(problem),
         Ok(h) if h.opponents != opponents => {
             Some(format!("holds rows of {} opponents, but layer {layer} has {opponents}", h.opponents))
         }

@@ -1,7 +1,8 @@
 //! The solitaire table on disk: one `f64` per score state, by [`StateId`], in a store file.
 //!
-//! Metadata records the rules, the boxes in play and the state count; opening checks them
-//! against the game asked for, so a table of another game or version is never used.
+//! Its metadata is the game's [`Identity`](crate::store::Identity) and the state count;
+//! opening checks the identity against the game asked for, so a table of another game or
+//! version is never used.
 
 use std::path::{Path, PathBuf};
 
@@ -9,14 +10,12 @@ use serde_json::json;
 
 use super::solve::SoloSolution;
 use crate::game::{Game, ScoreState, StateId, StateIndex};
-use crate::store::{self, Checksum, StoreError, StoreFile};
+use crate::store::{self, Checksum, FileKind, IdentityError, StoreError, StoreFile};
 
-/// Store kind of solitaire tables.
-pub const KIND: &str = "solo-table";
-
-/// Version of this table's payload layout (state order and value meaning); bump it when
-/// [`StateIndex`] numbers states differently.
-pub const TABLE_VERSION: u64 = 1;
+/// Solitaire tables. Bump the version when [`StateIndex`] numbers states differently or
+/// the values change meaning.
+pub const KIND: FileKind =
+    FileKind { name: "solo-table", version: 1, remedy: "delete it or pass another --data directory" };
 
 /// Expected future points of a score state at the start of a turn.
 pub trait FutureValue {
@@ -39,18 +38,9 @@ pub enum TableError {
     /// The file itself is unreadable, corrupt or truncated.
     #[error(transparent)]
     Store(#[from] StoreError),
-    /// A valid file made for something else.
-    #[error("table {path} was made for {what} {found}, not {expected}; delete it or pass another --data directory")]
-    Mismatch {
-        /// The table file.
-        path: PathBuf,
-        /// What differs (rules, categories, state count, table version).
-        what: &'static str,
-        /// What this game needs.
-        expected: String,
-        /// What the file holds.
-        found: String,
-    },
+    /// A valid file made for another game or by another version.
+    #[error(transparent)]
+    Identity(#[from] IdentityError),
     /// A value no card of the game can have: the file is forged or was written by a faulty
     /// solver (checksums detect damage, not forgery).
     #[error(
@@ -81,27 +71,18 @@ impl SoloTable {
         let game = solution.game();
         let index = StateIndex::new(game);
         let values: Vec<f64> = (0..index.len() as u32).map(|id| solution.value(index.state(StateId(id)))).collect();
-        store::write_atomic(path, KIND, &metadata(game, index.len()), store::as_bytes(&values))
+        let mut metadata = KIND.metadata(game);
+        metadata["value"] = json!("expected future points at the start of a turn, f64 by state id");
+        metadata["states"] = json!(index.len());
+        store::write_atomic(path, KIND.name, &metadata, store::as_bytes(&values))
     }
 
     /// Opens and checks a table for `game`: header, every checksum, and that it was made
     /// for this game with this state numbering.
     pub fn open(path: &Path, game: Game) -> Result<SoloTable, TableError> {
         // SAFETY: yz replaces store files by rename and never writes one in place.
-        let file = unsafe { StoreFile::open(path, KIND) }?;
+        let file = unsafe { KIND.open::<TableError>(path, game) }?;
         let index = StateIndex::new(game);
-        let expected = metadata(game, index.len());
-        for what in ["table_version", "rules", "categories", "states"] {
-            if file.metadata().get(what) != expected.get(what) {
-                let found = file.metadata().get(what).map_or("nothing".to_string(), |v| v.to_string());
-                return Err(TableError::Mismatch {
-                    path: path.to_path_buf(),
-                    what,
-                    expected: expected[what].to_string(),
-                    found,
-                });
-            }
-        }
         let table = SoloTable { file, index };
         if table.values()?.len() != table.index.len() {
             return Err(StoreError::HeaderCorrupted {
@@ -167,17 +148,6 @@ pub fn open_or_solve(data_dir: &Path, game: Game) -> Result<SoloTable, TableErro
         SoloTable::write(&solution, &path)?;
     }
     SoloTable::open(&path, game)
-}
-
-fn metadata(game: Game, states: usize) -> serde_json::Value {
-    json!({
-        "table_version": TABLE_VERSION,
-        "producer": concat!("yz ", env!("CARGO_PKG_VERSION")),
-        "value": "expected future points at the start of a turn, f64 by state id",
-        "rules": game.rules.name(),
-        "categories": game.box_names(),
-        "states": states,
-    })
 }
 
 /// The file name of `game`'s table inside a data directory.

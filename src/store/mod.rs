@@ -1,10 +1,13 @@
 //! The one home of yz's on-disk file format: a versioned, checksummed, memory-mappable
-//! container that knows nothing about what it stores.
+//! container that knows nothing about what its payloads hold.
 //!
-//! Every table yz keeps on disk (solitaire tables, target tables, two-player layer shards)
-//! is a *store file*: a header naming the file's *kind* and carrying free JSON metadata
-//! (what produced it, rules, counts…), then the payload bytes, then one hash per
-//! fixed-size chunk of the payload. Files are written once, under a temporary name, and
+//! Every table yz keeps on disk (solitaire tables, target tables, two-player layer shards,
+//! strategy files) is a *store file*: a header naming the file's *kind* and carrying free
+//! JSON metadata (what produced it, rules, counts…), then the payload bytes, then one hash
+//! per fixed-size chunk of the payload. The metadata of every kind starts with the same
+//! keys, which say which game and which version of the kind the file was made for; the
+//! `identity` module ([`FileKind`], [`Identity`]) is their one home, with their one check
+//! ([`FileKind::check`]). Files are written once, under a temporary name, and
 //! renamed into place ([`write_atomic`], [`StoreWriter`]). They are read by mapping them
 //! into memory with [`StoreFile::open`], which checks every byte first, so nothing
 //! half-written or corrupt is ever read as good.
@@ -49,10 +52,12 @@
 //! against its hash. Each failure is its own [`StoreError`] variant.
 
 mod error;
+mod identity;
 mod read;
 mod write;
 
 pub use error::StoreError;
+pub use identity::{Field, FileKind, Identity, IdentityError};
 pub use read::{StoreFile, VerifyReport, read_text, verify};
 pub use write::{StoreWriter, is_temp_name, remove_stale_temp_files, write_atomic};
 

@@ -37,18 +37,17 @@ use std::path::Path;
 use rand::RngExt;
 use rayon::prelude::*;
 
+use super::StrategyFileError;
 use super::anchors::BoxValues;
-use super::{StrategyFileError, game_metadata, open_for_game};
 use crate::game::{Category, Game, RollId};
 use crate::simulate::{PlanCache, game_rng, play_game};
 use crate::solo::{OptimalPolicy, analyze};
-use crate::store::{self, Checksum};
+use crate::store::{self, Checksum, FileKind};
 
-/// Store kind of evolved-values files.
-pub const KIND: &str = "evolved-anchors";
-/// Version of the payload (one `f64` per box of the card, card order) and metadata; bump
-/// when either changes.
-pub const VERSION: u64 = 1;
+/// Evolved-values files. Payload: one `f64` per box of the card, card order. Version 2:
+/// the metadata's identity keys of [`crate::store::Identity`].
+pub const KIND: FileKind =
+    FileKind { name: "evolved-anchors", version: 2, remedy: "run `yz strategy evolve` for this game" };
 /// Individuals copied unchanged into the next generation.
 pub const ELITES: usize = 2;
 /// Individuals drawn for each parent; the fittest of them is the parent.
@@ -269,8 +268,6 @@ pub fn file_name(game: Game) -> String {
     format!("{}.yzs", game.file_stem("evolved"))
 }
 
-const REMEDY: &str = "run `yz strategy evolve` for this game";
-
 /// Writes `anchors`, evolved for `game`, atomically to `path`; `about` (parameters,
 /// exact average) is kept in the metadata.
 pub fn write(
@@ -279,15 +276,16 @@ pub fn write(
     anchors: &BoxValues,
     about: serde_json::Value,
 ) -> Result<Checksum, StrategyFileError> {
-    let mut metadata = game_metadata(game, VERSION);
+    let mut metadata = KIND.metadata(game);
     metadata["anchors"] = anchors.to_json(game.rules);
     metadata["run"] = about;
-    Ok(store::write_atomic(path, KIND, &metadata, store::as_bytes(&anchors.on_card(game.rules)))?)
+    Ok(store::write_atomic(path, KIND.name, &metadata, store::as_bytes(&anchors.on_card(game.rules)))?)
 }
 
 /// Reads the values `yz strategy evolve` wrote for `game`.
 pub fn load(path: &Path, game: Game) -> Result<BoxValues, StrategyFileError> {
-    let file = open_for_game(path, KIND, VERSION, game, REMEDY)?;
+    // SAFETY: yz replaces store files by rename and never writes one in place.
+    let file = unsafe { KIND.open::<StrategyFileError>(path, game) }?;
     let values = file.payload_as::<f64>()?;
     let corrupted = |detail: String| StrategyFileError::Corrupted { path: path.to_path_buf(), detail };
     let boxes = game.rules.card().len();

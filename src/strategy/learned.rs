@@ -29,17 +29,17 @@ use std::path::Path;
 use rand::RngExt;
 use serde_json::json;
 
-use super::{StrategyFileError, game_metadata, open_for_game};
+use super::StrategyFileError;
 use crate::game::{Category, Game, KeepId, NUM_ROLLS, RollId, ScoreState};
 use crate::simulate::{game_rng, roll_missing};
 use crate::solo::policy::SUB_KEEPS;
 use crate::solo::{Policy, TurnPlan};
-use crate::store::{self, Checksum};
+use crate::store::{self, Checksum, FileKind};
 
-/// Store kind of action-table files.
-pub const KIND: &str = "learned-action-table";
-/// Version of the payload layout (below) and metadata; bump when either changes.
-pub const VERSION: u64 = 1;
+/// Action-table files (payload below). Version 2: the metadata's identity keys of
+/// [`crate::store::Identity`].
+pub const KIND: FileKind =
+    FileKind { name: "learned-action-table", version: 2, remedy: "run `yz strategy train` for this game" };
 /// Probability that a training decision explores a random action.
 pub const EXPLORATION: f64 = 0.1;
 /// The bias on Chance.
@@ -171,17 +171,18 @@ impl ActionTable {
     /// each, by (played set as an n-bit number in card order, roll, keep within the roll in
     /// [`KeepId`] order).
     pub fn write(&self, path: &Path, about: serde_json::Value) -> Result<Checksum, StrategyFileError> {
-        let mut metadata = game_metadata(self.game, VERSION);
+        let mut metadata = KIND.metadata(self.game);
         metadata["entries"] = json!(self.totals.len());
         metadata["biases"] = json!({ "chance": CHANCE_BIAS, "upper_per_face": UPPER_BIAS_PER_FACE });
         metadata["run"] = about;
         let payload: Vec<f64> = self.totals.iter().chain(&self.trials).copied().collect();
-        Ok(store::write_atomic(path, KIND, &metadata, store::as_bytes(&payload))?)
+        Ok(store::write_atomic(path, KIND.name, &metadata, store::as_bytes(&payload))?)
     }
 
     /// Reads a table `yz strategy train` wrote for `game`.
     pub fn load(path: &Path, game: Game) -> Result<ActionTable, StrategyFileError> {
-        let file = open_for_game(path, KIND, VERSION, game, "run `yz strategy train` for this game")?;
+        // SAFETY: yz replaces store files by rename and never writes one in place.
+        let file = unsafe { KIND.open::<StrategyFileError>(path, game) }?;
         let values = file.payload_as::<f64>()?;
         let len = Self::len_for(game);
         let corrupted = |detail: String| StrategyFileError::Corrupted { path: path.to_path_buf(), detail };

@@ -45,7 +45,7 @@ use std::str::FromStr;
 
 use crate::game::{ALL_CATEGORIES, Game, MAX_BOXES, ScoreState};
 use crate::solo::{Analysis, OptimalPolicy, Policy, SoloTable, TableError, TurnPlan, analyze, open_or_solve};
-use crate::store::{StoreError, StoreFile};
+use crate::store::{IdentityError, StoreError};
 
 /// The strategies by name, as the command line writes them.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -303,19 +303,8 @@ pub enum StrategyFileError {
     #[error(transparent)]
     Store(#[from] StoreError),
     /// A valid file made for another game or by another version of its format.
-    #[error("{} was made for {what} {found}, not {expected}; {remedy}", .path.display())]
-    Mismatch {
-        /// The file.
-        path: PathBuf,
-        /// What differs (rules, categories, version).
-        what: &'static str,
-        /// What this game needs.
-        expected: String,
-        /// What the file holds.
-        found: String,
-        /// How to get a file that fits.
-        remedy: &'static str,
-    },
+    #[error(transparent)]
+    Identity(#[from] IdentityError),
     /// The header is fine but the payload does not hold what the metadata promises.
     #[error("{} is corrupted: {detail}; produce it again", .path.display())]
     Corrupted {
@@ -324,41 +313,4 @@ pub enum StrategyFileError {
         /// What is wrong.
         detail: String,
     },
-}
-
-/// Opens a strategy file of `kind` and checks that it was made for `game` by format
-/// `version` of that kind; `remedy` tells the user how to make one that fits.
-pub(crate) fn open_for_game(
-    path: &Path,
-    kind: &str,
-    version: u64,
-    game: Game,
-    remedy: &'static str,
-) -> Result<StoreFile, StrategyFileError> {
-    // SAFETY: yz replaces store files by rename and never writes one in place.
-    let file = unsafe { StoreFile::open(path, kind) }?;
-    let expected = game_metadata(game, version);
-    for what in ["version", "rules", "categories"] {
-        if file.metadata().get(what) != expected.get(what) {
-            let found = file.metadata().get(what).map_or("nothing".to_string(), |v| v.to_string());
-            return Err(StrategyFileError::Mismatch {
-                path: path.to_path_buf(),
-                what,
-                expected: expected[what].to_string(),
-                found,
-                remedy,
-            });
-        }
-    }
-    Ok(file)
-}
-
-/// The metadata every strategy file starts with: its format version and the game.
-pub(crate) fn game_metadata(game: Game, version: u64) -> serde_json::Value {
-    serde_json::json!({
-        "version": version,
-        "producer": concat!("yz ", env!("CARGO_PKG_VERSION")),
-        "rules": game.rules.name(),
-        "categories": game.box_names(),
-    })
 }

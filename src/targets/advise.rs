@@ -12,6 +12,7 @@ use super::solve::Curve;
 use super::table::{TargetTable, TargetTableError};
 use crate::game::{Card, Category, Game, KeepId, NUM_ROLLS, RollId, Rules, ScoreState};
 use crate::solo::Choice;
+use crate::store::IdentityError;
 use crate::turn::TurnBuffer;
 use crate::turn::choice::{ChoiceJson, RollsLeft};
 use crate::turn::lanes::lane_max;
@@ -60,13 +61,8 @@ pub enum TargetAdviseError {
     #[error("every box of the card is filled: the game is over")]
     GameOver,
     /// The table is not for this game.
-    #[error("the target table was made for {found}, not {expected}")]
-    WrongGame {
-        /// The game asked about: rules and boxes.
-        expected: String,
-        /// The table's game.
-        found: String,
-    },
+    #[error(transparent)]
+    WrongGame(#[from] IdentityError),
     /// The table could not be read.
     #[error(transparent)]
     Table(#[from] TargetTableError),
@@ -83,7 +79,7 @@ pub fn needed(card: &Card, target: i64) -> i64 {
 /// the curve of the card's state at `target` minus the points on the card. A finished card
 /// gives 1 or 0.
 pub fn probability(table: &TargetTable, game: Game, card: &Card, target: i64) -> Result<f32, TargetAdviseError> {
-    check_game(table, game)?;
+    table.check_game(game)?;
     Ok(table.probability(card.state(), needed(card, target))?)
 }
 
@@ -99,7 +95,7 @@ pub fn advise(
     rolls_left: RollsLeft,
     target: i64,
 ) -> Result<Vec<TargetRanked>, TargetAdviseError> {
-    check_game(table, game)?;
+    table.check_game(game)?;
     let state = card.state();
     if state.is_terminal() {
         return Err(TargetAdviseError::GameOver);
@@ -157,12 +153,4 @@ pub fn advise(
         r.gap = best - r.probability;
     }
     Ok(ranked)
-}
-
-fn check_game(table: &TargetTable, game: Game) -> Result<(), TargetAdviseError> {
-    let describe = |game: Game| format!("{} rules with boxes {}", game.rules, game.box_names().join(","));
-    if table.game() != game {
-        return Err(TargetAdviseError::WrongGame { expected: describe(game), found: describe(table.game()) });
-    }
-    Ok(())
 }

@@ -43,16 +43,14 @@ use rayon::prelude::*;
 use serde_json::json;
 
 use super::solve::{Curve, TargetCurves, max_future_points};
-use crate::game::{CategorySet, Game, ScoreState, StateId, StateIndex};
-use crate::store::{self, Checksum, StoreError, StoreFile, StoreWriter};
+use crate::game::{Game, ScoreState, StateId, StateIndex};
+use crate::store::{self, Checksum, FileKind, IdentityError, StoreError, StoreFile, StoreWriter};
 
-/// Store kind of target tables.
-pub const KIND: &str = "target-table";
-
-/// Version of this payload layout and its encoding (sections, word transform, byte planes,
-/// compression rule) and of the state order; bump it when any of them changes, or when
-/// [`StateIndex`] numbers states differently.
-pub const TABLE_VERSION: u64 = 1;
+/// Target tables. Bump the version when the payload layout or its encoding (sections, word
+/// transform, byte planes, compression rule) changes, or when [`StateIndex`] numbers states
+/// differently.
+pub const KIND: FileKind =
+    FileKind { name: "target-table", version: 1, remedy: "delete it or pass another --data directory" };
 
 /// Values a block holds at least (its last curve may take it beyond): 128 KiB of `f32`,
 /// which one lookup decompresses in well under a millisecond.
@@ -77,18 +75,9 @@ pub enum TargetTableError {
     /// The file itself is unreadable, corrupt or truncated.
     #[error(transparent)]
     Store(#[from] StoreError),
-    /// A valid file made for something else.
-    #[error("target table {} was made for {what} {found}, not {expected}; delete it or pass another --data directory", .path.display())]
-    Mismatch {
-        /// The table file.
-        path: PathBuf,
-        /// What differs (table version, rules, categories, state count).
-        what: &'static str,
-        /// What this game needs.
-        expected: String,
-        /// What the file holds.
-        found: String,
-    },
+    /// A valid file made for another game or by another version.
+    #[error(transparent)]
+    Identity(#[from] IdentityError),
     /// A metadata field the payload layout depends on is missing or not a count.
     #[error("target table {} has no valid {field:?} in its metadata; delete it and produce it again", .path.display())]
     Metadata {
@@ -222,8 +211,21 @@ impl TargetTable {
             || StoreError::InvalidInput { path: path.to_owned(), reason: "the table is too large".to_owned() };
         let sections = Sections::new(all.len(), blocks).ok_or_else(invalid)?;
         let payload_len = (sections.len() as u64).checked_add(area.next_multiple_of(8) as u64).ok_or_else(invalid)?;
-        let metadata = metadata(game, all.len(), Some((values, blocks)));
-        let mut writer = StoreWriter::create(path, KIND, &metadata, payload_len)?;
+        let mut metadata = KIND.metadata(game);
+        metadata["value"] =
+            json!("max P(future points >= s) at the start of a turn, per state id, thresholds from first on");
+        metadata["value_type"] = json!("f32");
+        metadata["states"] = json!(all.len());
+        metadata["values"] = json!(values);
+        metadata["blocks"] = json!(blocks);
+        metadata["compression"] = json!({
+            "codec": "zstd",
+            "level": ZSTD_LEVEL,
+            "block_values": BLOCK_VALUES,
+            "transform": "per-curve differences of f32 bit patterns from 1.0, then 4 byte planes, most significant first",
+            "uncompressed_when": "the frame would not be smaller",
+        });
+        let mut writer = StoreWriter::create(path, KIND.name, &metadata, payload_len)?;
         let padding = [0u8; 8];
         let section = |writer: &mut StoreWriter, bytes: &[u8]| {
             writer.write_payload(bytes)?;
@@ -246,20 +248,8 @@ impl TargetTable {
     /// within the points its state can still make). Blocks are checked as they are read.
     pub fn open(path: &Path, game: Game) -> Result<TargetTable, TargetTableError> {
         // SAFETY: yz replaces store files by rename and never writes one in place.
-        let file = unsafe { StoreFile::open(path, KIND) }?;
+        let file = unsafe { KIND.open::<TargetTableError>(path, game) }?;
         let index = StateIndex::new(game);
-        let expected = metadata(game, index.len(), None);
-        for what in ["table_version", "rules", "categories", "states"] {
-            if file.metadata().get(what) != expected.get(what) {
-                let found = file.metadata().get(what).map_or("nothing".to_string(), |v| v.to_string());
-                return Err(TargetTableError::Mismatch {
-                    path: path.to_path_buf(),
-                    what,
-                    expected: expected[what].to_string(),
-                    found,
-                });
-            }
-        }
         let count = |field: &'static str| {
             file.metadata()
                 .get(field)
@@ -380,6 +370,11 @@ impl TargetTable {
     /// The game the table was made for.
     pub fn game(&self) -> Game {
         self.index.game()
+    }
+
+    /// Checks that the table was made for `game`, as [`TargetTable::open`] did for its own.
+    pub fn check_game(&self, game: Game) -> Result<(), IdentityError> {
+        KIND.check(self.path(), self.file.metadata(), Some(game)).map(drop)
     }
 
     /// Number of states stored.
@@ -531,34 +526,6 @@ pub fn open_or_solve(data_dir: &Path, game: Game) -> Result<TargetTable, TargetT
         tracing::info!(path = %path.display(), %checksum, seconds = started.elapsed().as_secs_f64(), "wrote target table");
     }
     TargetTable::open(&path, game)
-}
-
-/// The metadata of a table; `layout` (values, blocks) is left out when only the fields that
-/// identify the game are needed.
-fn metadata(game: Game, states: usize, layout: Option<(u64, usize)>) -> serde_json::Value {
-    let CategorySet(mask) = game.categories;
-    let mut metadata = json!({
-        "table_version": TABLE_VERSION,
-        "producer": concat!("yz ", env!("CARGO_PKG_VERSION")),
-        "value": "max P(future points >= s) at the start of a turn, per state id, thresholds from first on",
-        "value_type": "f32",
-        "rules": game.rules.name(),
-        "categories": game.box_names(),
-        "category_mask": format!("{mask:04x}"),
-        "states": states,
-        "compression": {
-            "codec": "zstd",
-            "level": ZSTD_LEVEL,
-            "block_values": BLOCK_VALUES,
-            "transform": "per-curve differences of f32 bit patterns from 1.0, then 4 byte planes, most significant first",
-            "uncompressed_when": "the frame would not be smaller",
-        },
-    });
-    if let Some((values, blocks)) = layout {
-        metadata["values"] = json!(values);
-        metadata["blocks"] = json!(blocks);
-    }
-    metadata
 }
 
 /// The file name of `game`'s target table inside a data directory.
