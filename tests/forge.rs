@@ -134,7 +134,7 @@ impl RawStore {
         let chunks = self.chunks.unwrap_or(payload_len.div_ceil(chunk_size));
         let mut out = Vec::new();
         out.extend_from_slice(&self.magic);
-        out.extend_from_slice(&self.byte_order_mark.to_ne_bytes());
+        out.extend_from_slice(&self.byte_order_mark.to_le_bytes());
         out.extend_from_slice(&self.version.to_le_bytes());
         out.extend_from_slice(&(self.kind.len() as u32).to_le_bytes());
         out.extend_from_slice(&self.kind);

@@ -833,6 +833,10 @@ const PART_CHECKSUM_BYTES: usize = 8;
 /// One rank's part of the exchange for another: the values' bytes `raw`, zstd-compressed,
 /// then the xxh3-64 of `raw` (8 bytes, little-endian); nothing for no values.
 ///
+/// `raw` is the values as they lie in memory, little-endian: the ranks run on hosts that
+/// write store files, which are little-endian ([`crate::store`]), and a part never outlives
+/// the run (the shards written from it store their values little-endian explicitly).
+///
 /// The receiver checks the checksum after decompressing ([`unpack_part`]), so a fault
 /// anywhere between the two ranks' values (memory, network, either end of zstd) is caught
 /// before a damaged value reaches the tables, whose own checksums are computed later and

@@ -48,13 +48,25 @@ pub enum StoreError {
         path: PathBuf,
     },
 
-    /// The file was written on a machine of the opposite byte order, so its payload's
-    /// numbers would read wrongly here.
+    /// The file's byte-order mark reads swapped: it was written with big-endian numbers,
+    /// which yz never reads.
     #[error(
-        "store file {} was written on a machine with the opposite byte order and cannot be read here",
+        "store file {} holds big-endian numbers (its byte-order mark is swapped); yz reads little-endian \
+         store files only: produce it again with yz on a little-endian machine",
         .path.display()
     )]
     ByteOrder {
+        /// The file.
+        path: PathBuf,
+    },
+
+    /// This host is big-endian: store payloads are little-endian numbers used in place.
+    #[error(
+        "cannot use store file {}: this machine is big-endian, and yz reads and writes its little-endian \
+         tables in place, so it keeps them on little-endian machines only (x86-64, AArch64, RISC-V)",
+        .path.display()
+    )]
+    BigEndianHost {
         /// The file.
         path: PathBuf,
     },

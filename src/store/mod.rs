@@ -14,14 +14,19 @@
 //!
 //! # Layout
 //!
-//! Integers are little-endian, except the byte-order mark, which is written in the
-//! writer's native order: it records the order of the numbers inside the payload, which
-//! are stored as they lie in memory so that they can be used in place.
+//! Every number is little-endian: the header's, and those of every payload. Payloads are
+//! stored as they lie in memory (see [`as_bytes`]) so that a mapped file can be used in
+//! place ([`StoreFile::payload_as`]); that is little-endian only on a little-endian host,
+//! so yz refuses to write or open a store file on a big-endian one
+//! ([`StoreError::BigEndianHost`]). Every host yz is built for (x86-64, AArch64,
+//! RISC-V…) is little-endian. The byte-order mark is the little-endian `0x0102_0304`; a
+//! file whose mark reads swapped came from a writer that stored numbers big-endian and is
+//! refused ([`StoreError::ByteOrder`]).
 //!
 //! | Field               | Bytes | Contents                                               |
 //! |---------------------|-------|--------------------------------------------------------|
 //! | magic               | 8     | `b"YZSTORE\0"`                                         |
-//! | byte-order mark     | 4     | `0x0102_0304` as a native `u32`                        |
+//! | byte-order mark     | 4     | `0x0102_0304` (bytes `04 03 02 01`)                    |
 //! | format version      | 4     | [`FORMAT_VERSION`]                                     |
 //! | kind length *K*     | 4     | at most [`MAX_KIND_LEN`]                               |
 //! | kind                | *K*   | UTF-8, e.g. `solo-table`                               |
@@ -46,10 +51,11 @@
 //!
 //! # Checks on opening
 //!
-//! In order: magic, byte-order mark, version (before the header hash, because another
-//! version may lay the rest of the header out differently), header hash, file length,
-//! padding, kind, then the chunk hash table against the hash of hashes and every chunk
-//! against its hash. Each failure is its own [`StoreError`] variant.
+//! First that this host is little-endian; then, in order: magic, byte-order mark, version
+//! (before the header hash, because another version may lay the rest of the header out
+//! differently), header hash, file length, padding, kind, then the chunk hash table
+//! against the hash of hashes and every chunk against its hash. Each failure is its own
+//! [`StoreError`] variant.
 
 mod error;
 mod identity;
@@ -62,6 +68,7 @@ pub use read::{StoreFile, VerifyReport, read_text, verify};
 pub use write::{StoreWriter, is_temp_name, remove_stale_temp_files, write_atomic};
 
 use std::fmt;
+use std::path::Path;
 
 /// Version of the byte layout described in the [module docs](self).
 ///
@@ -100,9 +107,16 @@ impl fmt::Display for Checksum {
 
 /// Views a slice of plain numbers as bytes, for writing as a payload.
 ///
-/// The bytes are in this machine's byte order, which the file records.
+/// The bytes are in this machine's byte order, which is little-endian wherever a store file
+/// can be written ([`StoreError::BigEndianHost`]).
 pub fn as_bytes<T: bytemuck::Pod>(values: &[T]) -> &[u8] {
     bytemuck::cast_slice(values)
+}
+
+/// Refuses store files on a big-endian host (`big_endian`, i.e. `cfg!(target_endian =
+/// "big")`): their payloads are little-endian numbers used in place.
+fn check_host(path: &Path, big_endian: bool) -> Result<(), StoreError> {
+    if big_endian { Err(StoreError::BigEndianHost { path: path.to_owned() }) } else { Ok(()) }
 }
 
 /// Number of chunks covering `payload_len` bytes; 0 for an empty payload.
@@ -402,9 +416,17 @@ mod tests {
     fn byte_order() {
         let dir = TempDir::new().unwrap();
         let mut bytes = small_file_bytes(&dir, &byte_payload(100), 1000);
-        bytes[8..12].copy_from_slice(&BYTE_ORDER_MARK.swap_bytes().to_ne_bytes());
+        assert_eq!(bytes[8..12], [4, 3, 2, 1], "the mark is little-endian");
+        bytes[8..12].copy_from_slice(&BYTE_ORDER_MARK.to_be_bytes());
         fix_header_hash(&mut bytes);
         assert!(matches!(open_bytes(&dir, &bytes), Err(StoreError::ByteOrder { .. })));
+    }
+
+    #[test]
+    fn big_endian_hosts_are_refused() {
+        assert!(check_host(Path::new("t.yzs"), false).is_ok());
+        let message = check_host(Path::new("t.yzs"), true).unwrap_err().to_string();
+        assert!(message.contains("t.yzs") && message.contains("big-endian"), "{message}");
     }
 
     #[test]
@@ -521,7 +543,7 @@ mod tests {
         fn garbage_never_panics(tail in prop::collection::vec(any::<u8>(), 0..300), header in 0usize..4) {
             // Start with as much of a real header as chosen, so parsing gets further in.
             let mut bytes = MAGIC.to_vec();
-            if header >= 1 { bytes.extend_from_slice(&BYTE_ORDER_MARK.to_ne_bytes()); }
+            if header >= 1 { bytes.extend_from_slice(&BYTE_ORDER_MARK.to_le_bytes()); }
             if header >= 2 { bytes.extend_from_slice(&FORMAT_VERSION.to_le_bytes()); }
             if header >= 3 { bytes.extend_from_slice(&4u32.to_le_bytes()); bytes.extend_from_slice(b"kind"); }
             bytes.extend_from_slice(&tail);

@@ -29,7 +29,8 @@ pub struct StoreFile {
 }
 
 impl StoreFile {
-    /// Maps the store file at `path` and checks it completely: magic, byte order,
+    /// Maps the store file at `path` and checks it completely: that this host is
+    /// little-endian, magic, byte order,
     /// format version, header hash, that its kind is `expected_kind`, its exact length,
     /// every chunk hash and the hash of hashes.
     ///
@@ -39,6 +40,7 @@ impl StoreFile {
     /// never do that: they write a temporary file and rename it over the old name, which
     /// leaves a mapped file's contents alone. Other programs must not either.
     pub unsafe fn open(path: &Path, expected_kind: &str) -> Result<StoreFile, StoreError> {
+        super::check_host(path, cfg!(target_endian = "big"))?;
         // SAFETY: the caller keeps the file unchanged while the map lives.
         let map = unsafe { map_file(path)? };
         let layout = validate(&map, path, Some(expected_kind))?;
@@ -213,7 +215,7 @@ impl<'a> Checked<'a> {
 
         let mut cursor = Cursor { checked: self, pos: 0 };
         cursor.take(MAGIC.len())?;
-        let mark = u32::from_ne_bytes(cursor.array()?);
+        let mark = cursor.u32()?;
         if mark == BYTE_ORDER_MARK.swap_bytes() {
             return Err(StoreError::ByteOrder { path: self.path.to_owned() });
         } else if mark != BYTE_ORDER_MARK {

@@ -109,6 +109,7 @@ impl StoreWriter {
         payload_len: u64,
         chunk_size: u32,
     ) -> Result<StoreWriter, StoreError> {
+        super::check_host(path, cfg!(target_endian = "big"))?;
         let invalid = |reason: String| StoreError::InvalidInput { path: path.to_owned(), reason };
         if kind.len() > MAX_KIND_LEN {
             return Err(invalid(format!("kind is {} bytes long, the limit is {MAX_KIND_LEN}", kind.len())));
@@ -260,7 +261,7 @@ impl Drop for StoreWriter {
 fn encode_header(kind: &str, metadata: &[u8], payload_len: u64, chunk_size: u32) -> Vec<u8> {
     let mut header = Vec::with_capacity(64 + kind.len() + metadata.len() + PAYLOAD_ALIGN);
     header.extend_from_slice(&MAGIC);
-    header.extend_from_slice(&BYTE_ORDER_MARK.to_ne_bytes());
+    header.extend_from_slice(&BYTE_ORDER_MARK.to_le_bytes());
     header.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
     // Both lengths fit in a u32: the caller checked them against the limits.
     header.extend_from_slice(&(kind.len() as u32).to_le_bytes());

@@ -3,7 +3,7 @@
 //!
 //! # Payload
 //!
-//! Numbers are in the writer's byte order, which the store header records; `n` is the
+//! Numbers are little-endian (as every store payload, see [`crate::store`]); `n` is the
 //! state count and `b` the block count, both in the metadata. Every section starts at a
 //! multiple of 8 bytes, so the index can be viewed in place.
 //!
