@@ -192,11 +192,6 @@ impl CategorySet {
     pub fn names(self) -> Vec<&'static str> {
         self.iter().map(Category::name).collect()
     }
-
-    /// The lowest box of the set.
-    pub fn first_box(self) -> Option<Category> {
-        (!self.is_empty()).then(|| Category::from_index(self.0.trailing_zeros() as usize))
-    }
 }
 
 /// Why a list of boxes was rejected.
