@@ -99,7 +99,7 @@ fn player_names_parse() {
 fn emp0_against_optimal_is_reproducible_on_any_thread_count() {
     let game = Game { rules: Rules::OFFICIAL, categories: Rules::OFFICIAL.first(3).unwrap() };
     let dir = tempfile::tempdir().unwrap();
-    let table = open_or_solve(dir.path(), game).unwrap();
+    let table = open_or_solve(dir.path(), game, &yz::progress::Silent).unwrap();
     let optimal = Strategy::build(&StrategyName::Optimal, game, dir.path()).unwrap();
     let run = |threads: usize| {
         let emp0 = Searcher::new(&table, Evaluation::ExpectedMatchPoints, 0);
@@ -152,7 +152,7 @@ fn emp_plays_the_exact_optimum_where_its_search_reaches_the_end() {
     for category in [Category::Chance, Category::ThreeOfAKind] {
         let game = Game { rules: Rules::OFFICIAL, categories: CategorySet::EMPTY.with(category) };
         let dir = tempfile::tempdir().unwrap();
-        let table = open_or_solve(dir.path(), game).unwrap();
+        let table = open_or_solve(dir.path(), game, &yz::progress::Silent).unwrap();
         let cards = Cards::new(game);
         let space = Space::whole_game(&cards);
         let start = ScoreState::start(game);

@@ -97,7 +97,7 @@ fn exact_values_agree_with_a_whole_game_solve() {
 fn the_exact_strategy_errs_nowhere_and_others_do() {
     let game = Game { rules: Rules::OFFICIAL, categories: Rules::OFFICIAL.first(4).unwrap() };
     let dir = tempfile::tempdir().unwrap();
-    let table = open_or_solve(dir.path(), game).unwrap();
+    let table = open_or_solve(dir.path(), game, &yz::progress::Silent).unwrap();
     let optimal = Strategy::build(&StrategyName::Optimal, game, dir.path()).unwrap();
     let cards = Cards::new(game);
     let typical = Searcher::new(&table, Evaluation::ExpectedMatchPoints, 1);

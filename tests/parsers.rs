@@ -410,7 +410,7 @@ fn exits_cleanly(args: &[&str], output: &std::process::Output) -> Result<(), Tes
 fn extreme_targets_are_certain_or_impossible() {
     let game = Game { rules: Rules::OFFICIAL, categories: Rules::OFFICIAL.first(2).unwrap() };
     let dir = tempfile::tempdir().unwrap();
-    let table = yz::targets::open_or_solve(dir.path(), game).unwrap();
+    let table = yz::targets::open_or_solve(dir.path(), game, &yz::progress::Silent).unwrap();
     let cards = prop::sample::select(&["", "ones=3", "ones=5,twos=10"][..]);
     let targets =
         prop_oneof![any::<i64>(), prop::sample::select(&[i64::MIN, i64::MIN + 1, -1, 0, 1, 1000, i64::MAX][..])];

@@ -305,7 +305,7 @@ fn cli_bad_input_is_one_line_and_status_2() {
 fn a_target_of_i64_min_is_certain() {
     let game = Game { rules: Rules::OFFICIAL, categories: Rules::OFFICIAL.first(2).unwrap() };
     let dir = tempfile::tempdir().unwrap();
-    let table = yz::targets::open_or_solve(dir.path(), game).unwrap();
+    let table = yz::targets::open_or_solve(dir.path(), game, &yz::progress::Silent).unwrap();
     let card = Card::parse("ones=3", game).unwrap();
     assert_eq!(advise::needed(&card, i64::MIN), i64::MIN);
     assert_eq!(advise::probability(&table, game, &card, i64::MIN).unwrap(), 1.0);

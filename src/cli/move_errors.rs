@@ -61,7 +61,7 @@ pub fn run(args: MoveErrorsArgs, data: &Path, as_json: bool) -> Result<()> {
     let depths = parse_depths(args.empty.as_deref().unwrap_or_default())?;
     game_range(args.first_game, args.games)?;
     let named = parse_tested(args.strategy.as_deref().unwrap_or_default())?;
-    let lineup = Lineup::load(&players(&named), game, data, true)?;
+    let lineup = Lineup::load(&players(&named), game, data, true, &Bar::new(as_json))?;
     let table = lineup.table().expect("the typical player's table was asked for");
     let typical = Searcher::new(table, Evaluation::ExpectedMatchPoints, 1);
     let boxed = lineup.players();

@@ -109,7 +109,7 @@ pub fn run_match(args: MatchArgs, data: &Path, as_json: bool) -> Result<()> {
     let game = args.game.game()?;
     check_games(args.games)?;
     let (names, parsed) = match_players(&args.players)?;
-    let lineup = Lineup::load(&parsed, game, data, false)?;
+    let lineup = Lineup::load(&parsed, game, data, false, &Bar::new(as_json))?;
     let boxed = lineup.players();
     let players: Vec<&dyn MatchPlayer> = boxed.iter().map(|p| p.as_ref()).collect();
     let started = Instant::now();

@@ -104,7 +104,7 @@ pub fn run(command: TargetsCommand, data: &Path, as_json: bool) -> Result<()> {
             let game = game.game()?;
             let card = Card::parse(&card, game)?;
             let target = parse_target(&target)?;
-            let table = open_table(data, game)?;
+            let table = open_table(data, game, as_json)?;
             let probability = advise::probability(&table, game, &card, target)?;
             let needed = advise::needed(&card, target);
             if as_json {
@@ -126,7 +126,7 @@ pub fn run(command: TargetsCommand, data: &Path, as_json: bool) -> Result<()> {
             let card = Card::parse(&card, game)?;
             let roll = parse_dice(&dice)?;
             let target = parse_target(&target)?;
-            let table = open_table(data, game)?;
+            let table = open_table(data, game, as_json)?;
             let ranked = advise::advise(&table, game, &card, roll, rolls_left, target)?;
             if as_json {
                 let options: Vec<_> = ranked.iter().map(|r| r.to_json(game.rules)).collect();
@@ -166,6 +166,6 @@ fn probability_text(p: f32) -> String {
     if p != 0.0 && p.abs() < 1e-4 { format!("{p:.4e}") } else { format!("{p:.6}") }
 }
 
-fn open_table(data: &Path, game: Game) -> Result<TargetTable> {
-    table::open_or_solve(data, game).with_context(|| format!("target table in {}", data.display()))
+fn open_table(data: &Path, game: Game, as_json: bool) -> Result<TargetTable> {
+    table::open_or_solve(data, game, &Bar::new(as_json)).with_context(|| format!("target table in {}", data.display()))
 }

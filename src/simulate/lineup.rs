@@ -5,6 +5,7 @@ use std::path::Path;
 
 use crate::emp::{PlayerName, Searcher};
 use crate::game::Game;
+use crate::progress::Progress;
 use crate::simulate::matchplay::{MatchPlayer, SolitairePlayer};
 use crate::solo::Policy;
 use crate::strategy::{Strategy, StrategyError};
@@ -44,10 +45,17 @@ pub struct Lineup {
 }
 
 impl Lineup {
-    /// Builds the players `names` of `game` from the tables in `data` (solving any missing).
-    pub fn load(names: &[PlayerName], game: Game, data: &Path, with_table: bool) -> Result<Lineup, LineupError> {
+    /// Builds the players `names` of `game` from the tables in `data` (solving any missing,
+    /// the target table's solve reported to `progress`).
+    pub fn load(
+        names: &[PlayerName],
+        game: Game,
+        data: &Path,
+        with_table: bool,
+        progress: &dyn Progress,
+    ) -> Result<Lineup, LineupError> {
         let searching = names.iter().any(|name| matches!(name, PlayerName::Search { .. }));
-        let table = if searching || with_table { Some(targets::open_or_solve(data, game)?) } else { None };
+        let table = if searching || with_table { Some(targets::open_or_solve(data, game, progress)?) } else { None };
         let strategies = names
             .iter()
             .map(|name| match name {

@@ -44,6 +44,7 @@ use serde_json::json;
 
 use super::solve::{Curve, TargetCurves, max_future_points};
 use crate::game::{Game, ScoreState, StateId, StateIndex};
+use crate::progress::Progress;
 use crate::store::{self, Checksum, FileKind, IdentityError, StoreError, StoreFile, StoreWriter};
 
 /// Target tables. Bump the version when the payload layout or its encoding (sections, word
@@ -514,14 +515,15 @@ fn decode(planes: &[u8], range: Range<usize>) -> impl Iterator<Item = f32> + '_ 
     })
 }
 
-/// Opens `game`'s target table in `data_dir`, solving and writing it first if it is missing.
-/// A table that exists but fails its checks is an error, never silently replaced.
-pub fn open_or_solve(data_dir: &Path, game: Game) -> Result<TargetTable, TargetTableError> {
+/// Opens `game`'s target table in `data_dir`, solving and writing it first if it is missing
+/// (reporting the solve to `progress`). A table that exists but fails its checks is an
+/// error, never silently replaced.
+pub fn open_or_solve(data_dir: &Path, game: Game, progress: &dyn Progress) -> Result<TargetTable, TargetTableError> {
     let path = data_dir.join(file_name(game));
     if !path.exists() {
         tracing::info!(path = %path.display(), "no target table yet; solving (the full game takes a minute or two)");
         let started = std::time::Instant::now();
-        let curves = super::solve::<f32>(game);
+        let curves = super::solve_with_progress::<f32>(game, progress);
         let checksum = TargetTable::write(&curves, &path)?;
         tracing::info!(path = %path.display(), %checksum, seconds = started.elapsed().as_secs_f64(), "wrote target table");
     }
