@@ -1,7 +1,8 @@
 //! yz: exact Yahtzee and Scandinavian Yatzy.
 //!
 //! One turn dynamic program ([`turn`]), generic over what a state's value is, carries every
-//! solver: [`solo`] solves the single-player game for maximum expected score with lanes
+//! solver, with the code around it written once too: the scoring plan (which successor and
+//! points each roll gives in each box) and the backward layer driver. [`solo`] solves the single-player game for maximum expected score with lanes
 //! over the upper total. [`strategy`] names the papers' other strategies, evaluated exactly
 //! by the same forward analysis, and [`simulate`] plays any of them, alone or in a match.
 //! [`duel`] solves the two-player game layer by layer; [`cluster`] spreads that solve over
@@ -9,7 +10,9 @@
 //! every score, [`emp`] Pawlewicz's searchers and exact move errors, [`oneturn`] one turn
 //! played for a pattern. [`game`] models dice, the boxes and the rule sets as data (every
 //! solver reads a game only through it, so Yatzy is a value like Yahtzee's variants), and
-//! score states; [`store`] is the checked file format every table uses.
+//! score states; [`store`] is the checked file format every table uses, with one identity
+//! check for every kind of file. Long work reports how far it has got through
+//! [`progress`]; the library never draws, so a program embedding yz shows what it likes.
 //!
 //! ```
 //! use yz::game::{Card, Game, Rules, parse_dice};

@@ -47,7 +47,7 @@ pub struct FileKind {
 /// The metadata every file starts with: its kind's version and the game it was made for.
 ///
 /// Typed metadata embeds it with `#[serde(flatten)]`, so its keys are the same in every
-/// kind ([module docs](self)).
+/// kind.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Identity {
     /// [`FileKind::version`] when written.
