@@ -12,6 +12,7 @@ mod move_errors;
 mod oneturn;
 mod parsers;
 mod payoff;
+mod readme;
 mod shard_verify;
 mod simulate;
 mod solo;

@@ -68,6 +68,11 @@ pub fn print(game: Game, analysis: &Analysis, seconds: f64) {
     println!("percentiles: {}", percentiles.join(", "));
     println!("  {:>6} {:>14} {:>14}", "n", "P(score >= n)", "P(score < n)");
     for n in THRESHOLDS {
-        println!("  {n:>6} {:>14.6e} {:>14.6e}", score.at_least(n), score.below(n));
+        println!("  {n:>6} {:>14} {:>14}", probability(score.at_least(n)), probability(score.below(n)));
     }
+}
+
+/// A probability with six decimals, or in scientific notation when it is below 0.001.
+fn probability(p: f64) -> String {
+    if p == 0.0 || p >= 1e-3 { format!("{p:.6}") } else { format!("{p:.6e}") }
 }

@@ -1,5 +1,6 @@
 //! `yz duel`: two players, maximum winning chance.
 
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -337,16 +338,19 @@ fn solve_on(
     let sizing = Sizing::checked(&space, options, ranks.size() as u64, available)?;
     let positions = sizing.positions();
     let dir = out.unwrap_or_else(|| table_dir(data, game, scope.max_empty));
-    let quiet = as_json || ranks.rank() != 0;
+    // Layer lines go to a terminal, or to a log when RUST_LOG asks; never into a pipe.
+    let shown = std::io::stderr().is_terminal() || std::env::var_os("RUST_LOG").is_some();
+    let quiet = as_json || ranks.rank() != 0 || !shown;
     let total_layers = sizing.layers.len();
     let mut done = 0;
     let progress = |report: &LayerReport| {
         done += 1;
         if !quiet {
             eprintln!(
-                "layer {:>2} ({done}/{total_layers}): {} positions in {:.2} s{}",
+                "layer {:>2} ({done}/{total_layers}): {} position{} in {:.2} s{}",
                 report.layer,
                 group(report.positions),
+                if report.positions == 1 { "" } else { "s" },
                 report.seconds,
                 if report.written { "" } else { " (not written)" }
             );

@@ -13,7 +13,7 @@ use yz::duel::Cards;
 use yz::emp::move_errors::{
     Estimate, MoveErrors, StrategyErrors, game_range, parse_depths, parse_tested, players, tested,
 };
-use yz::emp::report::Report;
+use yz::emp::report::{RESOLUTION, Report};
 use yz::emp::{Evaluation, Searcher};
 use yz::simulate::lineup::Lineup;
 use yz::strategy::STRATEGY_NAMES;
@@ -88,6 +88,10 @@ fn print_report(report: &Report, as_json: bool) {
     println!("typical     EMP(1), each move drawn with weight exp({} · (v − best))", report.typical_sharpness);
     let added = if report.game_ranges.len() > 1 { " (the merged runs' times added)" } else { "" };
     println!("time        {:.1} s{added}", report.seconds);
+    println!("D           open boxes on both cards together at the turn measured");
+    println!(
+        "resolution  errors below {RESOLUTION:.0e} print as 0: they are the rounding between two evaluations of the same exact values"
+    );
     let depths: Vec<usize> = report.strategies[0].errors.depths.iter().map(|d| d.empty).collect();
     let table = |title: &str, cell: &dyn Fn(&StrategyErrors, usize) -> String| {
         println!("{title}");
@@ -105,7 +109,7 @@ fn print_report(report: &Report, as_json: bool) {
         }
     };
     let shown = |e: Estimate| match e.mean {
-        0.0 => "0".to_owned(),
+        mean if mean.abs() < RESOLUTION => "0".to_owned(),
         mean => format!("{mean:.3e} ± {:.1e}", e.half_width_95),
     };
     table("error per move (winning chance given away; 95% intervals)", &|s, i| shown(s.depths[i].per_move));

@@ -94,7 +94,11 @@ pub fn run(command: TargetsCommand, data: &Path, as_json: bool) -> Result<()> {
                 println!("states            {states}");
                 println!("stored values     {values}");
                 let ratio = 4.0 * values as f64 / bytes as f64;
-                println!("file bytes        {bytes} ({ratio:.2} times smaller than raw f32)");
+                if ratio >= 1.0 {
+                    println!("file bytes        {bytes} ({ratio:.2} times smaller than raw f32)");
+                } else {
+                    println!("file bytes        {bytes} (the header outweighs so few values)");
+                }
                 println!("solve time        {solve_seconds:.3} s");
                 println!("write time        {write_seconds:.3} s");
                 println!("table             {} (checksum {checksum})", path.display());

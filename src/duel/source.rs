@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 use super::advise::{PositionSource, Solved, Tables};
 use super::cards::Cards;
 use super::count::{count_layers, group};
+use super::plan::{PLAIN_VALUE_BYTES, PlanSpec, plan};
 use super::shard::ShardError;
 use super::solve::{LayerValues, Space, SpaceError, solve};
 use crate::game::{Card, CardError, Game, RollId, StateId};
@@ -67,17 +68,42 @@ pub enum SourceError {
     Shard(#[from] ShardError),
     /// No tables hold the position and the game below it is too large to solve now.
     #[error(
-        "no tables hold this position and the game below it has {} positions, more than the {} solved on the fly; \
-         solve tables first, e.g. `yz duel solve --max-empty {open}`",
+        "no tables hold this position and the game below it has {} positions, more than the {} solved on the fly; {}",
         group(*positions),
-        group(ON_THE_FLY_POSITIONS)
+        group(ON_THE_FLY_POSITIONS),
+        tables_advice(*open, *needed_bytes, *available_bytes)
     )]
     TooLarge {
         /// Positions of the game below.
         positions: u64,
         /// Boxes open on both cards together: the `--max-empty` that solves tables for it.
         open: usize,
+        /// Peak memory of that solve in one process (4-byte values).
+        needed_bytes: u64,
+        /// This machine's available memory, where known.
+        available_bytes: Option<u64>,
     },
+}
+
+/// What to run for tables of `open` boxes open: here, where the solve fits this machine's
+/// memory, else on a cluster, with the figures.
+fn tables_advice(open: usize, needed: u64, available: Option<u64>) -> String {
+    let gib = |bytes: u64| bytes as f64 / (1u64 << 30) as f64;
+    match available {
+        Some(available) if needed <= available => format!(
+            "solve tables first with `yz duel solve --max-empty {open}` (peak {:.1} GiB of the {:.1} GiB available here)",
+            gib(needed),
+            gib(available)
+        ),
+        _ => {
+            let here = available.map_or(String::new(), |a| format!(", more than the {:.1} GiB available here", gib(a)));
+            format!(
+                "tables for it need {:.1} GiB in one process{here}: size a cluster run with `yz duel plan --max-empty {open}` \
+                 and start it with `scripts/submit --max-empty {open} --nodes N`",
+                gib(needed)
+            )
+        }
+    }
 }
 
 /// A position between turns, checked against the game.
@@ -194,7 +220,12 @@ impl<'a> Values<'a> {
         let space = Space::below(cards, p.mover, p.opponent)?;
         let positions: u64 = count_layers(&space).iter().map(|l| l.positions).sum();
         if positions > ON_THE_FLY_POSITIONS {
-            return Err(SourceError::TooLarge { positions, open: 2 * cards.boxes() - p.layer });
+            let open = 2 * cards.boxes() - p.layer;
+            let endgame = Space::endgame(cards, open);
+            let spec = PlanSpec { ranks: 1, value_bytes: PLAIN_VALUE_BYTES, write_from: 0 };
+            let needed_bytes = plan(&count_layers(&endgame), cards.boxes(), spec).peak_bytes_per_rank;
+            let available_bytes = crate::cluster::launch::mem_available();
+            return Err(SourceError::TooLarge { positions, open, needed_bytes, available_bytes });
         }
         tracing::info!(positions, "solving the positions below");
         let Ok(values) = solve::<f32, Infallible>(&space, layer, |_| Ok(()));

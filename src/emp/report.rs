@@ -14,6 +14,11 @@ use crate::store::{StoreError, read_text};
 /// a field changes meaning or goes away (adding one needs no bump: readers ignore it).
 pub const FORMAT: &str = "yz-move-errors/1";
 
+/// Mean errors smaller than this are the rounding between two evaluations of the same
+/// exact values (the `exact` strategy scores below 1e-13 on the full game), not a choice
+/// given away; reports print them as 0.
+pub const RESOLUTION: f64 = 1e-12;
+
 /// The largest report [`Report::read`] reads: a report is a few kilobytes per strategy and
 /// depth, so a larger file is not one.
 pub const MAX_REPORT_BYTES: u64 = 64 << 20;

@@ -542,7 +542,10 @@ impl Rules {
     /// The scores `category` can hold, in words (for error messages).
     pub fn describe_scores(self, category: Category) -> String {
         if let Some(face) = category.upper_face() {
-            return format!("a multiple of {face} from 0 to {}", 5 * face);
+            return match face {
+                1 => "a whole number from 0 to 5".to_owned(),
+                _ => format!("a multiple of {face} from 0 to {}", 5 * face),
+            };
         }
         let values: Vec<u32> = (0..256u32).filter(|&p| self.can_hold(category, p)).collect();
         let nonzero: Vec<u32> = values.iter().copied().filter(|&p| p > 0).collect();
