@@ -57,6 +57,8 @@ pub fn run(args: MoveErrorsArgs, data: &Path, as_json: bool) -> Result<()> {
         print_report(&Report::merge_files(&args.merge)?, as_json);
         return Ok(());
     }
+    // The time reported covers the whole command, the tables built on first use included.
+    let started = Instant::now();
     let game = args.game.game()?;
     let depths = parse_depths(args.empty.as_deref().unwrap_or_default())?;
     game_range(args.first_game, args.games)?;
@@ -67,7 +69,6 @@ pub fn run(args: MoveErrorsArgs, data: &Path, as_json: bool) -> Result<()> {
     let boxed = lineup.players();
     let cards = Cards::new(game);
     let measure = MoveErrors::new(&cards, &typical, tested(&named, &boxed), depths)?;
-    let started = Instant::now();
     let errors = measure.measure(args.seed, args.first_game, args.games, &Bar::new(as_json))?;
     let seconds = started.elapsed().as_secs_f64();
     let names: Vec<String> = named.into_iter().map(|(name, _)| name).collect();

@@ -128,7 +128,8 @@ pub fn run(command: SoloCommand, data: &Path, as_json: bool) -> Result<()> {
             let game = game.game()?;
             let table = open_table(data, game)?;
             let started = Instant::now();
-            let analysis = solo::analyze(game, &solo::OptimalPolicy::solved(game, &table));
+            let analysis =
+                solo::analyze_with_progress(game, &solo::OptimalPolicy::solved(game, &table), &Bar::new(as_json));
             let seconds = started.elapsed().as_secs_f64();
             if let Some(path) = &plot {
                 super::plot::score_distribution(path, game, analysis.distribution())?;
@@ -147,7 +148,10 @@ pub fn run(command: SoloCommand, data: &Path, as_json: bool) -> Result<()> {
             }
             let table = open_table(data, game)?;
             let started = Instant::now();
-            let distribution = solo::analyze(game, &solo::OptimalPolicy::solved(game, &table)).distribution().clone();
+            let distribution =
+                solo::analyze_with_progress(game, &solo::OptimalPolicy::solved(game, &table), &Bar::new(as_json))
+                    .distribution()
+                    .clone();
             // f32 lanes: on the full game 2.2 times as fast as f64, and 3e-7 away from it.
             let win = payoff::solve_with_progress::<f32>(game, &Payoff::beat(&distribution), &Bar::new(as_json));
             let seconds = started.elapsed().as_secs_f64();

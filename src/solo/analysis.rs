@@ -30,6 +30,7 @@ use crate::game::{
     ALL_CATEGORIES, Category, CategorySet, Game, KeepId, MAX_BOXES, NUM_KEEPS, NUM_ROLLS, RollId, ScoreState,
     StateIndex,
 };
+use crate::progress::{Progress, Silent};
 
 /// What a strategy scores, exactly: by box, bonuses, and in total.
 #[derive(Clone, Debug)]
@@ -170,6 +171,12 @@ impl ScoreDistribution {
 /// If the policy keeps dice that are not in the roll or scores in a box that is filled or
 /// that the rules forbid.
 pub fn analyze<P: Policy + ?Sized>(game: Game, policy: &P) -> Analysis {
+    analyze_with_progress(game, policy, &Silent)
+}
+
+/// [`analyze`], reporting each layer of filled boxes played to `progress`.
+pub fn analyze_with_progress<P: Policy + ?Sized>(game: Game, policy: &P, progress: &dyn Progress) -> Analysis {
+    progress.start("analysis", game.categories.len() as u64, "turns");
     let upper = UpperTotals::new(game, policy.plays_by_state_class());
     let start = ScoreState::start(game);
     let mut first = SlotStates::empty(start.filled, false);
@@ -187,7 +194,9 @@ pub fn analyze<P: Policy + ?Sized>(game: Game, policy: &P) -> Analysis {
             targets.par_iter().filter_map(|&(filled, flag)| layer.gather(game, filled, flag)).collect();
         layer = Layer::new(game, next);
         tracing::debug!(filled_in_play, slots = layer.slots.len(), "layer analysed");
+        progress.advance(1);
     }
+    progress.finish();
 
     let hi = layer.states().map(|r| r.lo as usize + r.points.len()).max().unwrap_or(0);
     let mut probabilities = vec![0.0; hi];
