@@ -8,6 +8,7 @@ use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
 use serde_json::json;
 
+use super::progress::Bar;
 use super::{GameArgs, print_json};
 use yz::cluster::launch::{mem_available, memory_per_rank};
 use yz::cluster::setup::{Sizing, Solution, check_rank, check_ranks, check_runs, mem_per_rank_bytes};
@@ -190,7 +191,7 @@ pub fn run(command: DuelCommand, data: &Path, as_json: bool) -> Result<()> {
             let cards = Cards::new(game.game()?);
             let p = position.parse(&cards)?;
             let started = Instant::now();
-            let (value, values) = yz::duel::source::value(&cards, &p, position.lookup(data))?;
+            let (value, values) = yz::duel::source::value(&cards, &p, position.lookup(data), &Bar::new(as_json))?;
             let source = values.origin().to_string();
             let seconds = started.elapsed().as_secs_f64();
             if as_json {
@@ -208,7 +209,8 @@ pub fn run(command: DuelCommand, data: &Path, as_json: bool) -> Result<()> {
             let roll = parse_dice(&dice)?;
             let cards = Cards::new(game.game()?);
             let p = position.parse(&cards)?;
-            let ranked = yz::duel::source::advise(&cards, &p, roll, rolls_left, position.lookup(data))?;
+            let ranked =
+                yz::duel::source::advise(&cards, &p, roll, rolls_left, position.lookup(data), &Bar::new(as_json))?;
             print_advice(&p, roll, rolls_left, &ranked, as_json);
             Ok(())
         }

@@ -18,6 +18,7 @@ use super::plan::{PLAIN_VALUE_BYTES, PlanSpec, plan};
 use super::shard::ShardError;
 use super::solve::{LayerValues, Space, SpaceError, solve};
 use crate::game::{Card, CardError, Game, RollId, StateId};
+use crate::progress::Progress;
 use crate::turn::choice::{RollsLeft, Valued};
 
 /// Most positions solved on the fly below a position: a few seconds and about a gigabyte;
@@ -209,8 +210,14 @@ pub enum Values<'a> {
 
 impl<'a> Values<'a> {
     /// The values of `layer` (the layer of `p` or one after it) in the game of `cards`: see
-    /// the [module docs](self).
-    pub fn find(cards: &'a Cards, p: &Position, layer: usize, lookup: TableLookup) -> Result<Values<'a>, SourceError> {
+    /// the [module docs](self). A solve of the positions below is reported to `progress`.
+    pub fn find(
+        cards: &'a Cards,
+        p: &Position,
+        layer: usize,
+        lookup: TableLookup,
+        progress: &dyn Progress,
+    ) -> Result<Values<'a>, SourceError> {
         if layer == 2 * cards.boxes() {
             return Ok(Values::Final(Space::whole_game(cards)));
         }
@@ -218,7 +225,8 @@ impl<'a> Values<'a> {
             return Ok(Values::Tables(tables));
         }
         let space = Space::below(cards, p.mover, p.opponent)?;
-        let positions: u64 = count_layers(&space).iter().map(|l| l.positions).sum();
+        let counts = count_layers(&space);
+        let positions: u64 = counts.iter().map(|l| l.positions).sum();
         if positions > ON_THE_FLY_POSITIONS {
             let open = 2 * cards.boxes() - p.layer;
             let endgame = Space::endgame(cards, open);
@@ -228,7 +236,16 @@ impl<'a> Values<'a> {
             return Err(SourceError::TooLarge { positions, open, needed_bytes, available_bytes });
         }
         tracing::info!(positions, "solving the positions below");
-        let Ok(values) = solve::<f32, Infallible>(&space, layer, |_| Ok(()));
+        progress.start(
+            "solving below",
+            counts.iter().filter(|l| l.layer >= layer).map(|l| l.positions).sum(),
+            "positions",
+        );
+        let Ok(values) = solve::<f32, Infallible>(&space, layer, |solved| {
+            progress.advance(solved.shape.positions());
+            Ok(())
+        });
+        progress.finish();
         Ok(Values::Solved { space, layer: values })
     }
 
@@ -276,8 +293,13 @@ impl fmt::Display for Origin<'_> {
 
 /// The mover's winning chance (P(win) + ½ P(draw)) at the start of its turn in `p`, and
 /// the values it was read from.
-pub fn value<'a>(cards: &'a Cards, p: &Position, lookup: TableLookup) -> Result<(f64, Values<'a>), SourceError> {
-    let values = Values::find(cards, p, p.layer, lookup)?;
+pub fn value<'a>(
+    cards: &'a Cards,
+    p: &Position,
+    lookup: TableLookup,
+    progress: &dyn Progress,
+) -> Result<(f64, Values<'a>), SourceError> {
+    let values = Values::find(cards, p, p.layer, lookup, progress)?;
     Ok((values.value(p.mover, p.opponent, p.diff)?, values))
 }
 
@@ -289,11 +311,12 @@ pub fn advise(
     roll: RollId,
     rolls_left: RollsLeft,
     lookup: TableLookup,
+    progress: &dyn Progress,
 ) -> Result<Vec<Valued>, SourceError> {
     if p.layer == 2 * cards.boxes() {
         return Err(SourceError::GameOver);
     }
-    let values = Values::find(cards, p, p.layer + 1, lookup)?;
+    let values = Values::find(cards, p, p.layer + 1, lookup, progress)?;
     Ok(super::advise::advise(&values, cards, p.mover, p.opponent, p.diff, roll, rolls_left)?)
 }
 
@@ -308,15 +331,18 @@ mod tests {
         let cards = Cards::new(game);
         let none = TableLookup { given: None, data: Path::new("/nonexistent/yz-data") };
         let p = Position::parse(&cards, "", "", None).unwrap();
-        let (v, values) = value(&cards, &p, none).unwrap();
+        let (v, values) = value(&cards, &p, none, &crate::progress::Silent).unwrap();
         assert_eq!(values.origin(), Origin::SolvedBelow);
         assert!((v - 0.5).abs() < 0.5, "{v}");
         assert!(matches!(Position::parse(&cards, "", "", Some(7)), Err(SourceError::Diff { .. })));
         assert!(matches!(Position::parse(&cards, "ones=3", "", None), Err(SourceError::Space(_))));
         let full = Position::parse(&cards, "ones=3,twos=4", "ones=2,twos=6", None).unwrap();
-        assert_eq!(value(&cards, &full, none).unwrap().1.origin(), Origin::FinalScores);
+        assert_eq!(value(&cards, &full, none, &crate::progress::Silent).unwrap().1.origin(), Origin::FinalScores);
         let roll = crate::game::parse_dice("1,2,3,4,5").unwrap();
-        assert!(matches!(advise(&cards, &full, roll, RollsLeft::TWO, none), Err(SourceError::GameOver)));
+        assert!(matches!(
+            advise(&cards, &full, roll, RollsLeft::TWO, none, &crate::progress::Silent),
+            Err(SourceError::GameOver)
+        ));
         assert_eq!(Origin::Tables(Path::new("t")).to_string(), "tables in t");
     }
 }
