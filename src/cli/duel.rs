@@ -14,7 +14,7 @@ use yz::cluster::launch::{mem_available, memory_per_rank};
 use yz::cluster::setup::{Sizing, Solution, check_rank, check_ranks, check_runs, mem_per_rank_bytes};
 use yz::cluster::{LayerReport, Ranks, SolveOptions};
 use yz::duel::calibrate::calibrate;
-use yz::duel::count::{LayerCount, count_layers, count_terminal, group};
+use yz::duel::count::{LayerCount, count_layers_reporting, count_terminal, group};
 use yz::duel::plan::{MAX_RANKS, gib, min_ranks};
 use yz::duel::source::{Position, TableLookup, table_dir};
 use yz::duel::{Cards, DuelValue, Space};
@@ -255,7 +255,7 @@ fn count(game: Game, scope: &Scope, as_json: bool) -> Result<()> {
     let started = Instant::now();
     let cards = Cards::new(game);
     let space = scope.space(&cards)?;
-    let layers = count_layers(&space);
+    let layers = count_layers_reporting(&space, space.first_layer(), &Bar::new(as_json));
     let terminal = count_terminal(&cards);
     let seconds = started.elapsed().as_secs_f64();
     let positions: u64 = layers.iter().map(|l| l.positions).sum();
@@ -452,7 +452,7 @@ fn plan(
     if !as_json {
         eprintln!("measuring the solve rate of each of the {} layers on a sample of its pairs ...", counts.len());
     }
-    let rates = calibrate(&space, counts, calibration.sample, calibration.runs, 1);
+    let rates = calibrate(&space, counts, calibration.sample, calibration.runs, 1, &Bar::new(as_json));
     let core_hours: f64 = rates.iter().map(|r| r.core_hours).sum();
     let core_hours_min: f64 = rates.iter().map(|r| r.core_hours_min).sum();
     let core_hours_max: f64 = rates.iter().map(|r| r.core_hours_max).sum();

@@ -87,7 +87,7 @@ pub fn run(command: StrategyCommand, data: &Path, as_json: bool) -> Result<()> {
             let game = game.game()?;
             let started = Instant::now();
             let strategy = Strategy::build(&name, game, data)?;
-            let analysis = strategy.analyze();
+            let analysis = yz::solo::analyze_with_progress(game, &strategy, &Bar::new(as_json));
             let seconds = started.elapsed().as_secs_f64();
             let mut rounds = strategy.earlier_rounds().to_vec();
             if !rounds.is_empty() {

@@ -27,6 +27,7 @@ use super::layout::{LayerShape, Tile, window_len};
 use super::plan::{lane_updates_per_lane, process_cpu_seconds};
 use super::solve::{NextValues, Space, solve_tile};
 use crate::game::StateId;
+use crate::progress::Progress;
 use crate::turn::lanes::padded_lanes;
 
 /// Opponents per sampled tile: about what one rank computes per mover at 1,024 ranks.
@@ -155,9 +156,17 @@ pub struct LayerRate {
 }
 
 /// Measures every layer of `counts` (a plan's layers of `space`) on a sample of at least
-/// `lane_updates` lane-updates, `runs` times each.
-pub fn calibrate(space: &Space, counts: &[LayerCount], lane_updates: u64, runs: usize, seed: u64) -> Vec<LayerRate> {
-    counts
+/// `lane_updates` lane-updates, `runs` times each, reporting each layer to `progress`.
+pub fn calibrate(
+    space: &Space,
+    counts: &[LayerCount],
+    lane_updates: u64,
+    runs: usize,
+    seed: u64,
+    progress: &dyn Progress,
+) -> Vec<LayerRate> {
+    progress.start("calibration", counts.len() as u64, "layers");
+    let rates = counts
         .iter()
         .rev()
         .map(|count| {
@@ -178,7 +187,7 @@ pub fn calibrate(space: &Space, counts: &[LayerCount], lane_updates: u64, runs: 
                 count.lane_updates(space.cards().boxes()) as f64 / (sample.lane_updates as f64 / seconds) / 3600.0
             };
             let median = sorted[sorted.len() / 2];
-            LayerRate {
+            let rate = LayerRate {
                 layer,
                 sampled_pairs: sample.tiles.iter().map(|t| (t.movers.len() * t.opponents.len()) as u64).sum(),
                 sampled_positions: sample.positions,
@@ -188,7 +197,11 @@ pub fn calibrate(space: &Space, counts: &[LayerCount], lane_updates: u64, runs: 
                 core_hours_min: hours(sorted[0]),
                 core_hours_max: hours(sorted[sorted.len() - 1]),
                 core_seconds,
-            }
+            };
+            progress.advance(1);
+            rate
         })
-        .collect()
+        .collect();
+    progress.finish();
+    rates
 }

@@ -13,6 +13,7 @@ use rayon::prelude::*;
 
 use super::layout::{bound_classes, window_len};
 use super::solve::Space;
+use crate::progress::{Progress, Silent};
 use crate::turn::lanes::padded_lanes;
 
 /// Counts of one layer: every position with `layer` boxes filled on the two cards together.
@@ -53,9 +54,16 @@ pub fn count_layers(space: &Space) -> Vec<LayerCount> {
 
 /// Counts the layers of `space` from `first` (at least the space's first layer) on.
 pub fn count_layers_from(space: &Space, first: usize) -> Vec<LayerCount> {
+    count_layers_reporting(space, first, &Silent)
+}
+
+/// [`count_layers_from`], reporting each layer counted to `progress`.
+pub fn count_layers_reporting(space: &Space, first: usize, progress: &dyn Progress) -> Vec<LayerCount> {
     let cards = space.cards();
     let classes = |set: &CardSet, k: usize| bound_classes(cards, set.with_filled(k));
-    (first.max(space.first_layer())..space.end_layer())
+    let layers = first.max(space.first_layer())..space.end_layer();
+    progress.start("counting", layers.len() as u64, "layers");
+    let counts = layers
         .into_par_iter()
         .map(|layer| {
             let (mover_filled, opponent_filled) = layer_split(layer);
@@ -84,9 +92,12 @@ pub fn count_layers_from(space: &Space, first: usize) -> Vec<LayerCount> {
                 })
                 .reduce(|| (0, 0, 0), |a, b| (a.0 + b.0, a.1 + b.1, a.2 + b.2));
             (count.pairs, count.positions, count.lanes) = (pairs, positions, lanes);
+            progress.advance(1);
             count
         })
-        .collect()
+        .collect();
+    progress.finish();
+    counts
 }
 
 /// Positions of the final layer, where both cards are full and only `d = 0` (a draw) is
