@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use super::advise::{PositionSource, Solved, Tables};
 use super::cards::Cards;
 use super::count::{count_layers, group};
-use super::plan::{PLAIN_VALUE_BYTES, PlanSpec, plan};
+use super::plan::{PLAIN_VALUE_BYTES, PlanSpec, gib, plan};
 use super::shard::ShardError;
 use super::solve::{LayerValues, Space, SpaceError, solve};
 use crate::game::{Card, CardError, Game, RollId, StateId};
@@ -89,7 +89,6 @@ pub enum SourceError {
 /// What to run for tables of `open` boxes open: here, where the solve fits this machine's
 /// memory, else on a cluster, with the figures.
 fn tables_advice(open: usize, needed: u64, available: Option<u64>) -> String {
-    let gib = |bytes: u64| bytes as f64 / (1u64 << 30) as f64;
     match available {
         Some(available) if needed <= available => format!(
             "solve tables first with `yz duel solve --max-empty {open}` (peak {:.1} GiB of the {:.1} GiB available here)",
