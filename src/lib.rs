@@ -43,6 +43,7 @@ pub mod emp;
 pub mod game;
 pub mod oneturn;
 pub mod progress;
+pub mod record;
 pub mod simulate;
 pub mod solo;
 pub mod store;

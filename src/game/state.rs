@@ -194,6 +194,14 @@ impl Card {
         boxes + upper_bonus + self.bonus
     }
 
+    /// Writes `scoring` in the open box `category`, as [`Game::score`] gave it for this
+    /// card: its points in the box and any Extra Yahtzee Bonus added to the bonus.
+    pub fn write(&mut self, category: Category, scoring: Scoring) {
+        debug_assert!(self.boxes[category.index()].is_none(), "{category} is already filled");
+        self.boxes[category.index()] = Some(scoring.box_points);
+        self.bonus += scoring.yahtzee_bonus;
+    }
+
     /// The score state of this card.
     pub fn state(&self) -> ScoreState {
         let game = self.game;
