@@ -44,6 +44,7 @@ pub mod game;
 pub mod oneturn;
 pub mod progress;
 pub mod record;
+pub mod review;
 pub mod simulate;
 pub mod solo;
 pub mod store;

@@ -50,6 +50,9 @@ enum Command {
     /// Two-player table files: check shards and manifests.
     #[command(subcommand)]
     Shard(cli::shard::ShardCommand),
+    /// Review a recorded game (one or two players): every decision against the best, the
+    /// worst mistakes with what each costs box by box, the mean loss per decision.
+    Review(cli::review::ReviewArgs),
 }
 
 fn data_dir(flag: Option<PathBuf>) -> PathBuf {
@@ -134,5 +137,6 @@ fn run(cli: Cli) -> Result<()> {
         Command::Match(args) => cli::simulate::run_match(args, &data, cli.json),
         Command::Turn(args) => cli::turn::run(args, cli.json),
         Command::Shard(command) => cli::shard::run(command, cli.json),
+        Command::Review(args) => cli::review::run(args, &data, cli.json),
     }
 }

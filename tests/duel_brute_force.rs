@@ -14,7 +14,7 @@ use yz::duel::{Cards, LayerValues, Space, WinDraw, solve};
 use yz::game::{ALL_CATEGORIES, Category, CategorySet, Game, RollId, Rules, ScoreState, StateId, Transition};
 
 /// Dice as counts of each face.
-type Counts = [u8; 6];
+pub type Counts = [u8; 6];
 
 /// Every multiset of `n` dice with its probability n! / (∏ count!) / 6^n.
 fn outcomes(n: u8) -> Vec<(Counts, f64)> {
@@ -150,6 +150,25 @@ impl Brute {
         let v = MultisetTurn::new(self.game, mover, &finish).start_value();
         self.memo.borrow_mut().insert((mover, opponent, d), v);
         v
+    }
+}
+
+impl Brute {
+    /// The mover's value of keeping `keep` (face counts) with `rolls_left` rerolls (1 or 2)
+    /// and playing on optimally: the average over the rerolled dice.
+    pub fn keep_value(&self, mover: ScoreState, opponent: ScoreState, d: i32, keep: Counts, rolls_left: u8) -> f64 {
+        let finish = |t: Transition| self.box_value(opponent, d, t);
+        let turn = MultisetTurn::new(self.game, mover, &finish);
+        let last: HashMap<Counts, f64> =
+            turn.outcomes[5].iter().map(|&(roll, _)| (roll, turn.best_box(roll))).collect();
+        let then = if rolls_left == 2 { turn.after_reroll(&last) } else { last };
+        let rerolled = 5 - keep.iter().sum::<u8>();
+        turn.outcomes[rerolled as usize].iter().map(|&(o, p)| p * then[&add(keep, o)]).sum()
+    }
+
+    /// The mover's value of ending its turn with `t` against `opponent` at difference `d`.
+    pub fn box_value(&self, opponent: ScoreState, d: i32, t: Transition) -> f64 {
+        1.0 - self.value(opponent, t.next, -(d + t.points as i32))
     }
 }
 

@@ -13,6 +13,7 @@ mod oneturn;
 mod parsers;
 mod payoff;
 mod readme;
+mod review;
 mod shard_verify;
 mod simulate;
 mod solo;

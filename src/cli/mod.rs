@@ -5,6 +5,7 @@ pub mod duel;
 pub mod move_errors;
 pub mod plot;
 pub mod progress;
+pub mod review;
 pub mod shard;
 pub mod simulate;
 pub mod solo;

@@ -13,7 +13,9 @@
 use serde::{Deserialize, Serialize};
 
 use super::text::MAGIC;
-use super::{DEFAULT_PLAYER, Location, Problem, RECORD_VERSION, RawTurn, Record, RecordError, write_dice};
+use super::{
+    DEFAULT_PLAYER, Location, MAX_RECORD_BYTES, Problem, RECORD_VERSION, RawTurn, Record, RecordError, write_dice,
+};
 use crate::game::{Game, Rules};
 
 /// A record as JSON holds it.
@@ -117,8 +119,16 @@ impl Record {
         }
     }
 
-    /// Reads a record in either form: JSON if it starts with `{`, text otherwise.
+    /// Reads a record in either form: JSON if it starts with `{`, text otherwise. A text
+    /// longer than [`MAX_RECORD_BYTES`] is refused unread.
     pub fn parse(text: &str) -> Result<Record, RecordError> {
+        if text.len() > MAX_RECORD_BYTES {
+            let problem = format!(
+                "the record is {} bytes, more than the {MAX_RECORD_BYTES} a record may have (a whole two-player game takes about 2,000)",
+                text.len()
+            );
+            return Err(Problem::Syntax(problem).at(Location::Record));
+        }
         if text.trim_start().starts_with('{') { Record::parse_json(text) } else { Record::parse_text(text) }
     }
 }

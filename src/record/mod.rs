@@ -22,6 +22,10 @@ use crate::turn::choice::{Choice, RollsLeft};
 /// The version of both record forms, written in each.
 pub const RECORD_VERSION: u32 = 1;
 
+/// Most bytes a record may have: far more than any game takes, little enough that no
+/// request or file makes yz read without bound.
+pub const MAX_RECORD_BYTES: usize = 256 * 1024;
+
 /// Most players a record holds: solitaire or a two-player game.
 pub const MAX_PLAYERS: usize = 2;
 

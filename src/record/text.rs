@@ -153,11 +153,11 @@ fn turn_line(line: &str, at: Location) -> Result<RawTurn<'_>, Problem> {
         rolls.push(roll);
     }
     let last = tokens.next().ok_or_else(|| syntax("the box and its points (BOX=POINTS) are missing".into()))?;
+    let (box_name, points) =
+        last.split_once('=').ok_or_else(|| syntax(format!("{last:?} is not BOX=POINTS (nor \"keep\")")))?;
     if let Some(extra) = tokens.next() {
         return Err(syntax(format!("{extra:?} follows the box; the box ends the turn")));
     }
-    let (box_name, points) =
-        last.split_once('=').ok_or_else(|| syntax(format!("{last:?} is not BOX=POINTS (nor \"keep\")")))?;
     let points = points.parse().map_err(|_| syntax(format!("the points in {last:?} are not a whole number")))?;
     Ok(RawTurn { at, player, rolls, keeps, box_name, points })
 }

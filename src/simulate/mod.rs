@@ -117,6 +117,18 @@ impl<'a, P: Policy + ?Sized> PlanCache<'a, P> {
     }
 }
 
+/// The cache plays as its policy does, each state planned once: an analysis run many
+/// times over the same states ([`crate::solo::analyze_from`]) plans them once.
+impl<P: Policy + ?Sized> Policy for PlanCache<'_, P> {
+    fn plan(&self, state: ScoreState) -> TurnPlan {
+        TurnPlan::clone(&PlanCache::plan(self, state))
+    }
+
+    fn plays_by_state_class(&self) -> bool {
+        self.policy.plays_by_state_class()
+    }
+}
+
 /// Plays one turn from `state` by `plan`: roll, keep, reroll, keep, reroll, score.
 ///
 /// # Panics

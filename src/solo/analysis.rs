@@ -31,6 +31,7 @@ use crate::game::{
     StateIndex,
 };
 use crate::progress::{Progress, Silent};
+use crate::turn::choice::{Choice, RollsLeft};
 
 /// What a strategy scores, exactly: by box, bonuses, and in total.
 #[derive(Clone, Debug)]
@@ -176,16 +177,55 @@ pub fn analyze<P: Policy + ?Sized>(game: Game, policy: &P) -> Analysis {
 
 /// [`analyze`], reporting each layer of filled boxes played to `progress`.
 pub fn analyze_with_progress<P: Policy + ?Sized>(game: Game, policy: &P, progress: &dyn Progress) -> Analysis {
-    progress.start("analysis", game.categories.len() as u64, "turns");
+    analyze_from(game, policy, Start { state: ScoreState::start(game), points: 0, within: None }, progress)
+}
+
+/// A point within a turn: the dice showing, the rerolls still allowed, and the choice made
+/// there (a keep, or a box to score the dice in).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WithinTurn {
+    /// The dice showing.
+    pub roll: RollId,
+    /// Rerolls still allowed.
+    pub rolls_left: RollsLeft,
+    /// The choice made.
+    pub choice: Choice,
+}
+
+/// Where an analysis starts: a score state with the points already on the card, at the
+/// start of a turn or at a point within it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Start {
+    /// The score state.
+    pub state: ScoreState,
+    /// Points on the card so far, bonuses included.
+    pub points: u32,
+    /// Where the turn stands, if it has begun; the policy plays the rest of it.
+    pub within: Option<WithinTurn>,
+}
+
+/// Analyses `policy` playing the rest of `game` from `start`. Boxes filled before the start
+/// are not in [`Analysis::box_distribution`] (they hold no probability), and a bonus earned
+/// before it is not in [`Analysis::upper_bonus_probability`] or the extra-bonus mean; the
+/// score distribution is of the final total, the points before included.
+///
+/// # Panics
+/// As [`analyze`]; also if `start.within` keeps dice not in its roll, keeps with no reroll
+/// left, or scores in a box the rules do not allow.
+pub fn analyze_from<P: Policy + ?Sized>(game: Game, policy: &P, start: Start, progress: &dyn Progress) -> Analysis {
+    let filled_before = start.state.filled.minus(game.absent()).len();
+    progress.start("analysis", (game.categories.len() - filled_before) as u64, "turns");
     let upper = UpperTotals::new(game, policy.plays_by_state_class());
-    let start = ScoreState::start(game);
-    let mut first = SlotStates::empty(start.filled, false);
-    first.by_upper[upper.canonical(start.filled, start.upper_total) as usize] =
-        Some(Reached { probability: 1.0, lo: 0, points: vec![1.0] });
+    let mut first = SlotStates::empty(start.state.filled, start.state.yahtzee_50);
+    let u = upper.canonical(start.state.filled, start.state.upper_total) as usize;
+    first.by_upper[u] = Some(Reached { probability: 1.0, lo: start.points, points: vec![1.0] });
     let mut layer = Layer::new(game, vec![first]);
+    let mut within = start.within;
     let mut tally = Tally::default();
-    for filled_in_play in 0..game.categories.len() {
-        let tallies: Vec<Tally> = layer.slots.par_iter_mut().map(|s| s.play(game, policy, &upper)).collect();
+    for filled_in_play in filled_before..game.categories.len() {
+        let tallies: Vec<Tally> =
+            layer.slots.par_iter_mut().map(|s| s.play(game, policy, &upper, within.as_ref())).collect();
+        within = None;
         for t in &tallies {
             tally.add(t);
         }
@@ -313,13 +353,21 @@ impl SlotStates {
         }
     }
 
-    /// Plays the turn of every reached state, recording its moves; returns their tally.
-    fn play<P: Policy + ?Sized>(&mut self, game: Game, policy: &P, upper: &UpperTotals) -> Tally {
+    /// Plays the turn of every reached state, from `within` it where given (the start of
+    /// an analysis), recording its moves; returns their tally.
+    fn play<P: Policy + ?Sized>(
+        &mut self,
+        game: Game,
+        policy: &P,
+        upper: &UpperTotals,
+        within: Option<&WithinTurn>,
+    ) -> Tally {
         let mut tally = Tally::default();
         for (u, reached) in self.by_upper.iter().enumerate() {
             let Some(reached) = reached else { continue };
             let state = ScoreState { filled: self.filled, upper_total: u as u8, yahtzee_50: self.yahtzee_50 };
-            self.moves[u] = play_state(game, policy, state, reached.probability, upper, &mut tally);
+            let (plan, last) = planned_turn(policy, state, within);
+            self.moves[u] = play_state(game, &plan, &last, state, reached.probability, upper, &mut tally);
         }
         tally
     }
@@ -409,18 +457,51 @@ fn add_shifted(dst: &mut [f64], src: &[f64], weight: f64) {
     }
 }
 
-/// Plays one turn of `policy` from `state`, reached with probability `reach`: adds the box
-/// and bonus probabilities to `tally` and returns the moves, ordered by box.
-fn play_state<P: Policy + ?Sized>(
-    game: Game,
+/// The policy's plan of the turn from `state` and the probability of each final roll, for
+/// the whole turn or for its rest from `within`.
+fn planned_turn<P: Policy + ?Sized>(
     policy: &P,
+    state: ScoreState,
+    within: Option<&WithinTurn>,
+) -> (TurnPlan, [f64; NUM_ROLLS]) {
+    let mut plan = policy.plan(state);
+    let Some(w) = within else {
+        let last = final_rolls(&plan, state);
+        return (plan, last);
+    };
+    let last = match w.choice {
+        Choice::Score(category) => {
+            plan.box_for_roll[w.roll.0 as usize] = category;
+            std::array::from_fn(|r| if r == w.roll.0 as usize { 1.0 } else { 0.0 })
+        }
+        Choice::Keep(keep) => {
+            let rolls_left = w.rolls_left.get();
+            assert!(rolls_left > 0, "a keep with no reroll left in {state:?}");
+            let mut mass = [0.0; NUM_KEEPS];
+            mass[checked_keep(keep, w.roll, rolls_left, state)] = 1.0;
+            reroll(&mut mass);
+            if rolls_left == 2 {
+                last_rolls(&plan, state, &mass)
+            } else {
+                std::array::from_fn(|r| mass[NUM_PARTIAL_KEEPS + r])
+            }
+        }
+    };
+    (plan, last)
+}
+
+/// Plays one turn by `plan` from `state`, reached with probability `reach` and ending in
+/// the final rolls `last`: adds the box and bonus probabilities to `tally` and returns the
+/// moves, ordered by box.
+fn play_state(
+    game: Game,
+    plan: &TurnPlan,
+    last: &[f64; NUM_ROLLS],
     state: ScoreState,
     reach: f64,
     upper: &UpperTotals,
     tally: &mut Tally,
 ) -> Vec<Move> {
-    let plan = policy.plan(state);
-    let last = final_rolls(&plan, state);
     let mut moves = Vec::new();
     let mut scored = |category: Category, roll: RollId, probability: f64| {
         let (Some(scoring), Some(t)) =
@@ -469,14 +550,20 @@ fn play_state<P: Policy + ?Sized>(
 /// # Panics
 /// If a keep the plan reaches is not within its roll.
 pub(crate) fn final_rolls(plan: &TurnPlan, state: ScoreState) -> [f64; NUM_ROLLS] {
-    let mut mass = [0.0; NUM_KEEPS];
     let mut after_first = [0.0; NUM_KEEPS];
     for roll in RollId::all() {
         after_first[checked_keep(plan.keep_after_first[roll.0 as usize], roll, 2, state)] += roll.probability();
     }
     reroll(&mut after_first);
+    last_rolls(plan, state, &after_first)
+}
+
+/// Probability of each final roll from the probability of each second roll (`second`, on
+/// the rolls' entries): the plan's second keep and the last reroll.
+fn last_rolls(plan: &TurnPlan, state: ScoreState, second: &[f64; NUM_KEEPS]) -> [f64; NUM_ROLLS] {
+    let mut mass = [0.0; NUM_KEEPS];
     for roll in RollId::all() {
-        let p = after_first[roll.as_keep().0 as usize];
+        let p = second[roll.as_keep().0 as usize];
         if p > 0.0 {
             mass[checked_keep(plan.keep_after_second[roll.0 as usize], roll, 1, state)] += p;
         }

@@ -1,0 +1,89 @@
+//! What a mistake costs, aspect by aspect: the exact analysis of the rest of the game under
+//! optimal solitaire play after the choice made and after the best one.
+
+use serde::Serialize;
+
+use super::DecisionReview;
+use crate::game::{Card, Category, Game};
+use crate::progress::Silent;
+use crate::simulate::PlanCache;
+use crate::solo::{OptimalPolicy, SoloTable, Start, WithinTurn, analyze_from};
+
+/// The rest of the game after a choice, played optimally for the expected score, and the
+/// card before it: what the whole card ends with, in expectation.
+#[derive(Clone, Debug, Serialize)]
+pub struct Aspects {
+    /// Expected final score.
+    pub expected_final: f64,
+    /// P(upper bonus).
+    pub upper_bonus: f64,
+    /// P(the five-of-a-kind box scores), where that box is in play.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub five_of_a_kind: Option<f64>,
+    /// Expected Extra Yahtzee Bonus points.
+    pub extra_bonus: f64,
+    /// Expected points of each box in play, in card order.
+    pub boxes: Vec<BoxExpectation>,
+}
+
+/// A box's expected final points.
+#[derive(Clone, Debug, Serialize)]
+pub struct BoxExpectation {
+    /// The box's name.
+    #[serde(rename = "box")]
+    pub name: &'static str,
+    /// Its expected points.
+    pub expected: f64,
+}
+
+/// A mistake's breakdown: the aspects after the choice made and after the best one.
+#[derive(Clone, Debug, Serialize)]
+pub struct Breakdown {
+    /// After the choice made.
+    pub chosen: Aspects,
+    /// After the best choice.
+    pub best: Aspects,
+}
+
+/// Breaks mistakes down, planning each score state once over all of them.
+pub(super) struct Explainer<'p, 't> {
+    game: Game,
+    plans: PlanCache<'p, OptimalPolicy<'t, SoloTable>>,
+}
+
+impl<'p, 't> Explainer<'p, 't> {
+    pub(super) fn new(game: Game, policy: &'p OptimalPolicy<'t, SoloTable>) -> Explainer<'p, 't> {
+        Explainer { game, plans: PlanCache::new(policy) }
+    }
+
+    /// The breakdown of decision `d`.
+    pub(super) fn breakdown(&self, d: &DecisionReview) -> Breakdown {
+        let aspects = |choice| self.aspects(&d.card, WithinTurn { roll: d.roll, rolls_left: d.rolls_left, choice });
+        Breakdown { chosen: aspects(d.chosen.choice), best: aspects(d.best.choice) }
+    }
+
+    fn aspects(&self, card: &Card, within: WithinTurn) -> Aspects {
+        let (game, rules) = (self.game, self.game.rules);
+        let start = Start { state: card.state(), points: card.points(), within: Some(within) };
+        let analysis = analyze_from(game, &self.plans, start, &Silent);
+        let bonus_before = rules.upper_bonus() > 0 && card.upper_sum() >= rules.upper_threshold();
+        let five = Category::Yahtzee;
+        let five_of_a_kind = game.categories.contains(five).then(|| match card.boxes[five.index()] {
+            Some(points) => f64::from(u8::from(points > 0)),
+            None => analysis.box_distribution(five)[1..].iter().sum(),
+        });
+        Aspects {
+            expected_final: analysis.distribution().mean(),
+            upper_bonus: f64::from(u8::from(bonus_before)) + analysis.upper_bonus_probability(),
+            five_of_a_kind,
+            extra_bonus: f64::from(card.bonus) + analysis.yahtzee_bonus_mean(),
+            boxes: game
+                .card()
+                .map(|c| BoxExpectation {
+                    name: rules.box_name(c),
+                    expected: card.boxes[c.index()].map_or_else(|| analysis.box_mean(c), f64::from),
+                })
+                .collect(),
+        }
+    }
+}

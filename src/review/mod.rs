@@ -1,0 +1,422 @@
+//! Reviews of recorded games: every decision's value against the best choice's, the
+//! worst mistakes with what each costs box by box, and the mean loss per decision and per
+//! game (Verhoeff's proficiency measure).
+//!
+//! A decision is valued as the advisors value it, so its loss is exactly the advisor's gap
+//! for the choice made:
+//!
+//! - one player: expected final score, from the solitaire table ([`crate::solo::advise`]);
+//! - two players: the mover's winning chance, P(win) + ½ P(draw), exact
+//!   ([`crate::duel::source`]: the final scores, tables on disk, or a solve of the game
+//!   below the position) where the game below is small enough, otherwise EMP(1)'s
+//!   estimate ([`crate::emp::search`]), labelled as such.
+//!
+//! The breakdown of a mistake compares the choice made with the best one by the exact
+//! analysis of the rest of the game under optimal solitaire play
+//! ([`crate::solo::analyze_from`]): P(upper bonus), P(five of a kind scored), and the
+//! expected points of every box and of the whole card.
+
+mod breakdown;
+
+use std::path::Path;
+
+use serde::Serialize;
+
+pub use breakdown::{Aspects, Breakdown};
+
+use crate::duel::advise::advise as duel_advise;
+use crate::duel::cards::Cards;
+use crate::duel::source::{Position, SourceError, TableLookup, Values};
+use crate::emp::{Evaluation, Searcher};
+use crate::game::{Card, Game, RollId};
+use crate::progress::Progress;
+use crate::record::{Location, Record};
+use crate::simulate::matchplay::{Position as MatchPosition, Seat};
+use crate::solo::{self, SoloTable};
+use crate::targets::{TargetTable, TargetTableError};
+use crate::turn::choice::{self, Choice, ChoiceJson, RollsLeft, Valued};
+
+/// Most boxes open on both cards together for which a two-player review asks for the exact
+/// values: above it the game below a position has far more than
+/// [`crate::duel::source::ON_THE_FLY_POSITIONS`] positions (the official game with 6 and 6
+/// upper boxes open has 264 million; 6 and 5 open, 96 million, solved in 5 s), and even
+/// counting them takes seconds, so such positions go straight to EMP(1).
+pub const EXACT_MAX_OPEN: usize = 12;
+
+/// EMP(1)'s measured error: the winning chance its own moves give away, per move, over
+/// 1,024 typical games of the full official game at 1 to 6 open boxes (README, "Move
+/// errors"); its values label the decisions they judge.
+pub const EMP1_ERROR_PER_MOVE: f64 = 1.1e-5;
+
+/// How decisions are valued.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Measure {
+    /// Expected final score (one player).
+    ExpectedPoints,
+    /// The mover's winning chance, P(win) + ½ P(draw) (two players).
+    WinningChance,
+}
+
+/// Where a decision's values come from.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "kind", content = "detail")]
+pub enum Source {
+    /// The solitaire table: exact.
+    SoloTable,
+    /// The exact two-player values: the final scores, tables, or a solve below.
+    Exact(String),
+    /// EMP(1)'s estimate, with its measured error per move.
+    Emp1 {
+        /// [`EMP1_ERROR_PER_MOVE`].
+        error_per_move: f64,
+    },
+}
+
+impl Source {
+    /// The source in words.
+    pub fn describe(&self) -> String {
+        match self {
+            Source::SoloTable => "exact (solitaire table)".into(),
+            Source::Exact(origin) => format!("exact ({origin})"),
+            Source::Emp1 { error_per_move } => {
+                format!("EMP(1) estimate (its moves lose {error_per_move:.1e} winning chance each on average)")
+            }
+        }
+    }
+}
+
+/// One decision of a record, judged.
+#[derive(Clone, Debug)]
+pub struct DecisionReview {
+    /// The turn, from 1.
+    pub turn: usize,
+    /// Where the turn is in the record.
+    pub at: Location,
+    /// The player deciding.
+    pub player: usize,
+    /// The mover's card before the turn.
+    pub card: Card,
+    /// The dice showing.
+    pub roll: RollId,
+    /// Rerolls still allowed.
+    pub rolls_left: RollsLeft,
+    /// The choice made, its points (a box), and its value.
+    pub chosen: Valued,
+    /// The best choice, its points and value.
+    pub best: Valued,
+    /// `best.value − chosen.value`: what the choice gave away (0 for a best choice).
+    pub loss: f64,
+    /// Where the values come from.
+    pub source: Source,
+}
+
+/// A player's totals.
+#[derive(Clone, Debug, Serialize)]
+pub struct PlayerTotals {
+    /// The player's name.
+    pub name: String,
+    /// Decisions reviewed (three per turn).
+    pub decisions: usize,
+    /// Their losses summed: the loss of the game.
+    pub total_loss: f64,
+    /// The mean loss per decision.
+    pub mean_loss: f64,
+    /// Points on the card at the end of the record.
+    pub points: u32,
+}
+
+/// A whole review.
+#[derive(Clone, Debug)]
+pub struct Review {
+    /// The game.
+    pub game: Game,
+    /// How decisions are valued.
+    pub measure: Measure,
+    /// Every decision, in order.
+    pub decisions: Vec<DecisionReview>,
+    /// Each player's totals.
+    pub players: Vec<PlayerTotals>,
+    /// The worst mistakes, worst first: indices into `decisions` with their breakdowns.
+    pub mistakes: Vec<(usize, Breakdown)>,
+}
+
+/// What a review is asked for.
+#[derive(Clone, Copy, Debug)]
+pub struct ReviewOptions<'p> {
+    /// Where tables are (solitaire, target, two-player), and written when solved.
+    pub data: &'p Path,
+    /// How many of the worst mistakes to rank and break down.
+    pub top: usize,
+    /// Losses at most this are not mistakes (rounding between equal choices).
+    pub tolerance: f64,
+}
+
+/// The tolerance of [`ReviewOptions::tolerance`] by default: far below any real mistake,
+/// far above the rounding of two equal values.
+pub const DEFAULT_TOLERANCE: f64 = 1e-9;
+
+/// Why a record could not be reviewed.
+#[derive(Debug, thiserror::Error)]
+pub enum ReviewError {
+    /// The solitaire table.
+    #[error("solitaire table: {0}")]
+    Solo(#[from] solo::TableError),
+    /// The target table EMP(1) reads.
+    #[error("target table: {0}")]
+    Targets(#[from] TargetTableError),
+    /// The two-player values.
+    #[error(transparent)]
+    Duel(#[from] SourceError),
+}
+
+impl Review {
+    /// The decisions worth reporting as mistakes, worst first.
+    pub fn worst(&self) -> impl Iterator<Item = (&DecisionReview, &Breakdown)> {
+        self.mistakes.iter().map(|(i, b)| (&self.decisions[*i], b))
+    }
+}
+
+/// Reviews every decision of `record`; the solves it needs (tables, the game below a
+/// two-player position) are reported to `progress`.
+pub fn review(record: &Record, options: ReviewOptions, progress: &dyn Progress) -> Result<Review, ReviewError> {
+    let game = record.game();
+    let table = solo::open_or_solve(options.data, game)?;
+    let (measure, decisions) = if record.players().len() == 1 {
+        (Measure::ExpectedPoints, solo_decisions(record, &table))
+    } else {
+        (Measure::WinningChance, duel_decisions(record, options.data, progress)?)
+    };
+    let players = record
+        .players()
+        .iter()
+        .enumerate()
+        .map(|(p, name)| {
+            let mine: Vec<&DecisionReview> = decisions.iter().filter(|d| d.player == p).collect();
+            let total_loss: f64 = mine.iter().map(|d| d.loss).sum();
+            PlayerTotals {
+                name: name.clone(),
+                decisions: mine.len(),
+                total_loss,
+                mean_loss: if mine.is_empty() { 0.0 } else { total_loss / mine.len() as f64 },
+                points: record.cards()[p].points(),
+            }
+        })
+        .collect();
+    let mut worst: Vec<usize> = (0..decisions.len()).filter(|&i| decisions[i].loss > options.tolerance).collect();
+    worst.sort_by(|&a, &b| decisions[b].loss.total_cmp(&decisions[a].loss).then(a.cmp(&b)));
+    worst.truncate(options.top);
+    let policy = solo::OptimalPolicy::solved(game, &table);
+    let explain = breakdown::Explainer::new(game, &policy);
+    let mistakes = worst.into_iter().map(|i| (i, explain.breakdown(&decisions[i]))).collect();
+    Ok(Review { game, measure, decisions, players, mistakes })
+}
+
+/// The choice made and the best one among `ranked` (best first).
+fn judge(ranked: &[Valued], made: Choice) -> (Valued, Valued, f64) {
+    let best = ranked[0];
+    let chosen = *ranked.iter().find(|v| v.choice == made).expect("a checked record's choice is among the options");
+    (chosen, best, best.value - chosen.value)
+}
+
+fn solo_decisions(record: &Record, table: &SoloTable) -> Vec<DecisionReview> {
+    let game = record.game();
+    let mut out = Vec::new();
+    for (i, (turn, cards)) in record.replay().into_iter().enumerate() {
+        let card = &cards[0];
+        for d in turn.decisions() {
+            let ranked: Vec<Valued> = solo::advise(table, game, card, d.roll, d.rolls_left)
+                .expect("a checked record's turn is on an open card")
+                .into_iter()
+                .map(|r| Valued { choice: r.choice, points: r.points, value: r.expected_final })
+                .collect();
+            let (chosen, best, loss) = judge(&ranked, d.choice);
+            out.push(DecisionReview {
+                turn: i + 1,
+                at: turn.at,
+                player: turn.player,
+                card: card.clone(),
+                roll: d.roll,
+                rolls_left: d.rolls_left,
+                chosen,
+                best,
+                loss,
+                source: Source::SoloTable,
+            });
+        }
+    }
+    out
+}
+
+/// Ranks the choices of one turn's positions (the dice, the rerolls left), best first.
+type RankTurn<'a> = Box<dyn Fn(RollId, RollsLeft) -> Vec<Valued> + 'a>;
+
+fn duel_decisions(record: &Record, data: &Path, progress: &dyn Progress) -> Result<Vec<DecisionReview>, ReviewError> {
+    let game = record.game();
+    let cards = Cards::new(game);
+    let lookup = TableLookup { given: None, data };
+    let mut targets: Option<TargetTable> = None;
+    let mut out = Vec::new();
+    let replay = record.replay();
+    let mut seats: Vec<Seat> = vec![Seat { state: crate::game::ScoreState::start(game), points: 0 }; 2];
+    for (i, (turn, before)) in replay.into_iter().enumerate() {
+        let (me, opp) = (&before[0], &before[1]);
+        for (p, card) in [(turn.player, me), (1 - turn.player, opp)] {
+            seats[p] = Seat { state: card.state(), points: card.points() };
+        }
+        let open = 2 * game.categories.len() - me.filled_in_play().len() - opp.filled_in_play().len();
+        let position = Position::parse(&cards, &me.to_string(), &opp.to_string(), None)?;
+        let exact = if open <= EXACT_MAX_OPEN {
+            match Values::find(&cards, &position, position.layer + 1, lookup, progress) {
+                Ok(values) => Some(values),
+                Err(SourceError::TooLarge { .. }) => None,
+                Err(e) => return Err(e.into()),
+            }
+        } else {
+            None
+        };
+        let (source, rank): (Source, RankTurn) = match exact {
+            Some(values) => {
+                let source = Source::Exact(values.origin().to_string());
+                let position = position.clone();
+                let cards = &cards;
+                let rank = move |roll, rolls_left| {
+                    duel_advise(&values, cards, position.mover, position.opponent, position.diff, roll, rolls_left)
+                        .expect("the values hold the positions after the turn")
+                };
+                (source, Box::new(rank))
+            }
+            None => {
+                let table = match &mut targets {
+                    Some(table) => table,
+                    None => targets.insert(crate::targets::table::open_or_solve(data, game, progress)?),
+                };
+                let searcher = Searcher::new(table, Evaluation::ExpectedMatchPoints, 1);
+                let at = MatchPosition { seats: seats.clone(), mover: turn.player };
+                let endings = searcher.ending_values(&at)?;
+                let state = me.state();
+                let rank = move |roll, rolls_left| {
+                    choice::rank(game, state, roll, rolls_left, |t| endings[&(t.next, t.points)])
+                };
+                (Source::Emp1 { error_per_move: EMP1_ERROR_PER_MOVE }, Box::new(rank))
+            }
+        };
+        for d in turn.decisions() {
+            let ranked = rank(d.roll, d.rolls_left);
+            let (chosen, best, loss) = judge(&ranked, d.choice);
+            out.push(DecisionReview {
+                turn: i + 1,
+                at: turn.at,
+                player: turn.player,
+                card: me.clone(),
+                roll: d.roll,
+                rolls_left: d.rolls_left,
+                chosen,
+                best,
+                loss,
+                source: source.clone(),
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// A review in JSON form.
+#[derive(Clone, Debug, Serialize)]
+pub struct ReviewJson {
+    /// The rule set.
+    pub rules: &'static str,
+    /// The boxes in play.
+    pub categories: Vec<&'static str>,
+    /// How decisions are valued.
+    pub measure: Measure,
+    /// Each player's totals.
+    pub players: Vec<PlayerTotals>,
+    /// Every decision.
+    pub decisions: Vec<DecisionJson>,
+    /// The worst mistakes, worst first.
+    pub mistakes: Vec<MistakeJson>,
+}
+
+/// A decision in JSON form.
+#[derive(Clone, Debug, Serialize)]
+pub struct DecisionJson {
+    /// The turn, from 1.
+    pub turn: usize,
+    /// The line of the text record, where it came from one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<usize>,
+    /// The player's name.
+    pub player: String,
+    /// The mover's card before the turn.
+    pub card: String,
+    /// The dice showing.
+    pub dice: String,
+    /// Rerolls still allowed.
+    pub rolls_left: u8,
+    /// The choice made.
+    pub chosen: ChoiceJson,
+    /// Its value.
+    pub chosen_value: f64,
+    /// The best choice.
+    pub best: ChoiceJson,
+    /// Its value.
+    pub best_value: f64,
+    /// What the choice gave away.
+    pub loss: f64,
+    /// Where the values come from.
+    pub source: Source,
+}
+
+/// A mistake in JSON form: the decision's index and its breakdown.
+#[derive(Clone, Debug, Serialize)]
+pub struct MistakeJson {
+    /// Index into `decisions`.
+    pub decision: usize,
+    /// The breakdown.
+    #[serde(flatten)]
+    pub breakdown: Breakdown,
+}
+
+impl Review {
+    /// The JSON form, players named from `record`.
+    pub fn to_json(&self, record: &Record) -> ReviewJson {
+        let rules = self.game.rules;
+        ReviewJson {
+            rules: rules.name(),
+            categories: self.game.box_names(),
+            measure: self.measure,
+            players: self.players.clone(),
+            decisions: self
+                .decisions
+                .iter()
+                .map(|d| DecisionJson {
+                    turn: d.turn,
+                    line: match d.at {
+                        Location::Line(n) => Some(n),
+                        _ => None,
+                    },
+                    player: record.players()[d.player].clone(),
+                    card: d.card.to_string(),
+                    dice: d.roll.to_string(),
+                    rolls_left: d.rolls_left.get(),
+                    chosen: ChoiceJson::new(d.chosen.choice, d.chosen.points, rules),
+                    chosen_value: d.chosen.value,
+                    best: ChoiceJson::new(d.best.choice, d.best.points, rules),
+                    best_value: d.best.value,
+                    loss: d.loss,
+                    source: d.source.clone(),
+                })
+                .collect(),
+            mistakes: self.mistakes.iter().map(|(i, b)| MistakeJson { decision: *i, breakdown: b.clone() }).collect(),
+        }
+    }
+}
+
+/// A choice in words with its points: `keep 3,3`, `score fh for 25`.
+pub fn describe(valued: &Valued, game: Game) -> String {
+    match valued.points {
+        Some(points) => format!("{} for {points}", valued.choice.describe(game.rules)),
+        None => valued.choice.describe(game.rules),
+    }
+}
