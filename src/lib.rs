@@ -42,6 +42,7 @@ pub mod duel;
 pub mod emp;
 pub mod game;
 pub mod oneturn;
+pub mod play;
 pub mod progress;
 pub mod record;
 pub mod review;

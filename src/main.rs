@@ -53,6 +53,9 @@ enum Command {
     /// Review a recorded game (one or two players): every decision against the best, the
     /// worst mistakes with what each costs box by box, the mean loss per decision.
     Review(cli::review::ReviewArgs),
+    /// Play a game in the terminal, coached after each decision (or at the end), alone or
+    /// against a strategy, with dealt or real dice; the game is saved as a record.
+    Play(cli::play::PlayArgs),
 }
 
 fn data_dir(flag: Option<PathBuf>) -> PathBuf {
@@ -138,5 +141,6 @@ fn run(cli: Cli) -> Result<()> {
         Command::Turn(args) => cli::turn::run(args, cli.json),
         Command::Shard(command) => cli::shard::run(command, cli.json),
         Command::Review(args) => cli::review::run(args, &data, cli.json),
+        Command::Play(args) => cli::play::run(args, &data),
     }
 }

@@ -226,5 +226,5 @@ fn malformed_records_fail_with_the_line() {
     }
     let huge = data.path().join("huge.txt");
     std::fs::write(&huge, "#".repeat(300_000)).unwrap();
-    fails_with(data.path(), &["review", huge.to_str().unwrap()], "more than the 262144 bytes a record may have");
+    fails_with(data.path(), &["review", huge.to_str().unwrap()], "more than the 262144 such a file can");
 }

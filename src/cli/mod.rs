@@ -3,6 +3,7 @@
 pub mod analysis;
 pub mod duel;
 pub mod move_errors;
+pub mod play;
 pub mod plot;
 pub mod progress;
 pub mod review;

@@ -38,16 +38,13 @@ pub fn run(args: ReviewArgs, data: &Path, as_json: bool) -> Result<()> {
 
 /// The record's text, from a file or standard input, refused beyond [`MAX_RECORD_BYTES`].
 pub fn read_record(path: &Path) -> Result<String> {
-    let mut text = String::new();
-    let limit = MAX_RECORD_BYTES as u64 + 1;
-    let what = || format!("reading the record {}", path.display());
-    if path == Path::new("-") {
-        std::io::stdin().take(limit).read_to_string(&mut text).with_context(what)?;
-    } else {
-        std::fs::File::open(path).with_context(what)?.take(limit).read_to_string(&mut text).with_context(what)?;
+    if path != Path::new("-") {
+        return Ok(yz::store::read_text(path, MAX_RECORD_BYTES as u64)?);
     }
+    let mut text = String::new();
+    std::io::stdin().take(MAX_RECORD_BYTES as u64 + 1).read_to_string(&mut text).context("reading the record")?;
     if text.len() > MAX_RECORD_BYTES {
-        bail!("record {}: more than the {MAX_RECORD_BYTES} bytes a record may have", path.display());
+        bail!("the record on standard input has more than the {MAX_RECORD_BYTES} bytes a record may have");
     }
     Ok(text)
 }

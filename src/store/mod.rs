@@ -65,7 +65,7 @@ mod write;
 pub use error::StoreError;
 pub use identity::{Field, FileKind, Identity, IdentityError};
 pub use read::{StoreFile, VerifyReport, read_text, verify};
-pub use write::{StoreWriter, is_temp_name, remove_stale_temp_files, write_atomic};
+pub use write::{StoreWriter, is_temp_name, remove_stale_temp_files, write_atomic, write_text_atomic};
 
 use std::fmt;
 use std::path::Path;

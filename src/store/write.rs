@@ -29,6 +29,29 @@ pub fn write_atomic(
     writer.finish()
 }
 
+/// Writes a text file (a game record) atomically, as [`write_atomic`] writes a store file:
+/// a temporary name in the same directory, synced, renamed over `path`, the directory
+/// synced.
+pub fn write_text_atomic(path: &Path, text: &str) -> Result<(), StoreError> {
+    let name = path.file_name().ok_or_else(|| StoreError::Io {
+        path: path.to_owned(),
+        action: "name",
+        source: std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a file name"),
+    })?;
+    let tmp_path = parent_dir(path).join(temp_name(name, TEMP_COUNTER.fetch_add(1, Ordering::Relaxed)));
+    let written = (|| {
+        let mut file = File::create(&tmp_path).map_err(io_error(&tmp_path, "create"))?;
+        file.write_all(text.as_bytes()).map_err(io_error(&tmp_path, "write"))?;
+        file.sync_all().map_err(io_error(&tmp_path, "sync"))?;
+        fs::rename(&tmp_path, path).map_err(io_error(path, "rename into place"))
+    })();
+    if written.is_err() {
+        let _ = fs::remove_file(&tmp_path);
+    }
+    written?;
+    sync_dir(parent_dir(path))
+}
+
 /// Writes a store file whose payload arrives in pieces, so a payload of many gigabytes
 /// need not sit in one buffer.
 ///
