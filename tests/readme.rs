@@ -25,7 +25,13 @@ fn readme_examples_print_what_the_readme_shows() {
     std::fs::copy(root.join("README.md"), &readme).unwrap();
     // An input directory beside the case makes trycmd run the commands in a fresh copy
     // of it, so files they write (`--plot scores.svg`) stay out of the repository.
-    std::fs::create_dir(work.path().join("README.in")).unwrap();
+    // The game records the examples review (docs/records) are in it.
+    let inputs = work.path().join("README.in");
+    std::fs::create_dir(&inputs).unwrap();
+    for record in std::fs::read_dir(root.join("docs/records")).unwrap() {
+        let record = record.unwrap().path();
+        std::fs::copy(&record, inputs.join(record.file_name().unwrap())).unwrap();
+    }
     let cases = trycmd::TestCases::new();
     cases
         .register_bin("yz", Path::new(env!("CARGO_BIN_EXE_yz")))

@@ -94,11 +94,10 @@ fn print_review(record: &Record, review: &Review) {
     println!();
     println!("{:<10} {:>9} {:>7} {:>12} {:>14}", "player", "decisions", "points", "loss (game)", "mean loss");
     for p in &review.players {
-        let mean = match review.measure {
-            Measure::ExpectedPoints => format!("{:.4}", p.mean_loss),
-            Measure::WinningChance => format!("{:.3e}", p.mean_loss),
-        };
-        println!("{:<10} {:>9} {:>7} {:>12.digits$} {mean:>14}", p.name, p.decisions, p.points, p.total_loss);
+        println!(
+            "{:<10} {:>9} {:>7} {:>12.digits$} {:>14.digits$}",
+            p.name, p.decisions, p.points, p.total_loss, p.mean_loss
+        );
     }
     if review.mistakes.is_empty() {
         println!("\nno mistakes: every decision was a best one");
