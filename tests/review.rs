@@ -228,3 +228,29 @@ fn malformed_records_fail_with_the_line() {
     std::fs::write(&huge, "#".repeat(300_000)).unwrap();
     fails_with(data.path(), &["review", huge.to_str().unwrap()], "more than the 262144 such a file can");
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(400))]
+
+    /// Any text, and any valid record with a line changed, reads or is refused with a place
+    /// inside it: never a panic.
+    #[test]
+    fn any_text_reads_or_names_its_line(garbage in "\\PC{0,200}", line in 0usize..16, edit in "[0-9a-z =:,#-]{0,30}") {
+        let _ = Record::parse(&garbage);
+        let valid = optimal_record_text();
+        let mut lines: Vec<String> = valid.lines().map(String::from).collect();
+        let at = line.min(lines.len() - 1);
+        lines[at] = edit;
+        if let Err(e) = Record::parse(&lines.join("\n")) {
+            if let Location::Line(n) = e.at {
+                proptest::prop_assert!(n >= 1 && n <= lines.len(), "{e}");
+            }
+        }
+    }
+}
+
+/// A valid 13-turn record, made once.
+fn optimal_record_text() -> &'static str {
+    static TEXT: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    TEXT.get_or_init(|| optimal_record(Game::full(Rules::OFFICIAL), 8).to_text())
+}

@@ -12,6 +12,7 @@ mod move_errors;
 mod oneturn;
 mod parsers;
 mod payoff;
+mod play;
 mod readme;
 mod review;
 mod shard_verify;
