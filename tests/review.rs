@@ -8,7 +8,7 @@ use crate::cli::{fails_with, json, yz};
 use crate::duel_brute_force::Brute;
 use yz::game::{Card, Game, KeepId, RollId, Rules};
 use yz::progress::Silent;
-use yz::record::{Location, Record, Turn};
+use yz::record::{Location, Record, RecordError, Turn};
 use yz::review::{self, ReviewOptions, Source};
 use yz::simulate::{PlanCache, roll_missing};
 use yz::solo::{self, FutureValue, OptimalPolicy, Start, WithinTurn, analyze_from};
@@ -241,10 +241,8 @@ proptest::proptest! {
         let mut lines: Vec<String> = valid.lines().map(String::from).collect();
         let at = line.min(lines.len() - 1);
         lines[at] = edit;
-        if let Err(e) = Record::parse(&lines.join("\n")) {
-            if let Location::Line(n) = e.at {
-                proptest::prop_assert!(n >= 1 && n <= lines.len(), "{e}");
-            }
+        if let Err(RecordError { at: Location::Line(n), problem }) = Record::parse(&lines.join("\n")) {
+            proptest::prop_assert!(n >= 1 && n <= lines.len(), "line {n}: {problem}");
         }
     }
 }
