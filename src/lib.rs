@@ -9,7 +9,8 @@
 //! MPI ranks (or runs it in one process). [`targets`] gives the best chance of reaching
 //! every score, [`emp`] Pawlewicz's searchers and exact move errors, [`oneturn`] one turn
 //! played for a pattern. For players, [`record`] reads and writes game records, [`review`]
-//! judges every decision of one, and [`play`] runs a coached game. [`game`] models dice, the boxes and the rule sets as data (every
+//! judges every decision of one, [`play`] runs a coached game, and [`serve`] offers it all as
+//! a local web app. [`game`] models dice, the boxes and the rule sets as data (every
 //! solver reads a game only through it, so Yatzy is a value like Yahtzee's variants), and
 //! score states; [`store`] is the checked file format every table uses, with one identity
 //! check for every kind of file. Long work reports how far it has got through
@@ -47,6 +48,7 @@ pub mod play;
 pub mod progress;
 pub mod record;
 pub mod review;
+pub mod serve;
 pub mod simulate;
 pub mod solo;
 pub mod store;

@@ -56,6 +56,9 @@ enum Command {
     /// Play a game in the terminal, coached after each decision (or at the end), alone or
     /// against a strategy, with dealt or real dice; the game is saved as a record.
     Play(cli::play::PlayArgs),
+    /// The advisors, two-player advice, target play, play with feedback and reviews as a
+    /// web page on this machine (http://127.0.0.1:8080/ by default).
+    Serve(cli::serve::ServeArgs),
 }
 
 fn data_dir(flag: Option<PathBuf>) -> PathBuf {
@@ -142,5 +145,6 @@ fn run(cli: Cli) -> Result<()> {
         Command::Shard(command) => cli::shard::run(command, cli.json),
         Command::Review(args) => cli::review::run(args, &data, cli.json),
         Command::Play(args) => cli::play::run(args, &data),
+        Command::Serve(args) => cli::serve::run(args, &data),
     }
 }

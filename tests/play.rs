@@ -57,7 +57,12 @@ fn a_seeded_game_replays_and_reviews_with_the_losses_it_showed() {
         };
         session.decide(choice).unwrap();
     }
-    let options = ReviewOptions { data: data.path(), top: 3, tolerance: review::DEFAULT_TOLERANCE };
+    let options = ReviewOptions {
+        data: data.path(),
+        top: 3,
+        tolerance: review::DEFAULT_TOLERANCE,
+        on_the_fly: yz::duel::source::ON_THE_FLY_POSITIONS,
+    };
     let reviewed = review::review(session.record(), options, &Silent).unwrap();
     let shown: Vec<f64> = session.feedback().iter().map(|f| f.loss).collect();
     let judged: Vec<f64> = reviewed.decisions.iter().map(|d| d.loss).collect();

@@ -64,7 +64,12 @@ fn optimal_record(game: Game, seed: u64) -> Record {
 }
 
 fn options(data: &std::path::Path) -> ReviewOptions<'_> {
-    ReviewOptions { data, top: 5, tolerance: review::DEFAULT_TOLERANCE }
+    ReviewOptions {
+        data,
+        top: 5,
+        tolerance: review::DEFAULT_TOLERANCE,
+        on_the_fly: yz::duel::source::ON_THE_FLY_POSITIONS,
+    }
 }
 
 #[test]

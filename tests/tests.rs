@@ -15,6 +15,7 @@ mod payoff;
 mod play;
 mod readme;
 mod review;
+mod serve;
 mod shard_verify;
 mod simulate;
 mod solo;

@@ -19,7 +19,6 @@ use yz::duel::plan::{MAX_RANKS, gib, min_ranks};
 use yz::duel::source::{Position, TableLookup, table_dir};
 use yz::duel::{Cards, DuelValue, Space};
 use yz::game::{Game, RollId, parse_dice};
-use yz::turn::choice::ChoiceJson;
 use yz::turn::choice::RollsLeft;
 
 /// Two-player commands.
@@ -169,7 +168,7 @@ impl PositionArgs {
     }
 
     fn lookup<'p>(&'p self, data: &'p Path) -> TableLookup<'p> {
-        TableLookup { given: self.tables.as_deref(), data }
+        TableLookup { given: self.tables.as_deref(), data, on_the_fly: yz::duel::source::ON_THE_FLY_POSITIONS }
     }
 }
 
@@ -220,19 +219,7 @@ pub fn run(command: DuelCommand, data: &Path, as_json: bool) -> Result<()> {
 fn print_advice(p: &Position, roll: RollId, rolls_left: RollsLeft, ranked: &[yz::turn::choice::Valued], as_json: bool) {
     let best = ranked.first().map_or(0.0, |r| r.value);
     if as_json {
-        let options: Vec<_> = ranked
-            .iter()
-            .map(|r| {
-                let mut option = json!(ChoiceJson::new(r.choice, r.points, p.me.game.rules));
-                option["value"] = json!(r.value);
-                option["gap"] = json!(best - r.value);
-                option
-            })
-            .collect();
-        print_json(json!({
-            "me": p.me.to_string(), "opp": p.opp.to_string(), "diff": p.diff,
-            "dice": roll.to_string(), "rolls_left": rolls_left.get(), "options": options,
-        }));
+        print_json(json!(yz::duel::source::DuelAdviceJson::new(p, roll, rolls_left, ranked)));
         return;
     }
     println!(

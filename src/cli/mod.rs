@@ -7,6 +7,7 @@ pub mod play;
 pub mod plot;
 pub mod progress;
 pub mod review;
+pub mod serve;
 pub mod shard;
 pub mod simulate;
 pub mod solo;
@@ -40,11 +41,7 @@ pub struct GameArgs {
 impl GameArgs {
     /// The game these flags name.
     pub fn game(&self) -> Result<Game> {
-        Ok(match (&self.categories, self.first) {
-            (Some(list), _) => Game::from_list(self.rules, list)?,
-            (None, Some(n)) => Game::first(self.rules, n)?,
-            (None, None) => Game::full(self.rules),
-        })
+        Ok(Game::select(self.rules, self.categories.as_deref(), self.first)?)
     }
 }
 

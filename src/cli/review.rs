@@ -26,7 +26,12 @@ pub struct ReviewArgs {
 pub fn run(args: ReviewArgs, data: &Path, as_json: bool) -> Result<()> {
     let text = read_record(&args.record)?;
     let record = Record::parse(&text).with_context(|| format!("record {}", args.record.display()))?;
-    let options = ReviewOptions { data, top: args.top, tolerance: review::DEFAULT_TOLERANCE };
+    let options = ReviewOptions {
+        data,
+        top: args.top,
+        tolerance: review::DEFAULT_TOLERANCE,
+        on_the_fly: yz::duel::source::ON_THE_FLY_POSITIONS,
+    };
     let review = review::review(&record, options, &Bar::new(as_json))?;
     if as_json {
         print_json(serde_json::to_value(review.to_json(&record))?);

@@ -104,14 +104,7 @@ pub fn run(command: SoloCommand, data: &Path, as_json: bool) -> Result<()> {
             let table = open_table(data, game)?;
             let ranked = solo::advise(&table, game, &card, roll, rolls_left)?;
             if as_json {
-                let options: Vec<_> = ranked.iter().map(|r| r.to_json(game.rules)).collect();
-                print_json(json!({
-                    "rules": game.rules.name(),
-                    "card": card.to_string(),
-                    "dice": roll.to_string(),
-                    "rolls_left": rolls_left.get(),
-                    "options": options,
-                }));
+                print_json(serde_json::to_value(solo::advise::AdviceJson::new(&card, roll, rolls_left, &ranked))?);
             } else {
                 println!("card {:?}, dice {roll}, rolls left {rolls_left}", card.to_string());
                 println!("  {:<24} {:>9}  {:>8}", "choice", "expected", "gap");

@@ -133,15 +133,9 @@ pub fn run(command: TargetsCommand, data: &Path, as_json: bool) -> Result<()> {
             let table = open_table(data, game, as_json)?;
             let ranked = advise::advise(&table, game, &card, roll, rolls_left, target)?;
             if as_json {
-                let options: Vec<_> = ranked.iter().map(|r| r.to_json(game.rules)).collect();
-                print_json(json!({
-                    "rules": game.rules.name(),
-                    "card": card.to_string(),
-                    "dice": roll.to_string(),
-                    "rolls_left": rolls_left.get(),
-                    "target": target,
-                    "options": options,
-                }));
+                print_json(serde_json::to_value(advise::TargetAdviceJson::new(
+                    &card, roll, rolls_left, target, &ranked,
+                ))?);
             } else {
                 println!("card {:?}, dice {roll}, rolls left {rolls_left}, target {target}", card.to_string());
                 let header = format!("P(final >= {target})");

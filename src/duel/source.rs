@@ -19,7 +19,8 @@ use super::shard::ShardError;
 use super::solve::{LayerValues, Space, SpaceError, solve};
 use crate::game::{Card, CardError, Game, RollId, StateId};
 use crate::progress::Progress;
-use crate::turn::choice::{RollsLeft, Valued};
+use crate::turn::choice::{ChoiceJson, RollsLeft, Valued};
+use serde::Serialize;
 
 /// Most positions solved on the fly below a position: a few seconds and about a gigabyte;
 /// a larger sub-game is refused with the command that solves tables for it.
@@ -71,12 +72,14 @@ pub enum SourceError {
     #[error(
         "no tables hold this position and the game below it has {} positions, more than the {} solved on the fly; {}",
         group(*positions),
-        group(ON_THE_FLY_POSITIONS),
+        group(*limit),
         tables_advice(*open, *needed_bytes, *available_bytes)
     )]
     TooLarge {
         /// Positions of the game below.
         positions: u64,
+        /// The most solved on the fly ([`TableLookup::on_the_fly`]).
+        limit: u64,
         /// Boxes open on both cards together: the `--max-empty` that solves tables for it.
         open: usize,
         /// Peak memory of that solve in one process (4-byte values).
@@ -168,6 +171,9 @@ pub struct TableLookup<'p> {
     /// The data directory: the game's table directories in it ([`table_prefix`]) are
     /// tried in name order, and skipped where unreadable or without the layer.
     pub data: &'p Path,
+    /// Most positions solved below a position that no tables hold: [`ON_THE_FLY_POSITIONS`]
+    /// for a command, less for a server answering many requests.
+    pub on_the_fly: u64,
 }
 
 impl TableLookup<'_> {
@@ -226,13 +232,14 @@ impl<'a> Values<'a> {
         let space = Space::below(cards, p.mover, p.opponent)?;
         let counts = count_layers(&space);
         let positions: u64 = counts.iter().map(|l| l.positions).sum();
-        if positions > ON_THE_FLY_POSITIONS {
+        if positions > lookup.on_the_fly {
             let open = 2 * cards.boxes() - p.layer;
             let endgame = Space::endgame(cards, open);
             let spec = PlanSpec { ranks: 1, value_bytes: PLAIN_VALUE_BYTES, write_from: 0 };
             let needed_bytes = plan(&count_layers(&endgame), cards.boxes(), spec).peak_bytes_per_rank;
             let available_bytes = crate::cluster::launch::mem_available();
-            return Err(SourceError::TooLarge { positions, open, needed_bytes, available_bytes });
+            let limit = lookup.on_the_fly;
+            return Err(SourceError::TooLarge { positions, limit, open, needed_bytes, available_bytes });
         }
         tracing::info!(positions, "solving the positions below");
         progress.start(
@@ -302,6 +309,59 @@ pub fn value<'a>(
     Ok((values.value(p.mover, p.opponent, p.diff)?, values))
 }
 
+/// The advice on one two-player position as `yz --json duel advise` prints it and
+/// `yz serve` answers.
+#[derive(Clone, Debug, Serialize)]
+pub struct DuelAdviceJson {
+    /// The mover's card.
+    pub me: String,
+    /// The opponent's card.
+    pub opp: String,
+    /// The mover's total minus the opponent's.
+    pub diff: i32,
+    /// The dice.
+    pub dice: String,
+    /// Rerolls left.
+    pub rolls_left: u8,
+    /// Every choice, best first, valued by the mover's winning chance.
+    pub options: Vec<DuelOptionJson>,
+}
+
+/// One choice of [`DuelAdviceJson`].
+#[derive(Clone, Debug, Serialize)]
+pub struct DuelOptionJson {
+    /// The choice.
+    #[serde(flatten)]
+    pub choice: ChoiceJson,
+    /// The mover's winning chance after it, P(win) + ½ P(draw).
+    pub value: f64,
+    /// How much less than the best.
+    pub gap: f64,
+}
+
+impl DuelAdviceJson {
+    /// The advice `ranked` on `p` holding `roll` with `rolls_left` rerolls.
+    pub fn new(p: &Position, roll: RollId, rolls_left: RollsLeft, ranked: &[Valued]) -> DuelAdviceJson {
+        let best = ranked.first().map_or(0.0, |r| r.value);
+        let rules = p.me.game.rules;
+        DuelAdviceJson {
+            me: p.me.to_string(),
+            opp: p.opp.to_string(),
+            diff: p.diff,
+            dice: roll.to_string(),
+            rolls_left: rolls_left.get(),
+            options: ranked
+                .iter()
+                .map(|r| DuelOptionJson {
+                    choice: ChoiceJson::new(r.choice, r.points, rules),
+                    value: r.value,
+                    gap: best - r.value,
+                })
+                .collect(),
+        }
+    }
+}
+
 /// Every choice of the mover's turn in `p` holding `roll` with `rolls_left` rerolls,
 /// valued by the mover's winning chance, best first.
 pub fn advise(
@@ -328,7 +388,8 @@ mod tests {
     fn positions_are_checked_and_valued_without_tables() {
         let game = Game::first(Rules::OFFICIAL, 2).unwrap();
         let cards = Cards::new(game);
-        let none = TableLookup { given: None, data: Path::new("/nonexistent/yz-data") };
+        let none =
+            TableLookup { given: None, data: Path::new("/nonexistent/yz-data"), on_the_fly: ON_THE_FLY_POSITIONS };
         let p = Position::parse(&cards, "", "", None).unwrap();
         let (v, values) = value(&cards, &p, none, &crate::progress::Silent).unwrap();
         assert_eq!(values.origin(), Origin::SolvedBelow);

@@ -654,6 +654,16 @@ impl Game {
         Ok(Game { rules, categories: rules.first(n)? })
     }
 
+    /// The game a command or request names: the boxes in `categories` (a comma-separated
+    /// list), else the first `first`, else the whole card.
+    pub fn select(rules: Rules, categories: Option<&str>, first: Option<usize>) -> Result<Game, CategoryListError> {
+        match (categories, first) {
+            (Some(list), _) => Game::from_list(rules, list),
+            (None, Some(n)) => Game::first(rules, n),
+            (None, None) => Ok(Game::full(rules)),
+        }
+    }
+
     /// The game of the boxes named in `list` (comma-separated).
     pub fn from_list(rules: Rules, list: &str) -> Result<Game, CategoryListError> {
         Ok(Game { rules, categories: rules.parse_list(list)? })

@@ -150,6 +150,9 @@ pub struct ReviewOptions<'p> {
     pub top: usize,
     /// Losses at most this are not mistakes (rounding between equal choices).
     pub tolerance: f64,
+    /// Most positions solved below a two-player position that no tables hold
+    /// ([`crate::duel::source::ON_THE_FLY_POSITIONS`] for the command line).
+    pub on_the_fly: u64,
 }
 
 /// The tolerance of [`ReviewOptions::tolerance`] by default: far below any real mistake,
@@ -185,7 +188,7 @@ pub fn review(record: &Record, options: ReviewOptions, progress: &dyn Progress) 
     let (measure, decisions) = if record.players().len() == 1 {
         (Measure::ExpectedPoints, solo_decisions(record, &table))
     } else {
-        (Measure::WinningChance, duel_decisions(record, options.data, progress)?)
+        (Measure::WinningChance, duel_decisions(record, options, progress)?)
     };
     let players = record
         .players()
@@ -251,10 +254,14 @@ fn solo_decisions(record: &Record, table: &SoloTable) -> Vec<DecisionReview> {
 /// Ranks the choices of one turn's positions (the dice, the rerolls left), best first.
 type RankTurn<'a> = Box<dyn Fn(RollId, RollsLeft) -> Vec<Valued> + 'a>;
 
-fn duel_decisions(record: &Record, data: &Path, progress: &dyn Progress) -> Result<Vec<DecisionReview>, ReviewError> {
-    let game = record.game();
+fn duel_decisions(
+    record: &Record,
+    options: ReviewOptions,
+    progress: &dyn Progress,
+) -> Result<Vec<DecisionReview>, ReviewError> {
+    let (game, data) = (record.game(), options.data);
     let cards = Cards::new(game);
-    let lookup = TableLookup { given: None, data };
+    let lookup = TableLookup { given: None, data, on_the_fly: options.on_the_fly };
     let mut targets: Option<TargetTable> = None;
     let mut out = Vec::new();
     let replay = record.replay();

@@ -51,6 +51,35 @@ impl Ranked {
     }
 }
 
+/// The advice on one position as `yz --json solo advise` prints it and `yz serve` answers.
+#[derive(Clone, Debug, Serialize)]
+pub struct AdviceJson {
+    /// The rule set.
+    pub rules: &'static str,
+    /// The card, as `Card::parse` reads it.
+    pub card: String,
+    /// The dice.
+    pub dice: String,
+    /// Rerolls left.
+    pub rolls_left: u8,
+    /// Every choice, best first.
+    pub options: Vec<RankedJson>,
+}
+
+impl AdviceJson {
+    /// The advice `ranked` on `card` holding `roll` with `rolls_left` rerolls.
+    pub fn new(card: &Card, roll: RollId, rolls_left: RollsLeft, ranked: &[Ranked]) -> AdviceJson {
+        let rules = card.game.rules;
+        AdviceJson {
+            rules: rules.name(),
+            card: card.to_string(),
+            dice: roll.to_string(),
+            rolls_left: rolls_left.get(),
+            options: ranked.iter().map(|r| r.to_json(rules)).collect(),
+        }
+    }
+}
+
 /// Ranks every choice of the position `card`, `roll`, `rolls_left` rerolls still allowed:
 /// every distinct keep when rerolls are left, every open box when none is. Best first.
 pub fn advise(

@@ -54,6 +54,45 @@ impl TargetRanked {
     }
 }
 
+/// The advice on one position as `yz --json targets advise` prints it and `yz serve`
+/// answers.
+#[derive(Clone, Debug, Serialize)]
+pub struct TargetAdviceJson {
+    /// The rule set.
+    pub rules: &'static str,
+    /// The card.
+    pub card: String,
+    /// The dice.
+    pub dice: String,
+    /// Rerolls left.
+    pub rolls_left: u8,
+    /// The total aimed at.
+    pub target: i64,
+    /// Every choice, best first.
+    pub options: Vec<TargetRankedJson>,
+}
+
+impl TargetAdviceJson {
+    /// The advice `ranked` on `card` holding `roll` with `rolls_left` rerolls, for `target`.
+    pub fn new(
+        card: &Card,
+        roll: RollId,
+        rolls_left: RollsLeft,
+        target: i64,
+        ranked: &[TargetRanked],
+    ) -> TargetAdviceJson {
+        let rules = card.game.rules;
+        TargetAdviceJson {
+            rules: rules.name(),
+            card: card.to_string(),
+            dice: roll.to_string(),
+            rolls_left: rolls_left.get(),
+            target,
+            options: ranked.iter().map(|r| r.to_json(rules)).collect(),
+        }
+    }
+}
+
 /// Why a position cannot be advised or valued.
 #[derive(Debug, thiserror::Error)]
 pub enum TargetAdviseError {

@@ -1,0 +1,96 @@
+//! `yz serve`: the advisors, two-player advice, play for a target, play with feedback and
+//! reviews of pasted records, as a web page on this machine.
+//!
+//! The page ([`assets`], embedded in the binary: nothing is fetched from elsewhere) calls a
+//! JSON API whose answers are the CLI's `--json` answers, made by the same library calls:
+//!
+//! | route | answers as |
+//! |---|---|
+//! | `GET /api/rules` | the rule sets and their boxes |
+//! | `POST /api/solo/advise` | `yz --json solo advise` |
+//! | `POST /api/targets/advise` | `yz --json targets advise` |
+//! | `POST /api/targets/curve` | P(final total ≥ t) for every t, from the target table |
+//! | `POST /api/card/score` | a card after scoring dice in a box (the page's play) |
+//! | `POST /api/duel/advise` | `yz --json duel advise` |
+//! | `POST /api/review` | `yz --json review` |
+//!
+//! Limits: bodies of at most [`MAX_BODY_BYTES`]; whole cards only (a table per rule set,
+//! not one per subset of boxes); a two-player position is answered only from tables or a
+//! solve of at most [`ServeConfig::duel_positions`] positions below it, otherwise refused
+//! before any work; one heavy request (a two-player solve, a review, a target table's
+//! first solve) at a time, others refused as busy; every request ends within
+//! [`REQUEST_TIMEOUT`]. Every input goes through the library's own checks, and a bad one is
+//! answered 4xx with the CLI's message as `{"error": …}`. No request names a file.
+
+mod api;
+pub mod assets;
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+use axum::extract::DefaultBodyLimit;
+use axum::routing::{get, post};
+use tower_http::catch_panic::CatchPanicLayer;
+use tower_http::timeout::TimeoutLayer;
+
+pub use api::ApiError;
+
+/// Largest request body: a game record at its largest and some room for the JSON around it.
+pub const MAX_BODY_BYTES: usize = crate::record::MAX_RECORD_BYTES + 4096;
+
+/// Most positions a two-player request may solve below its position: about a second.
+pub const SERVE_DUEL_POSITIONS: u64 = 20_000_000;
+
+/// The longest a request may take (a target table's first solve is refused as busy long
+/// before; this bounds a review of a long two-player game).
+pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(300);
+
+/// What the server reads and how much work it takes on.
+#[derive(Clone, Debug)]
+pub struct ServeConfig {
+    /// The data directory (tables read, and written when solved).
+    pub data: PathBuf,
+    /// Most positions solved below a two-player position per request.
+    pub duel_positions: u64,
+}
+
+/// The web app's routes over `config`.
+pub fn router(config: ServeConfig) -> Router {
+    let state = Arc::new(api::App::new(config));
+    Router::new()
+        .route("/", get(assets::index))
+        .route("/app.js", get(assets::script))
+        .route("/style.css", get(assets::style))
+        .route("/api/rules", get(api::rules))
+        .route("/api/solo/advise", post(api::solo_advise))
+        .route("/api/targets/advise", post(api::targets_advise))
+        .route("/api/targets/curve", post(api::targets_curve))
+        .route("/api/card/score", post(api::card_score))
+        .route("/api/duel/advise", post(api::duel_advise))
+        .route("/api/review", post(api::review))
+        .fallback(api::not_found)
+        .with_state(state)
+        .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+        .layer(axum::middleware::from_fn(api::refuse_large_bodies))
+        .layer(TimeoutLayer::with_status_code(axum::http::StatusCode::SERVICE_UNAVAILABLE, REQUEST_TIMEOUT))
+        .layer(CatchPanicLayer::custom(api::panic_response))
+}
+
+/// Serves the app on `listener` until the process is stopped.
+pub async fn serve(listener: tokio::net::TcpListener, config: ServeConfig) -> std::io::Result<()> {
+    axum::serve(listener, router(config)).await
+}
+
+/// Binds `address`, calls `ready` with the address bound (port 0 picks a free one), and
+/// serves until the process is stopped, on a runtime of its own.
+pub fn run(address: SocketAddr, config: ServeConfig, ready: impl FnOnce(SocketAddr)) -> std::io::Result<()> {
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    runtime.block_on(async {
+        let listener = tokio::net::TcpListener::bind(address).await?;
+        ready(listener.local_addr()?);
+        serve(listener, config).await
+    })
+}

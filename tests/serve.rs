@@ -1,0 +1,149 @@
+//! `yz serve` on loopback: its answers are the command line's, and bad requests of every
+//! kind get a 4xx with a JSON error while the server goes on serving.
+
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::sync::OnceLock;
+
+use crate::cli::{json, yz};
+use yz::serve::{SERVE_DUEL_POSITIONS, ServeConfig};
+
+/// One server for the whole test binary, on a free port, with its own data directory.
+fn server() -> &'static (SocketAddr, tempfile::TempDir) {
+    static SERVER: OnceLock<(SocketAddr, tempfile::TempDir)> = OnceLock::new();
+    SERVER.get_or_init(|| {
+        let data = tempfile::tempdir().unwrap();
+        let config = ServeConfig { data: data.path().to_path_buf(), duel_positions: SERVE_DUEL_POSITIONS };
+        let (sender, receiver) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            yz::serve::run("127.0.0.1:0".parse().unwrap(), config, |bound| sender.send(bound).unwrap()).unwrap();
+        });
+        (receiver.recv().unwrap(), data)
+    })
+}
+
+/// Sends raw request bytes and returns the status and body (the connection closed after).
+fn exchange(request: &[u8]) -> (u16, String) {
+    let mut stream = TcpStream::connect(server().0).unwrap();
+    stream.set_read_timeout(Some(std::time::Duration::from_secs(60))).unwrap();
+    // A server may answer (413) and close before reading a huge body: a failed write is fine.
+    let _ = stream.write_all(request);
+    let mut response = Vec::new();
+    let _ = stream.read_to_end(&mut response);
+    let text = String::from_utf8_lossy(&response).to_string();
+    let status = text.split_whitespace().nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);
+    let body = text.split_once("\r\n\r\n").map(|(_, b)| b.to_string()).unwrap_or_default();
+    (status, body)
+}
+
+fn post(path: &str, content_type: &str, body: &[u8]) -> (u16, String) {
+    let head = format!(
+        "POST {path} HTTP/1.1\r\nHost: localhost\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    );
+    exchange(&[head.as_bytes(), body].concat())
+}
+
+fn post_json(path: &str, body: &str) -> (u16, serde_json::Value) {
+    let (status, body) = post(path, "application/json", body.as_bytes());
+    (status, serde_json::from_str(&body).unwrap_or_else(|e| panic!("{path}: not JSON ({e}): {body}")))
+}
+
+#[test]
+fn answers_are_the_command_lines() {
+    let data = &server().1;
+    for (card, dice, rolls) in
+        [("", "1,3,3,5,6", "2"), ("ones=3,fh=25,yahtzee=50", "4,4,4,4,4", "0"), ("sixes=24", "2,3,4,5,5", "1")]
+    {
+        let body = format!(r#"{{"card":"{card}","dice":"{dice}","rolls_left":{rolls}}}"#);
+        let (status, served) = post_json("/api/solo/advise", &body);
+        assert_eq!(status, 200, "{served}");
+        let cli = yz(data.path(), &["--json", "solo", "advise", "--card", card, "--dice", dice, "--rolls-left", rolls]);
+        assert_eq!(served, json(&cli), "the server's advice is the command line's");
+    }
+    let me = "ones=3,twos=6,threes=9,fours=12,fives=15,sixes=18,3k=20,4k=0,fh=25,ss=30";
+    let opp = "ones=2,twos=6,threes=9,fours=12,fives=20,sixes=18,3k=22,4k=0,fh=25,ss=30";
+    let body = format!(r#"{{"me":"{me}","opp":"{opp}","dice":"6,6,5,5,1","rolls_left":2}}"#);
+    let (status, served) = post_json("/api/duel/advise", &body);
+    assert_eq!(status, 200, "{served}");
+    let cli = yz(
+        data.path(),
+        &["--json", "duel", "advise", "--me", me, "--opp", opp, "--dice", "6,6,5,5,1", "--rolls-left", "2"],
+    );
+    assert_eq!(served, json(&cli));
+    let record = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/records/solo-game.txt")).unwrap();
+    let (status, served) = post_json("/api/review", &serde_json::json!({ "record": record, "top": 5 }).to_string());
+    assert_eq!(status, 200, "{served}");
+    let path = data.path().join("solo-game.txt");
+    std::fs::write(&path, &record).unwrap();
+    assert_eq!(served, json(&yz(data.path(), &["--json", "review", path.to_str().unwrap()])));
+}
+
+#[test]
+fn bad_requests_get_a_4xx_and_the_server_goes_on() {
+    let good = r#"{"card":"","dice":"1,3,3,5,6","rolls_left":2}"#;
+    let nested = format!(r#"{{"card":{}"x"{}}}"#, "[".repeat(5000), "]".repeat(5000));
+    let huge = format!(r#"{{"card":"{}","dice":"1,3,3,5,6","rolls_left":2}}"#, "x".repeat(1 << 20));
+    let json_cases: Vec<(&str, String)> = vec![
+        ("/api/solo/advise", "{".into()),
+        ("/api/solo/advise", r#"{"card":"","dice":"1,3,3,5,6""#.into()),
+        ("/api/solo/advise", "[]".into()),
+        ("/api/solo/advise", "null".into()),
+        ("/api/solo/advise", "".into()),
+        ("/api/solo/advise", r#"{"card":3,"dice":"1,3,3,5,6","rolls_left":2}"#.into()),
+        ("/api/solo/advise", r#"{"card":"ones=7","dice":"1,3,3,5,6","rolls_left":2}"#.into()),
+        ("/api/solo/advise", r#"{"card":"sevens=1","dice":"1,3,3,5,6","rolls_left":2}"#.into()),
+        ("/api/solo/advise", r#"{"card":"yahtzee=0,bonus=100","dice":"1,3,3,5,6","rolls_left":2}"#.into()),
+        ("/api/solo/advise", r#"{"card":"","dice":"1,3,3,5,7","rolls_left":2}"#.into()),
+        ("/api/solo/advise", r#"{"card":"","dice":"1,3,3,5","rolls_left":2}"#.into()),
+        ("/api/solo/advise", r#"{"card":"","dice":"1,3,3,5,6","rolls_left":3}"#.into()),
+        ("/api/solo/advise", r#"{"card":"","dice":"1,3,3,5,6","rolls_left":-1}"#.into()),
+        ("/api/solo/advise", r#"{"card":"","dice":"1,3,3,5,6","rolls_left":99999999999}"#.into()),
+        ("/api/solo/advise", r#"{"rules":"nope","card":"","dice":"1,3,3,5,6","rolls_left":2}"#.into()),
+        ("/api/solo/advise", r#"{"rules":"official","first":6,"card":"","dice":"1,3,3,5,6","rolls_left":2}"#.into()),
+        ("/api/solo/advise", nested.clone()),
+        ("/api/solo/advise", huge),
+        ("/api/targets/advise", r#"{"card":"","dice":"1,3,3,5,6","rolls_left":2,"target":"x"}"#.into()),
+        ("/api/targets/curve", r#"{"card":"fh=24"}"#.into()),
+        ("/api/card/score", r#"{"card":"","dice":"1,3,3,5,6","box":"nope"}"#.into()),
+        ("/api/card/score", r#"{"card":"ones=1","dice":"1,3,3,5,6","box":"ones"}"#.into()),
+        ("/api/duel/advise", r#"{"me":"","opp":"","dice":"1,3,3,5,6","rolls_left":2}"#.into()),
+        ("/api/duel/advise", r#"{"me":"ones=3","opp":"","dice":"1,3,3,5,6","rolls_left":2}"#.into()),
+        ("/api/duel/advise", r#"{"me":"","opp":"","diff":7,"dice":"1,3,3,5,6","rolls_left":2}"#.into()),
+        ("/api/review", r#"{"record":"yz-record 1\n13356 keep 4 11245 ones=2\n"}"#.into()),
+        ("/api/review", r#"{"record":"not a record"}"#.into()),
+        ("/api/review", r#"{"record":"yz-record 1\n","top":1000}"#.into()),
+        ("/api/review", r#"{"record":"yz-record 1\nboxes ones\n11111 ones=5\n"}"#.into()),
+        ("/api/review", format!(r#"{{"record":"{}"}}"#, "#".repeat(300_000))),
+        ("/api/nope", good.into()),
+    ];
+    for (path, body) in &json_cases {
+        let (status, answer) = post(path, "application/json", body.as_bytes());
+        assert!((400..500).contains(&status), "{path} {:.80}: status {status}: {answer:.200}", body);
+        let error: serde_json::Value =
+            serde_json::from_str(&answer).unwrap_or_else(|e| panic!("{path}: {e}: {answer:.200}"));
+        assert!(error["error"].as_str().is_some_and(|m| !m.is_empty()), "{answer}");
+        assert_eq!(post_json("/api/solo/advise", good).0, 200, "the server goes on after {path} {:.80}", body);
+    }
+    let (status, answer) = post_json("/api/solo/advise", r#"{"card":"ones=7","dice":"1,3,3,5,6","rolls_left":2}"#);
+    assert_eq!(
+        (status, answer["error"].as_str()),
+        (400, Some("ones=7 is impossible: ones can hold a whole number from 0 to 5"))
+    );
+    let raw_cases: [&[u8]; 6] = [
+        b"POST /api/solo/advise HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}",
+        b"POST /api/solo/advise HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}",
+        b"POST /api/solo/advise HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 99999999\r\nConnection: close\r\n\r\n{}",
+        b"GET /api/solo/advise HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+        b"GARBAGE\r\n\r\n",
+        b"GET /../../etc/passwd HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+    ];
+    for raw in raw_cases {
+        let (status, _) = exchange(raw);
+        assert!((400..500).contains(&status), "{}: {status}", String::from_utf8_lossy(&raw[..40.min(raw.len())]));
+        assert_eq!(post_json("/api/solo/advise", good).0, 200);
+    }
+    let (status, page) = exchange(b"GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    assert_eq!(status, 200);
+    assert!(page.contains("<script src=\"/app.js\">") && !page.contains("http://") && !page.contains("https://"));
+}
