@@ -101,8 +101,8 @@ impl App {
         Ok(table)
     }
 
-    /// The target table of `game`; its first solve (a minute for a whole card) starts in
-    /// the background and the request is told to come back.
+    /// The target table of `game`: opened if written before, else its solve (a minute for
+    /// a whole card) starts in the background and the request is told to come back.
     fn targets(self: &Arc<Self>, game: Game) -> Result<Arc<TargetTable>, ApiError> {
         let mut slots = self.targets.lock().unwrap_or_else(|e| e.into_inner());
         match slots.get(&game) {
@@ -111,6 +111,12 @@ impl App {
                 return Err(ApiError::busy("the target table is being solved (about a minute)"));
             }
             None => {}
+        }
+        if self.config.data.join(targets::table::file_name(game)).exists() {
+            // Written before: opened and checked in a few tens of milliseconds.
+            let table = Arc::new(targets::open_or_solve(&self.config.data, game, &Silent).map_err(ApiError::internal)?);
+            slots.insert(game, TargetSlot::Ready(Arc::clone(&table)));
+            return Ok(table);
         }
         slots.insert(game, TargetSlot::Solving);
         let (data, slots) = (self.config.data.clone(), Arc::clone(&self.targets));
