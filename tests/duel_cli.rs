@@ -116,10 +116,12 @@ fn corrupt_shards_and_bad_positions_are_refused() {
     );
 }
 
-/// A table directory of store format version 1 and duel table version 2
-/// ([`yz::duel::shard::SHARD_KIND`]), made by
-/// `yz duel solve --first 2 --out tests/data/duel-official-0003-start`, still loads and
-/// still holds the values a solve gives now.
+/// A table directory of store format version 1, duel shard version 2
+/// ([`yz::duel::shard::SHARD_KIND`]) and manifest version 3 ([`yz::duel::shard::MANIFEST_KIND`]),
+/// made by `yz duel solve --first 2 --out tests/data/duel-official-0003-start`, still loads
+/// and still holds the values a solve gives now; its manifest as version 2 wrote it
+/// (`tests/data/duel-manifest-v2.yzs`, every shard in the JSON metadata) is refused with
+/// the remedy.
 #[test]
 fn format_version_1_fixture_loads() {
     let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/duel-official-0003-start");
@@ -138,9 +140,22 @@ fn format_version_1_fixture_loads() {
     // change of byte order, compression or layout fails here.
     let out = empty.path().join("fresh");
     json(&yz(empty.path(), &["--json", "duel", "solve", "--first", "2", "--out", out.to_str().unwrap()]));
-    for layer in 0..4 {
-        let name = format!("layer-{layer:02}-shard-00000.yzs");
+    for name in (0..4).map(|layer| format!("layer-{layer:02}-shard-00000.yzs")).chain(["manifest.yzs".to_owned()]) {
         let (golden, written) = (std::fs::read(fixture.join(&name)).unwrap(), std::fs::read(out.join(&name)).unwrap());
         assert!(golden == written, "{name} is no longer written as the committed bytes");
     }
+    let old = empty.path().join("old");
+    std::fs::create_dir(&old).unwrap();
+    for entry in std::fs::read_dir(&fixture).unwrap() {
+        let entry = entry.unwrap();
+        std::fs::copy(entry.path(), old.join(entry.file_name())).unwrap();
+    }
+    std::fs::copy(fixture.join("../duel-manifest-v2.yzs"), old.join("manifest.yzs")).unwrap();
+    let o = old.to_str().unwrap();
+    let remedy = "made for table version 2, not 3; its shard list is in another format";
+    fails_with(empty.path(), &["duel", "value", "--first", "2", "--me", "", "--opp", "", "--tables", o], remedy);
+    let verify = yz(empty.path(), &["shard", "verify", o]);
+    assert_eq!(verify.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&verify.stdout).contains(remedy), "{verify:?}");
+    fails_with(empty.path(), &["duel", "solve", "--first", "2", "--out", o, "--resume"], remedy);
 }

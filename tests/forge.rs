@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use xxhash_rust::xxh3::xxh3_64;
-use yz::duel::shard::{Column, Manifest, ShardEntry, write_shard};
+use yz::duel::shard::{Column, Manifest, ShardEntry, ShardSpan, write_shard};
 use yz::duel::{Cards, LayerShape, Space};
 use yz::game::{Game, Rules};
 use yz::store::{StoreFile, write_atomic};
@@ -63,9 +63,9 @@ impl Forge {
     /// lists) with the library's writer, and returns its manifest entry; the manifest is
     /// left as it is.
     pub fn write_values(&self, layer: usize, values: &[f32]) -> ShardEntry {
-        let entry = self.entry(layer);
-        let movers = (0, entry.mover_start..entry.mover_end);
-        write_shard(&self.dir, self.game, &self.shape(layer), movers, values, Column::Value).unwrap()
+        let (entry, shape) = (self.entry(layer), self.shape(layer));
+        let span = ShardSpan { movers: entry.mover_start..entry.mover_end, positions: entry.span(&shape).unwrap() };
+        write_shard(&self.dir, self.game, &shape, (0, &span), values, Column::Value).unwrap()
     }
 
     /// Replaces every value of `layer`'s first shard by `lie` and lists the shard, with its

@@ -21,7 +21,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use yz::duel::shard::{LayerEntry, MANIFEST_KIND, SHARD_KIND};
+use yz::duel::shard::{LayerEntry, MANIFEST_KIND, SHARD_KIND, SHARD_RECORD_BYTES};
 
 use super::forge::{Forge, RawStore, reseal};
 
@@ -446,7 +446,7 @@ impl Bench {
 fn relist_raw(b: &Bench, layer: usize, raw: &RawStore) {
     let path = b.shard(layer);
     raw.write(&path);
-    let checksum = unsafe { yz::store::verify(&path) }.map(|r| r.checksum.to_string()).unwrap_or_default();
+    let checksum = unsafe { yz::store::verify(&path) }.map(|r| r.checksum).unwrap_or(yz::store::Checksum(0));
     let bytes = fs::metadata(&path).unwrap().len();
     b.forge.with_entry(layer, |e| {
         e.checksum = checksum;
@@ -459,7 +459,7 @@ fn relist_raw(b: &Bench, layer: usize, raw: &RawStore) {
 fn relist_resealed(b: &Bench, layer: usize, kind: &str, edit: impl FnOnce(&mut Value, &mut Vec<u8>)) {
     let path = b.shard(layer);
     reseal(&path, SHARD_KIND.name, kind, edit);
-    let checksum = unsafe { yz::store::verify(&path) }.unwrap().checksum.to_string();
+    let checksum = unsafe { yz::store::verify(&path) }.unwrap().checksum;
     let bytes = fs::metadata(&path).unwrap().len();
     b.forge.with_entry(layer, |e| {
         e.checksum = checksum;
@@ -525,19 +525,42 @@ fn hostile_files() {
     let root = b.root.clone();
     let all = |b: &Bench| b.duel_readers(4);
 
-    // Names in the manifest.
-    for (label, name) in [
-        ("a name leaving the directory", "../t/layer-04-shard-00000.yzs".to_owned()),
-        ("an absolute name outside", "/etc/passwd".to_owned()),
-        ("the right shard by absolute path", b.shard(4).display().to_string()),
-        ("./ before the name", "./layer-04-shard-00000.yzs".to_owned()),
-        ("another layer's shard", "layer-05-shard-00000.yzs".to_owned()),
-        ("a shard that does not exist", "layer-04-shard-00001.yzs".to_owned()),
-        ("an empty name", String::new()),
-        ("a NUL in the name", "layer-04-shard-00000.yzs\0".to_owned()),
-    ] {
+    // The manifest's shard records (its payload: 48 bytes a shard, layers 7, 6, 5, 4...
+    // in turn, so layer 4's shard is the fourth record) and the metadata that counts
+    // them, resealed with valid checksums. The manifest stores no file names: a shard's
+    // name follows from its layer and index, so no record can name a file elsewhere.
+    type RecordEdit = Box<dyn Fn(&mut Value, &mut Vec<u8>)>;
+    const R: usize = SHARD_RECORD_BYTES;
+    let field = |record: usize, field: usize| R * record + 8 * field..R * record + 8 * field + 8;
+    let records: Vec<(&str, RecordEdit)> = vec![
+        ("a record short", Box::new(|_, p| p.truncate(p.len() - R))),
+        ("a byte short of whole records", Box::new(|_, p| p.truncate(p.len() - 1))),
+        ("a record more", Box::new(|_, p| p.extend_from_slice(&[7; R]))),
+        ("2^64 - 1 shards in the last layer", Box::new(|m, _| m["layers"][0]["shards"] = json!(u64::MAX))),
+        ("layer 4's shard ending at mover 2^64 - 1", Box::new(move |_, p| p[field(3, 1)].copy_from_slice(&[0xff; 8]))),
+        (
+            "layer 4's shard starting at mover 2^63",
+            Box::new(move |_, p| p[field(3, 0)].copy_from_slice(&(1u64 << 63).to_le_bytes())),
+        ),
+        (
+            "the records of layers 5 and 4 swapped",
+            Box::new(|_, p| {
+                let five: Vec<u8> = p[2 * R..3 * R].to_vec();
+                p.copy_within(3 * R..4 * R, 2 * R);
+                p[3 * R..4 * R].copy_from_slice(&five);
+            }),
+        ),
+        ("no shard size", Box::new(|m, _| drop(m.as_object_mut().unwrap().remove("shard_positions")))),
+        ("a shard size of 0", Box::new(|m, _| m["shard_positions"] = json!(0))),
+        ("a shard size of 1, which cuts the layers otherwise", Box::new(|m, _| m["shard_positions"] = json!(1))),
+    ];
+    for (label, edit) in records {
         let readers = all(&b);
-        b.case(&format!("manifest names {label}"), |b| b.forge.with_entry(4, |e| e.file = name), readers);
+        b.case(
+            &format!("manifest record: {label}"),
+            |b| reseal(&manifest_path(b), MANIFEST_KIND.name, MANIFEST_KIND.name, edit),
+            readers,
+        );
     }
 
     // What stands at the shard's name.
@@ -637,12 +660,11 @@ fn hostile_files() {
             }),
             false,
         ),
-        ("checksum 0000000000000000", Box::new(|m| l4(m).shards[0].checksum = "0000000000000000".into()), true),
-        ("a checksum that is not hex", Box::new(|m| l4(m).shards[0].checksum = "not a checksum".into()), true),
+        ("checksum 0000000000000000", Box::new(|m| l4(m).shards[0].checksum = yz::store::Checksum(0)), true),
         (
             "the checksum of layer 5's shard",
             Box::new(move |m| {
-                let five = pristine.layers.iter().find(|l| l.layer == 5).unwrap().shards[0].checksum.clone();
+                let five = pristine.layers.iter().find(|l| l.layer == 5).unwrap().shards[0].checksum;
                 l4(m).shards[0].checksum = five;
             }),
             true,

@@ -23,7 +23,7 @@ use yz::cluster::{Alone, SolveOptions, solve_tables};
 use yz::duel::advise::{PositionSource, Tables};
 use yz::duel::cards::window;
 use yz::duel::shard::{
-    MANIFEST_FILE, MANIFEST_KIND, Manifest, SHARD_KIND, check_manifest, read_shard, verify_file, verify_listed,
+    Column, MANIFEST_FILE, MANIFEST_KIND, Manifest, SHARD_KIND, check_manifest, read_shard, verify_file, verify_listed,
     verify_tables,
 };
 use yz::duel::{Cards, LayerShape, Space};
@@ -696,7 +696,10 @@ impl Duel {
         let shards = manifest
             .listed()
             .iter()
-            .map(|l| read_shard(&pristine, cards.game(), &LayerShape::new(&space, l.layer), l.entry, l.column).unwrap())
+            .map(|l| {
+                read_shard(&pristine, cards.game(), &LayerShape::new(&space, l.layer), (l.index, l.entry), l.column)
+                    .unwrap()
+            })
             .collect();
         let first_value = outcome.first_value.unwrap();
         drop(tables);
@@ -744,11 +747,11 @@ impl Duel {
             }
         }
         for (i, l) in self.manifest.listed().iter().enumerate() {
-            let (layer, entry) = (l.layer, l.entry);
+            let layer = l.layer;
             let opponents = space.opponent_count(layer);
-            let check = verify_listed(dir, game, (layer, entry, l.column), opponents);
+            let check = verify_listed(dir, game, l, opponents);
             check.problem.map_or(Ok(()), clean)?;
-            match read_shard(dir, game, &LayerShape::new(&space, layer), entry, l.column) {
+            match read_shard(dir, game, &LayerShape::new(&space, layer), (l.index, l.entry), l.column) {
                 Ok(values) if same_values => {
                     prop_assert!(values == self.shards[i], "layer {} reads other values", layer)
                 }
@@ -793,7 +796,7 @@ fn damaged_manifests_are_refused_or_read_alike() {
 #[test]
 fn damaged_shards_are_refused_or_read_alike() {
     let duel = Duel::new();
-    let files: Vec<String> = duel.manifest.listed().iter().map(|l| l.entry.file.clone()).collect();
+    let files: Vec<String> = duel.manifest.listed().iter().map(|l| l.file()).collect();
     check(64, (prop::sample::select(files), damage()), |(file, damage)| {
         let dir = duel.copy();
         let bytes = std::fs::read(dir.path().join(&file)).unwrap();
@@ -805,10 +808,11 @@ fn damaged_shards_are_refused_or_read_alike() {
 #[test]
 fn forged_manifests_are_refused_or_read_alike() {
     let duel = Duel::new();
-    let pristine = serde_json::to_value(&duel.manifest).unwrap();
+    let file = unsafe { StoreFile::open(&duel.pristine.join(MANIFEST_FILE), MANIFEST_KIND.name) }.unwrap();
+    let (pristine, records) = (file.metadata().clone(), file.payload().to_vec());
     check(128, forged_json(pristine), |metadata| {
         let dir = duel.copy();
-        store::write_atomic(&dir.path().join(MANIFEST_FILE), MANIFEST_KIND.name, &metadata, &[]).unwrap();
+        store::write_atomic(&dir.path().join(MANIFEST_FILE), MANIFEST_KIND.name, &metadata, &records).unwrap();
         // Every shard it can name is one of the solve's own, checked against its header and
         // checksum, so whatever it reads is the true value.
         duel.read_everything(dir.path(), false, true)
@@ -841,7 +845,7 @@ fn forged_shards_are_refused_or_read() {
     let duel = Duel::new();
     let listed = duel.manifest.listed().len();
     let header = |i: usize| {
-        let file = &duel.manifest.listed()[i].entry.file;
+        let file = duel.manifest.listed()[i].file();
         unsafe { StoreFile::open(&duel.pristine.join(file), SHARD_KIND.name) }.unwrap().metadata().clone()
     };
     let forged = (0..listed)
@@ -849,8 +853,9 @@ fn forged_shards_are_refused_or_read() {
         .prop_flat_map(|(i, metadata)| (Just(i), Just(metadata), shard_payload(), any::<bool>()));
     check(128, forged, |(i, metadata, payload, relist)| {
         let dir = duel.copy();
-        let entry = duel.manifest.listed()[i].entry;
-        let path = dir.path().join(&entry.file);
+        let listed = duel.manifest.listed()[i];
+        let (entry, file) = (listed.entry, listed.file());
+        let path = dir.path().join(&file);
         let payload = match payload {
             ShardPayload::Original => unsafe { StoreFile::open(&path, SHARD_KIND.name) }.unwrap().payload().to_vec(),
             ShardPayload::Bytes(bytes) => bytes,
@@ -864,9 +869,10 @@ fn forged_shards_are_refused_or_read() {
             // The manifest lists the forged file's checksum and size, as a solve that wrote
             // it would have.
             let mut manifest = duel.manifest.clone();
-            let shard = manifest.layers.iter_mut().flat_map(|l| l.shards.iter_mut()).find(|s| s.file == entry.file);
-            let shard = shard.unwrap();
-            shard.checksum = checksum.to_string();
+            let layer = manifest.layers.iter_mut().find(|l| l.layer == listed.layer).unwrap();
+            let column = if listed.column == Column::Value { &mut layer.shards } else { &mut layer.draws };
+            let shard = &mut column[listed.index];
+            shard.checksum = checksum;
             shard.bytes = std::fs::metadata(&path).unwrap().len();
             manifest.write(dir.path()).unwrap();
         }

@@ -529,8 +529,18 @@ fn rehearse(game: Game, scope: &Scope, layer_args: &LayerArgs, ranks: u64, rank:
     if !as_json {
         eprintln!("building rank {rank}'s structures of {} layers at {ranks} ranks ...", counts.len());
     }
-    let layers =
-        yz::cluster::rehearse::rehearse(&space, ranks as usize, rank as usize, options.stop_after, spec.value_bytes);
+    // The manifest goes into a directory of its own, removed when the rehearsal ends.
+    let manifest_dir = tempfile::tempdir().context("creating a directory for the rehearsed manifest")?;
+    let draws = spec.value_bytes == yz::duel::plan::DRAW_VALUE_BYTES;
+    let rehearsal = yz::cluster::rehearse::rehearse(
+        &space,
+        (ranks as usize, rank as usize),
+        options.stop_after,
+        (spec.value_bytes, draws),
+        options.shard_positions,
+        manifest_dir.path(),
+    )?;
+    let layers = &rehearsal.layers;
     let peak = |f: fn(&yz::cluster::rehearse::RankLayer) -> u64| layers.iter().map(f).max().unwrap_or(0);
     let (peak_layout, peak_total) = (peak(|l| l.layout_bytes), peak(|l| l.layout_bytes + l.value_bytes));
     let seconds = started.elapsed().as_secs_f64();
@@ -542,6 +552,8 @@ fn rehearse(game: Game, scope: &Scope, layer_args: &LayerArgs, ranks: u64, rank:
             "ranks": ranks,
             "plan": plan,
             "rehearsal": layers,
+            "manifest_shards": rehearsal.manifest_shards,
+            "manifest_bytes": rehearsal.manifest_bytes,
             "peak_layout_bytes": peak_layout,
             "peak_bytes": peak_total,
             "seconds": seconds,
@@ -597,6 +609,11 @@ fn rehearse(game: Game, scope: &Scope, layer_args: &LayerArgs, ranks: u64, rank:
         "peak         {:.2} GiB of layout and values (plan: {:.2} GiB)",
         gib(peak_total),
         gib(plan.peak_bytes_per_rank)
+    );
+    println!(
+        "manifest     {} shards in {:.1} MiB (written, read back and checked after each layer)",
+        rehearsal.manifest_shards,
+        mib(rehearsal.manifest_bytes)
     );
     println!("seconds      {seconds:.1}");
     Ok(())

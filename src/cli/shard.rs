@@ -19,6 +19,13 @@ pub enum ShardCommand {
         /// A table directory, its manifest.yzs, or one shard file.
         path: PathBuf,
     },
+    /// Print a checksum of each layer's values (xxh3-64 of the values in layer order),
+    /// whatever the shards they are cut into: tables with the same digests hold the same
+    /// values, whatever shard size, ranks or budget solved them.
+    Digest {
+        /// A table directory.
+        dir: PathBuf,
+    },
 }
 
 /// Runs one `yz shard` command.
@@ -40,6 +47,24 @@ pub fn run(command: ShardCommand, as_json: bool) -> Result<()> {
                      damaged shards from the layer above",
                     bad.len(),
                     bad.join(", ")
+                );
+            }
+            Ok(())
+        }
+        ShardCommand::Digest { dir } => {
+            let digests = shard::layer_digests(&dir)?;
+            if as_json {
+                print_json(json!({ "dir": dir, "layers": digests }));
+                return Ok(());
+            }
+            println!("  {:>5} {:>15} {:>16} {:>16}", "layer", "positions", "values", "draws");
+            for d in &digests {
+                println!(
+                    "  {:>5} {:>15} {:>16} {:>16}",
+                    d.layer,
+                    d.positions,
+                    d.values,
+                    d.draws.as_deref().unwrap_or("-")
                 );
             }
             Ok(())

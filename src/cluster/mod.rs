@@ -42,10 +42,11 @@
 //!
 //! # Shards
 //!
-//! Shards are fixed mover ranges of a layer ([`crate::duel::shard::shard_ranges`]), which
-//! do not depend on the number of ranks; a shard is written whole by the rank that holds
-//! most of its rows ([`partition::shard_owners`]), which also receives that shard's other
-//! rows in the same all-to-all. The files are therefore bit-identical for any number of
+//! Shards are fixed mover ranges of a layer, or pieces of one long row
+//! ([`crate::duel::shard::shard_ranges`]), which do not depend on the number of ranks; a
+//! shard is written whole by the rank that holds most of its rows
+//! ([`partition::shard_owners`]; every piece of a row by the rank that keeps the row),
+//! which also receives that shard's other rows in the same all-to-all. The files are therefore bit-identical for any number of
 //! ranks. Rank 0 adds a layer to the manifest only once every rank reported its shards of
 //! that layer written, so the manifest never lists a file that is not complete.
 //!

@@ -7,7 +7,7 @@ use rayon::prelude::*;
 
 use crate::duel::cards::window;
 use crate::duel::layout::{per_card_sums, window_len};
-use crate::duel::shard::shard_ranges;
+use crate::duel::shard::{ShardSpan, shard_ranges};
 use crate::duel::{LayerShape, Space, Tile};
 use crate::turn::lanes::{BLOCK, padded_lanes};
 
@@ -73,8 +73,8 @@ pub struct RankShares {
     pub columns: Vec<usize>,
     /// Rank `r` keeps the rows (movers) `rows[r]..rows[r + 1]` for the layer before.
     pub rows: Vec<usize>,
-    /// The shards of the layer (none when it is not written), and the rank that writes each.
-    pub shards: Vec<Range<usize>>,
+    /// The shards of the layer (none when it is not written).
+    pub shards: Vec<ShardSpan>,
     /// The rank that writes each shard.
     pub owners: Vec<usize>,
     /// The rows each rank receives after the layer: those it keeps and those of the
@@ -84,8 +84,9 @@ pub struct RankShares {
 
 impl RankShares {
     /// The shares of layer `shape.layer` over `ranks` ranks; `before` is the shape of the
-    /// layer solved next (none after the last layer solved); `writes`: whether the layer's
-    /// shards are written (else no rank receives rows only to write them). `columns` are
+    /// layer solved next (none after the last layer solved); `written`: the shard size
+    /// ([`shard_ranges`]) where the layer's shards are written, else none (and no rank
+    /// receives rows only to write them). `columns` are
     /// the layer's [`compute_bounds`] where known already: the `rows` of the shares of the
     /// layer after it, which were computed from this layer's shape.
     pub fn new(
@@ -94,11 +95,11 @@ impl RankShares {
         columns: Option<Vec<usize>>,
         before: Option<&LayerShape>,
         ranks: usize,
-        writes: bool,
+        written: Option<u64>,
     ) -> RankShares {
         let columns = columns.unwrap_or_else(|| compute_bounds(space, shape, ranks));
         let rows = row_bounds(space, shape, before, ranks);
-        let shards = if writes { shard_ranges(shape) } else { Vec::new() };
+        let shards = written.map_or_else(Vec::new, |shard_positions| shard_ranges(shape, shard_positions));
         let owners = shard_owners(shape, &shards, &rows);
         let received = (0..ranks).map(|r| received_rows(&shards, &rows, &owners, r)).collect();
         RankShares { columns, rows, shards, owners, received }
@@ -109,7 +110,7 @@ impl RankShares {
         let word = std::mem::size_of::<usize>() as u64;
         word * (self.columns.len()
             + self.rows.len()
-            + 2 * self.shards.len()
+            + 4 * self.shards.len()
             + self.owners.len()
             + 2 * self.received.len()) as u64
     }
@@ -154,13 +155,13 @@ impl RankShares {
     }
 }
 
-/// Where each shard (`shards`, mover ranges of `shape`) of a finished layer is written: by
-/// the rank that keeps most of its positions (the lowest such rank on a tie), so that few
-/// values travel only to be written.
-pub fn shard_owners(shape: &LayerShape, shards: &[Range<usize>], rows: &[usize]) -> Vec<usize> {
+/// Where each shard (`shards`, of `shape`) of a finished layer is written: by the rank
+/// that keeps most of the rows it touches (the lowest such rank on a tie), so that few
+/// values travel only to be written; every piece of a row goes to the rank keeping it.
+pub fn shard_owners(shape: &LayerShape, shards: &[ShardSpan], rows: &[usize]) -> Vec<usize> {
     shards
         .iter()
-        .map(|shard| {
+        .map(|ShardSpan { movers: shard, .. }| {
             let overlap = |r: usize| {
                 let (start, end) = (shard.start.max(rows[r]), shard.end.min(rows[r + 1]));
                 if start < end {
@@ -184,13 +185,13 @@ pub fn shard_owners(shape: &LayerShape, shards: &[Range<usize>], rows: &[usize])
 /// The rows rank `rank` receives after a layer: those it keeps for the layer before and
 /// those of the shards it writes (one range: every such shard overlaps the rows it keeps,
 /// or it would not write it).
-pub fn received_rows(shards: &[Range<usize>], rows: &[usize], owners: &[usize], rank: usize) -> Range<usize> {
+pub fn received_rows(shards: &[ShardSpan], rows: &[usize], owners: &[usize], rank: usize) -> Range<usize> {
     let mut start = rows[rank];
     let mut end = rows[rank + 1];
     for (shard, &owner) in shards.iter().zip(owners) {
         if owner == rank {
-            start = start.min(shard.start);
-            end = end.max(shard.end);
+            start = start.min(shard.movers.start);
+            end = end.max(shard.movers.end);
         }
     }
     start..end.max(start)

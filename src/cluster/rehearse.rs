@@ -1,17 +1,25 @@
 //! A rank's rehearsal: the partition and layout structures one rank of a solve would build
 //! at each layer, built for real but without computing a value, and measured.
 //!
+//! It also writes the manifest the solve would write after each layer, with every real
+//! shard of the layer listed (checksums and sizes stand-ins), into a directory of the
+//! caller's, reads it back and checks it against the layer's shape: the index of a game
+//! too large to solve here, written and read for real.
+//!
 //! This turns a plan's memory claim for a game too large to solve here (the full game at
 //! 1,024 ranks, say) into a measurement on one ordinary machine: the structures are the
 //! very ones the cluster solve builds ([`RankShares`], its tiles and exchange segments),
 //! only the values are left out, and they are counted instead.
 
+use std::path::Path;
 use std::time::Instant;
 
 use serde::Serialize;
 
 use super::partition::RankShares;
+use crate::duel::shard::{LayerEntry, Manifest, ShardEntry, ShardError};
 use crate::duel::{LayerShape, Space, Tile};
+use crate::store::Checksum;
 
 /// What one rank holds at one layer of a solve, in bytes.
 #[derive(Clone, Debug, Default, Serialize)]
@@ -39,15 +47,42 @@ pub struct RankLayer {
     /// Bytes of values it would hold at once, at `value_bytes` per value: the computed
     /// pairs with the larger of the next layer's rows and the rows received.
     pub value_bytes: u64,
-    /// Seconds the structures took to build.
+    /// Shards the layer is cut into.
+    pub shards: usize,
+    /// Bytes of the manifest file once this layer is listed.
+    pub manifest_bytes: u64,
+    /// Seconds the structures took to build (and the manifest to be written and read).
     pub seconds: f64,
 }
 
+/// What a rank's rehearsal built and measured.
+#[derive(Clone, Debug, Serialize)]
+pub struct Rehearsal {
+    /// Each layer, in solve order.
+    pub layers: Vec<RankLayer>,
+    /// Shards listed by the last manifest written (draws included).
+    pub manifest_shards: usize,
+    /// Bytes of the last manifest written: the table directory's index once every layer
+    /// rehearsed is listed.
+    pub manifest_bytes: u64,
+}
+
 /// Builds rank `rank`'s structures for every layer of `space` from the last down to
-/// `stop_after`, as a solve over `ranks` ranks writing every layer would, one layer at a
-/// time, and measures them; values are counted at `value_bytes` bytes each, not computed.
-pub fn rehearse(space: &Space, ranks: usize, rank: usize, stop_after: usize, value_bytes: u64) -> Vec<RankLayer> {
+/// `stop_after`, as a solve over `ranks` ranks writing every layer cut into shards of at
+/// most `shard_positions` positions would, one layer at a time, and measures them; values
+/// are counted at `value_bytes` bytes each, not computed. After each layer the manifest
+/// listing every shard so far (and, with `draws`, the last layer's draw shards) is written
+/// into `manifest_dir`, read back and checked.
+pub fn rehearse(
+    space: &Space,
+    (ranks, rank): (usize, usize),
+    stop_after: usize,
+    (value_bytes, draws): (u64, bool),
+    shard_positions: u64,
+    manifest_dir: &Path,
+) -> Result<Rehearsal, ShardError> {
     assert!(rank < ranks, "rank {rank} of {ranks}");
+    let mut manifest = Manifest::new(space.cards().game(), space.first_layer(), space.end_layer(), shard_positions);
     let mut held: Option<(Tile, u64)> = None;
     let (mut next_shape, mut next_columns) = (None, None);
     let mut layers = Vec::new();
@@ -55,7 +90,7 @@ pub fn rehearse(space: &Space, ranks: usize, rank: usize, stop_after: usize, val
         let started = Instant::now();
         let shape = next_shape.take().unwrap_or_else(|| LayerShape::new(space, layer));
         let before = (layer > stop_after).then(|| LayerShape::new(space, layer - 1));
-        let shares = RankShares::new(space, &shape, next_columns.take(), before.as_ref(), ranks, true);
+        let shares = RankShares::new(space, &shape, next_columns.take(), before.as_ref(), ranks, Some(shard_positions));
         let computed = shares.computed_tile(space, &shape, rank);
         let kept = shares.kept_tile(space, &shape, rank);
         let segments = if ranks > 1 { shares.received_segments(space, &shape, rank) } else { Vec::new() };
@@ -73,8 +108,10 @@ pub fn rehearse(space: &Space, ranks: usize, rank: usize, stop_after: usize, val
             computed_positions: computed.positions(),
             received_positions,
             value_bytes: value_bytes * (computed.positions() + held_positions.max(received_positions)),
+            shards: shares.shards.len(),
             ..RankLayer::default()
         };
+        report.manifest_bytes = list_layer(&mut manifest, &shape, &shares, draws, manifest_dir)?;
         report.layout_bytes = report.shape_bytes
             + report.shares_bytes
             + report.computed_tile_bytes
@@ -88,13 +125,61 @@ pub fn rehearse(space: &Space, ranks: usize, rank: usize, stop_after: usize, val
         next_columns = before.is_some().then(|| shares.rows.clone());
         next_shape = before;
     }
-    layers
+    let manifest_bytes = layers.last().map_or(0, |l| l.manifest_bytes);
+    let manifest_shards = manifest.listed().len();
+    Ok(Rehearsal { layers, manifest_shards, manifest_bytes })
+}
+
+/// Adds the layer of `shape`, cut as `shares` cuts it, to `manifest` as a solve would
+/// (stand-in checksums, raw sizes; the draws moved to it with `draws`), writes the
+/// manifest into `dir`, reads it back, checks that it is the same and that the layer
+/// checks against its shape, and returns the file's bytes.
+fn list_layer(
+    manifest: &mut Manifest,
+    shape: &LayerShape,
+    shares: &RankShares,
+    draws: bool,
+    dir: &Path,
+) -> Result<u64, ShardError> {
+    let entries: Vec<ShardEntry> = (shares.shards.iter().enumerate())
+        .map(|(i, span)| {
+            let rows = shape.rows(span.movers.clone());
+            let positions = span.positions.end - span.positions.start;
+            ShardEntry {
+                mover_start: span.movers.start,
+                mover_end: span.movers.end,
+                row_offset: span.positions.start - rows.start,
+                positions,
+                checksum: Checksum(xxhash_rust::xxh3::xxh3_64(
+                    &[shape.layer as u64, i as u64].map(u64::to_le_bytes).concat(),
+                )),
+                bytes: 4 * positions,
+            }
+        })
+        .collect();
+    if let Some(last) = manifest.layers.last_mut() {
+        last.draws.clear();
+    }
+    let draws = if draws { entries.clone() } else { Vec::new() };
+    manifest.layers.push(LayerEntry { layer: shape.layer, positions: shape.positions(), shards: entries, draws });
+    manifest.complete = manifest.layers.len() == manifest.end_layer - manifest.first_layer;
+    let (_, bytes) = manifest.write(dir)?;
+    let read = Manifest::open_checked(dir, manifest.game())?;
+    if read != *manifest {
+        return Err(ShardError::Mismatch {
+            path: dir.join(crate::duel::shard::MANIFEST_FILE),
+            what: "the manifest read back differs from the one written".to_owned(),
+        });
+    }
+    read.checked_layer(dir, shape)?;
+    Ok(bytes)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::duel::Cards;
+    use crate::duel::shard::SHARD_POSITIONS;
     use crate::game::{Game, Rules};
 
     /// The rehearsal builds what the solve builds: the same tile bytes and values, rank by
@@ -106,9 +191,16 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let solved = crate::cluster::solve::tests::solve_on_threads::<f32>(&space, 3, dir.path());
         for rank in 0..3 {
-            let rehearsed = rehearse(&space, 3, rank, 0, 4);
-            assert_eq!(rehearsed.len(), solved.layers.len());
-            for (r, s) in rehearsed.iter().zip(&solved.layers) {
+            let manifests = tempfile::tempdir().unwrap();
+            let rehearsed = rehearse(&space, (3, rank), 0, (4, false), SHARD_POSITIONS, manifests.path()).unwrap();
+            assert_eq!(rehearsed.layers.len(), solved.layers.len());
+            let written = Manifest::open(dir.path()).unwrap();
+            assert_eq!(
+                rehearsed.manifest_shards,
+                written.listed().len(),
+                "the rehearsed manifest lists the solve's shards"
+            );
+            for (r, s) in rehearsed.layers.iter().zip(&solved.layers) {
                 assert_eq!(r.layer, s.layer);
                 assert_eq!(
                     r.computed_tile_bytes + r.kept_tile_bytes + r.held_tile_bytes,

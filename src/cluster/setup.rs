@@ -58,6 +58,9 @@ pub enum SetupError {
     /// Calibration runs outside 1 to [`MAX_CALIBRATION_RUNS`].
     #[error("--runs must be 1 to {MAX_CALIBRATION_RUNS}; got {0}")]
     Runs(usize),
+    /// `YZ_SHARD_POSITIONS` is not a shard size.
+    #[error("{0}")]
+    ShardPositions(String),
     /// The solve does not fit the memory of a rank.
     #[error(transparent)]
     DoesNotFit(#[from] DoesNotFit),
@@ -79,7 +82,8 @@ impl SolveOptions {
     /// The options of a solve of `space` that stops after layer `stop_after` (default:
     /// the space's first) and writes the layers `write` names ([`Self::parse_write`]):
     /// refused where the stop is not a layer of the space or nothing would be written
-    /// by a request to write something.
+    /// by a request to write something. Fresh tables are cut into shards of the size
+    /// `YZ_SHARD_POSITIONS` sets ([`crate::duel::shard::shard_positions_from_env`]).
     pub fn checked(
         space: &Space,
         resume: bool,
@@ -96,7 +100,8 @@ impl SolveOptions {
         if write_from != usize::MAX && write_from >= end {
             return Err(SetupError::WritesNothing { write: write.to_owned(), last: end - 1 });
         }
-        Ok(SolveOptions { resume, stop_after, write_from, force })
+        let shard_positions = crate::duel::shard::shard_positions_from_env().map_err(SetupError::ShardPositions)?;
+        Ok(SolveOptions { resume, stop_after, write_from, force, shard_positions })
     }
 }
 

@@ -13,7 +13,9 @@ use xxhash_rust::xxh3::xxh3_64;
 
 use super::partition::{RankShares, row_bounds};
 use super::ranks::Ranks;
-use crate::duel::shard::{self, Column, LayerEntry, Manifest, ShardEntry, ShardError, check_manifest, verify_listed};
+use crate::duel::shard::{
+    self, Column, LayerEntry, Manifest, ShardEntry, ShardError, ShardSpan, check_manifest, verify_listed,
+};
 use crate::duel::solve::{LayerRows, solve_tile};
 use crate::duel::{DuelValue, LayerShape, Space, Tile};
 
@@ -173,10 +175,9 @@ impl<V> Held<V> {
         LayerRows { tile: &self.kept, values: &self.values[start..start + self.kept.positions() as usize] }
     }
 
-    /// The values of the rows `movers`, which must be held.
-    fn row_values(&self, movers: Range<usize>) -> &[V] {
+    /// The values of the layer's positions `span`, which must be held.
+    fn span_values(&self, span: &Range<u64>) -> &[V] {
         let base = self.shape.rows(0..self.first_mover).end;
-        let span = self.shape.rows(movers);
         &self.values[(span.start - base) as usize..(span.end - base) as usize]
     }
 }
@@ -219,7 +220,7 @@ fn repair_layer<V: DuelValue + Pod>(
         read_held::<V>(space, dir, entry, above, Some(&shape), size, me)
     });
     let held = above.transpose()?;
-    let shares = RankShares::new(space, &shape, None, None, size, true);
+    let shares = RankShares::new(space, &shape, None, None, size, Some(manifest.shard_positions));
     let computed = shares.computed_tile(space, &shape, me);
     let block = solve_tile(space, &shape, held.as_ref().map(|h| h.rows()).as_ref(), &computed);
     drop(held);
@@ -228,7 +229,7 @@ fn repair_layer<V: DuelValue + Pod>(
     let mine = Held { shape: shape.clone(), kept, first_mover: shares.received[me].start, values: exchanged.values };
     let listed = manifest.layer(layer).map_or(&[][..], |l| &l.shards);
     let mut problems = Vec::new();
-    for (i, movers) in shares.shards.iter().enumerate() {
+    for (i, span) in shares.shards.iter().enumerate() {
         if shares.owners[i] != me || !damaged.contains(&i) {
             continue;
         }
@@ -239,26 +240,25 @@ fn repair_layer<V: DuelValue + Pod>(
             move |source| ShardError::from(crate::store::StoreError::Io { path: dir.to_owned(), action, source })
         };
         std::fs::create_dir_all(&scratch).map_err(io("create"))?;
-        let values = mine.row_values(movers.clone());
-        let entry =
-            shard::write_shard(&scratch, space.cards().game(), &shape, (i, movers.clone()), values, Column::Value);
+        let values = mine.span_values(&span.positions);
+        let file = shard::shard_file(layer, i, Column::Value);
+        let entry = shard::write_shard(&scratch, space.cards().game(), &shape, (i, span), values, Column::Value);
         let entry = entry.and_then(|entry| {
             if listed.get(i) == Some(&entry) {
-                std::fs::rename(scratch.join(&entry.file), dir.join(&entry.file)).map_err(io("rename"))?;
+                std::fs::rename(scratch.join(&file), dir.join(&file)).map_err(io("rename"))?;
             }
             Ok(entry)
         });
         std::fs::remove_dir_all(&scratch).map_err(io("remove"))?;
         let entry = entry?;
         match listed.get(i) {
-            Some(was) if *was == entry => tracing::info!(file = %entry.file, "repaired from the layer above"),
+            Some(was) if *was == entry => tracing::info!(file, "repaired from the layer above"),
             was => problems.push(format!(
-                "{}: recomputed from layer {} with checksum {}, but the manifest lists {}, so it was left as it is: \
+                "{file}: recomputed from layer {} with checksum {}, but the manifest lists {}, so it was left as it is: \
                  the manifest's entry, or the layers above, are not what the solve wrote",
-                entry.file,
                 layer + 1,
                 entry.checksum,
-                was.map_or("nothing", |w| w.checksum.as_str())
+                was.map_or("nothing".to_owned(), |w| w.checksum.to_string())
             )),
         }
     }
@@ -292,7 +292,7 @@ struct Written {
 type WrittenShard = (usize, ShardEntry, Option<ShardEntry>);
 
 /// Shards to write in the background: the held rows and (shard index, movers) to write.
-type WriteJob<V> = (Arc<Held<V>>, Vec<(usize, Range<usize>)>);
+type WriteJob<V> = (Arc<Held<V>>, Vec<(usize, ShardSpan)>);
 
 /// What a solve does besides solving: where it starts, where it stops, what it writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -308,12 +308,21 @@ pub struct SolveOptions {
     pub write_from: usize,
     /// Replace tables of another game or scope found in the directory (else refused).
     pub force: bool,
+    /// Most positions per shard of fresh tables ([`shard::shard_ranges`]); resumed tables
+    /// keep the size their manifest records.
+    pub shard_positions: u64,
 }
 
 impl SolveOptions {
-    /// Every layer of `space`, all written, from scratch.
+    /// Every layer of `space`, all written in shards of the default size, from scratch.
     pub fn whole(space: &Space) -> SolveOptions {
-        SolveOptions { resume: false, stop_after: space.first_layer(), write_from: 0, force: false }
+        SolveOptions {
+            resume: false,
+            stop_after: space.first_layer(),
+            write_from: 0,
+            force: false,
+            shard_positions: shard::SHARD_POSITIONS,
+        }
     }
 }
 
@@ -341,8 +350,7 @@ pub fn solve_tables<V: DuelValue + Pod>(
         let shards: Vec<usize> = damaged.iter().filter(|d| d.0 == layer).map(|d| d.1).collect();
         repair_layer::<V>(space, ranks, dir, &manifest, layer, &shards)?;
         if me == 0 {
-            let entries = &manifest.layer(layer).map_or(&[][..], |l| &l.shards);
-            outcome.repaired.extend(shards.iter().filter_map(|&i| entries.get(i)).map(|e| e.file.clone()));
+            outcome.repaired.extend(shards.iter().map(|&i| shard::shard_file(layer, i, Column::Value)));
         }
     }
     outcome.repaired.sort();
@@ -368,7 +376,8 @@ pub fn solve_tables<V: DuelValue + Pod>(
             let shape = Arc::new(next_shape.take().unwrap_or_else(|| LayerShape::new(space, layer)));
             let before = (layer > last).then(|| LayerShape::new(space, layer - 1));
             let writes = layer >= options.write_from;
-            let shares = RankShares::new(space, &shape, next_columns.take(), before.as_ref(), size, writes);
+            let written = writes.then_some(manifest.shard_positions);
+            let shares = RankShares::new(space, &shape, next_columns.take(), before.as_ref(), size, written);
             let computed = shares.computed_tile(space, &shape, me);
             let block = solve_tile(space, &shape, held.as_ref().map(|h| h.rows()).as_ref(), &computed);
             let compute_seconds = started.elapsed().as_secs_f64();
@@ -448,11 +457,11 @@ fn start(
     space: &Space,
     ranks: &impl Ranks,
     dir: &Path,
-    SolveOptions { resume, force, .. }: SolveOptions,
+    SolveOptions { resume, force, shard_positions, .. }: SolveOptions,
 ) -> Result<Start, ClusterError> {
     let (me, size) = (ranks.rank(), ranks.size());
     let game = space.cards().game();
-    let fresh = Manifest::new(game, space.first_layer(), space.end_layer());
+    let fresh = Manifest::new(game, space.first_layer(), space.end_layer(), shard_positions);
     let refuse = |reason: String| ClusterError::Resume { dir: dir.display().to_string(), reason };
     // Rank 0 decides: a manifest to continue, a fresh start, or an error it reports.
     let mut decision: Result<Manifest, ClusterError> = Ok(fresh.clone());
@@ -523,15 +532,14 @@ fn start(
         };
     }
     let shared = match &decision {
-        Ok(manifest) => serde_json::to_vec(manifest).expect("a manifest serialises"),
+        Ok(manifest) => manifest.to_bytes(),
         Err(_) => Vec::new(),
     };
     let shared = ranks.broadcast(shared).map_err(ClusterError::Exchange)?;
     if shared.is_empty() {
         return Err(decision.err().unwrap_or(ClusterError::StoppedByRankZero));
     }
-    let mut manifest: Manifest =
-        serde_json::from_slice(&shared).map_err(|e| ClusterError::Exchange(format!("manifest: {e}")))?;
+    let mut manifest = Manifest::from_bytes(&shared).map_err(|e| ClusterError::Exchange(format!("manifest: {e}")))?;
     // Every rank checks its share of the listed shards; rank 0 collects the problems. A
     // shard that is missing or fails its checks, under a name the manifest may list, is
     // repaired from the layer above; any other problem stops the solve.
@@ -542,10 +550,11 @@ fn start(
         .par_iter()
         .enumerate()
         .filter(|(i, _)| i % size == me)
-        .filter_map(|(_, &shard::Listed { layer, column, index, entry })| {
-            let check = verify_listed(dir, game, (layer, entry, column), space.opponent_count(layer));
+        .filter_map(|(_, listed)| {
+            let &shard::Listed { layer, column, index, .. } = listed;
+            let check = verify_listed(dir, game, listed, space.opponent_count(layer));
             let problem = format!("{}: {}", check.path.display(), check.problem?);
-            let repairable = shard::unconfined(dir, layer, &entry.file, column).is_none();
+            let repairable = shard::linked(dir, &listed.file()).is_none();
             Some(ShardDamage { layer, index, column, problem, repairable })
         })
         .collect();
@@ -710,12 +719,15 @@ fn record<V>(
         };
         // Only the last finished layer's draws are kept: those of the layer after it go
         // once the manifest no longer lists them.
-        let stale = manifest.layers.last_mut().map(|l| std::mem::take(&mut l.draws)).unwrap_or_default();
+        let stale = manifest.layers.last_mut().map(|l| (l.layer, std::mem::take(&mut l.draws).len()));
         manifest.layers.push(entry);
         manifest.complete = manifest.layers.len() == manifest.end_layer - manifest.first_layer;
         manifest.write(dir)?;
-        for draw in stale {
-            shard::remove_file(&dir.join(&draw.file)).map_err(ShardError::from)?;
+        if let Some((stale_layer, count)) = stale {
+            for i in 0..count {
+                let file = shard::shard_file(stale_layer, i, Column::Draw);
+                shard::remove_file(&dir.join(file)).map_err(ShardError::from)?;
+            }
         }
     }
     tracing::info!(
@@ -744,9 +756,9 @@ fn write_shards<V: DuelValue>(
     for (held, shards) in jobs {
         let result = shards
             .into_par_iter()
-            .map(|(i, movers)| {
-                let values = held.row_values(movers.clone());
-                let write = |column| shard::write_shard(dir, game, &held.shape, (i, movers.clone()), values, column);
+            .map(|(i, span)| {
+                let values = held.span_values(&span.positions);
+                let write = |column| shard::write_shard(dir, game, &held.shape, (i, &span), values, column);
                 let draws = if V::DRAWS { Some(write(Column::Draw)?) } else { None };
                 Ok((i, write(Column::Value)?, draws))
             })
@@ -953,15 +965,17 @@ fn read_column(
 ) -> Result<Vec<f32>, ShardError> {
     let span = shape.rows(movers.clone());
     let mut values = Vec::with_capacity((span.end - span.start) as usize);
-    for shard in entry.column(column) {
-        let (start, end) = (shard.mover_start.max(movers.start), shard.mover_end.min(movers.end));
+    for (i, shard) in entry.column(column).iter().enumerate() {
+        let held = shard.span(shape).map_err(|what| ShardError::Mismatch {
+            path: dir.join(shard::MANIFEST_FILE),
+            what: format!("layer {} lists {what}", shape.layer),
+        })?;
+        let (start, end) = (held.start.max(span.start), held.end.min(span.end));
         if start >= end {
             continue;
         }
-        let stored = shard::read_shard(dir, space.cards().game(), shape, shard, column)?;
-        let base = shape.rows(0..shard.mover_start).end;
-        let wanted = shape.rows(start..end);
-        values.extend_from_slice(&stored[(wanted.start - base) as usize..(wanted.end - base) as usize]);
+        let stored = shard::read_shard(dir, space.cards().game(), shape, (i, shard), column)?;
+        values.extend_from_slice(&stored[(start - held.start) as usize..(end - held.start) as usize]);
     }
     if values.len() as u64 != span.end - span.start {
         return Err(ShardError::Mismatch {
@@ -1069,6 +1083,58 @@ pub(crate) mod tests {
         }
     }
 
+    /// Every value of every layer of the tables in `dir`, read through the manifest, layer
+    /// by layer (the files differ with the shard size; the values may not).
+    fn layer_values(space: &Space, dir: &Path) -> Vec<Vec<WinDraw<f32>>> {
+        let manifest = Manifest::open(dir).unwrap();
+        let layers = manifest.layers.iter().map(|entry| {
+            let shape = LayerShape::new(space, entry.layer);
+            read_rows::<WinDraw<f32>>(dir, space, &shape, entry, 0..shape.movers.len()).unwrap()
+        });
+        layers.collect()
+    }
+
+    /// Shards of a few positions, rows cut into pieces: the same values at any number of
+    /// ranks as with the default size, tables that verify, and a damaged piece of a row
+    /// repaired bit for bit on resume.
+    #[test]
+    fn small_shards_hold_the_same_values() {
+        let cards = Cards::new(Game { rules: Rules::OFFICIAL, categories: Rules::OFFICIAL.first(4).unwrap() });
+        let space = Space::whole_game(&cards);
+        let root = tempfile::tempdir().unwrap();
+        let whole = root.path().join("whole");
+        solve_tables::<WinDraw<f32>>(&space, &Alone, &whole, SolveOptions::whole(&space), |_| {}).unwrap();
+        let expected = layer_values(&space, &whole);
+        let small = SolveOptions { shard_positions: 5, ..SolveOptions::whole(&space) };
+        let mut cuts = Vec::new();
+        for size in [1, 3] {
+            let dir = root.path().join(format!("small-{size}"));
+            solve_on_threads_with::<WinDraw<f32>>(&space, size, &dir, small);
+            assert_eq!(layer_values(&space, &dir), expected, "{size} ranks");
+            let check = shard::verify_tables(&dir);
+            assert_eq!(check.problems().count(), 0, "{:?}", check.problems().collect::<Vec<_>>());
+            let manifest = Manifest::open(&dir).unwrap();
+            let pieces = manifest.layers.iter().flat_map(|l| &l.shards).filter(|s| s.row_offset > 0).count();
+            assert!(pieces > 10, "{pieces} later pieces of rows");
+            assert!(manifest.listed().len() > 4 * Manifest::open(&whole).unwrap().listed().len());
+            cuts.push(files(&dir));
+        }
+        assert_eq!(cuts[0], cuts[1], "the files do not depend on the ranks");
+        // A later piece of a row, damaged, is recomputed from the layer above.
+        let dir = root.path().join("small-3");
+        let manifest = Manifest::open(&dir).unwrap();
+        let listed = manifest.listed();
+        let piece = listed.iter().find(|l| l.layer == 5 && l.entry.row_offset > 0).unwrap();
+        let path = dir.join(piece.file());
+        let mut bytes = std::fs::read(&path).unwrap();
+        let last = bytes.len() - 1;
+        bytes[last] ^= 1;
+        std::fs::write(&path, bytes).unwrap();
+        let resumed = solve_on_threads_with::<WinDraw<f32>>(&space, 2, &dir, SolveOptions { resume: true, ..small });
+        assert_eq!(resumed.repaired, vec![piece.file()]);
+        assert_eq!(files(&dir), cuts[1]);
+    }
+
     /// Per-rank tiles shrink as 1/P: at 4 ranks no rank holds more than a quarter of the
     /// single rank's tile bytes, plus one row or column of offsets per rank boundary and
     /// what the balance by work (not by pairs) moves; the per-card structures stay per card.
@@ -1123,7 +1189,7 @@ pub(crate) mod tests {
         assert!(partial.first_value.is_some());
         let manifest = Manifest::open(&top).unwrap();
         assert_eq!(manifest.layers.iter().map(|l| l.layer).collect::<Vec<_>>(), vec![7, 6]);
-        let listed: Vec<String> = manifest.listed().iter().map(|l| l.entry.file.clone()).collect();
+        let listed: Vec<String> = manifest.listed().iter().map(|l| l.file()).collect();
         assert_eq!(files(&top).len(), listed.len() + 1);
         for name in listed {
             assert_eq!(files(&top)[&name], files(&whole)[&name]);

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use super::cards::{Cards, decided, window};
 use super::layout::{LayerShape, Tile};
-use super::shard::{self, Column, Manifest, ShardError};
+use super::shard::{self, Column, Manifest, ShardEntry, ShardError};
 use super::solve::{LayerValues, Space};
 use crate::game::{RollId, ScoreState, StateId, Transition};
 use crate::turn::choice::{self, RollsLeft, Valued};
@@ -112,24 +112,26 @@ impl PositionSource for Tables<'_> {
                 what: format!("difference {d} cannot occur for these cards (possible: {lo}..={hi})"),
             });
         }
-        let Some((i, shard)) = entry.shards.iter().enumerate().find(|(_, s)| (s.mover_start..s.mover_end).contains(&m))
-        else {
+        let mut rows = self.rows.borrow_mut();
+        let row =
+            rows.entry((layer, m)).or_insert_with(|| Tile::new(&self.space, shape, m..m + 1, 0..shape.opponents.len()));
+        // The position's place in the layer, and the shard holding it (shards are in
+        // position order, and checked against the layer's cut above).
+        let at = shape.rows(m..m).start + (row.pair_range(m, o).start + (d - lo) as usize) as u64;
+        let held = |s: &ShardEntry| s.span(shape).unwrap_or(0..0);
+        let i = entry.shards.partition_point(|s| held(s).end <= at);
+        let Some(shard) = entry.shards.get(i).filter(|s| held(s).contains(&at)) else {
             return Err(ShardError::Mismatch {
                 path: self.dir.join(shard::MANIFEST_FILE),
-                what: format!("no shard of layer {layer} holds mover {m}"),
+                what: format!("no shard of layer {layer} holds position {at}"),
             });
         };
         let mut shards = self.shards.borrow_mut();
         let values = match shards.entry((layer, i)) {
             Entry::Occupied(e) => e.into_mut(),
-            Entry::Vacant(e) => e.insert(shard::read_shard(&self.dir, cards.game(), shape, shard, Column::Value)?),
+            Entry::Vacant(e) => e.insert(shard::read_shard(&self.dir, cards.game(), shape, (i, shard), Column::Value)?),
         };
-        let mut rows = self.rows.borrow_mut();
-        let row =
-            rows.entry((layer, m)).or_insert_with(|| Tile::new(&self.space, shape, m..m + 1, 0..shape.opponents.len()));
-        let before = shape.rows(shard.mover_start..m);
-        let at = (before.end - before.start) as usize + row.pair_range(m, o).start + (d - lo) as usize;
-        Ok(values[at] as f64)
+        Ok(values[(at - held(shard).start) as usize] as f64)
     }
 }
 

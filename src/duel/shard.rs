@@ -1,8 +1,9 @@
 //! Layer shards and the manifest: the one home of the two-player table format.
 //!
-//! A solved layer is cut into **shards** by contiguous ranges of mover cards
-//! ([`shard_ranges`], which depend on the layer alone: a rank of the cluster solve writes
-//! whole shards, so the files do not depend on the number of ranks). A shard is a [`crate::store`] file of kind
+//! A solved layer is cut into **shards**: contiguous ranges of mover cards, or pieces of
+//! one mover's row where that row alone exceeds the shard size ([`shard_ranges`], which
+//! depend on the layer and the shard size alone: a rank of the cluster solve writes whole
+//! shards, so the files do not depend on the number of ranks). A shard is a [`crate::store`] file of kind
 //! [`SHARD_KIND`] whose payload is the zstd-compressed little-endian `f32` values (the
 //! mover's P(win) + ½ P(draw)) of its pairs in layer order, and whose JSON metadata says
 //! which game ([`Identity`]), layer and movers it holds, how many positions, and the raw
@@ -11,7 +12,11 @@
 //! The **manifest** ([`MANIFEST_KIND`], `manifest.yzs` in the table directory) lists the
 //! game, the layers covered and every shard with its checksum. It is rewritten (atomically)
 //! after each finished layer, so an interrupted solve leaves a manifest that is true about
-//! what exists; `complete` turns true with the last layer.
+//! what exists; `complete` turns true with the last layer. Its JSON metadata holds the
+//! game, the shard size and one line per layer; the shards themselves are fixed 40-byte
+//! records in the payload ([`SHARD_RECORD_BYTES`]), so the index of the full game's
+//! 528,800 shards (21 MiB) is far from the metadata's cap, and a shard's file name is not
+//! stored but follows from its layer, column and index ([`shard_file`]).
 //!
 //! [`verify_tables`] recomputes every listed shard and compares it with the manifest; it is
 //! what `yz shard verify` and `yz duel solve --resume` run.
@@ -38,12 +43,36 @@ const REMEDY: &str = "pass the tables of this game, or solve them with yz duel s
 /// Layer shards. Version 2: the game as the identity keys of [`Identity`] (rules and box
 /// names), no longer a `game` object with a box mask.
 pub const SHARD_KIND: FileKind = FileKind { name: "duel-shard", version: 2, remedy: REMEDY };
-/// Manifests, versioned with the shards.
-pub const MANIFEST_KIND: FileKind = FileKind { name: "duel-manifest", version: SHARD_KIND.version, remedy: REMEDY };
+/// Manifests. Version 3: shards as binary records in the payload, names derived, the shard
+/// size recorded. Version 2 (every shard in the JSON metadata, which the full game's
+/// 528,800 shards outgrow) is refused with [`MANIFEST_REMEDY`].
+pub const MANIFEST_KIND: FileKind = FileKind { name: "duel-manifest", version: 3, remedy: MANIFEST_REMEDY };
+/// What to do with a manifest of another version.
+const MANIFEST_REMEDY: &str = "its shard list is in another format; read these tables with the yz that wrote them, \
+     or solve them again with yz duel solve --force";
+/// Bytes of one shard's record in the manifest's payload: mover start, mover end, row
+/// offset, positions, checksum and file size, each a little-endian `u64`.
+pub const SHARD_RECORD_BYTES: usize = 48;
 /// File name of the manifest inside a table directory.
 pub const MANIFEST_FILE: &str = "manifest.yzs";
-/// Most positions per shard (64 MiB of raw values); a shard holds at least one mover.
+/// Most positions per shard by default (64 MiB of raw values); a mover's row longer than
+/// that is cut into pieces. `YZ_SHARD_POSITIONS` lowers it ([`shard_positions_from_env`]), so that a small
+/// game is cut into as many shards as the full game; the manifest records the size used.
 pub const SHARD_POSITIONS: u64 = 1 << 24;
+/// The variable that sets another shard size, for tests and rehearsals.
+pub const SHARD_POSITIONS_VAR: &str = "YZ_SHARD_POSITIONS";
+
+/// The shard size a fresh solve cuts its layers with: `YZ_SHARD_POSITIONS` if set (a
+/// number of positions, at least 1), else [`SHARD_POSITIONS`].
+pub fn shard_positions_from_env() -> Result<u64, String> {
+    match std::env::var(SHARD_POSITIONS_VAR) {
+        Err(_) => Ok(SHARD_POSITIONS),
+        Ok(text) => match text.trim().parse::<u64>() {
+            Ok(n) if n >= 1 => Ok(n),
+            _ => Err(format!("{SHARD_POSITIONS_VAR}={text:?}: expected a number of positions per shard, at least 1")),
+        },
+    }
+}
 /// zstd level: values far from a window's centre are runs of 0 and 1 that any level finds.
 const ZSTD_LEVEL: i32 = 3;
 
@@ -136,6 +165,11 @@ pub struct ShardHeader {
     pub mover_start: usize,
     /// One past the last mover held.
     pub mover_end: usize,
+    /// Positions of the first mover's row before the first one held: 0 but for the second
+    /// and later pieces of a row cut into pieces (and then absent from the file, so that
+    /// whole-mover shards are written as before pieces existed).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub row_offset: u64,
     /// Opponents per mover.
     pub opponents: usize,
     /// Values held.
@@ -146,25 +180,105 @@ pub struct ShardHeader {
     pub compression: String,
 }
 
-/// A shard as the manifest lists it.
+/// Whether a number is 0 (a default field left out of a header).
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+/// One shard of a layer's cut ([`shard_ranges`]): the movers whose rows it touches and the
+/// positions of the layer it holds.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ShardSpan {
+    /// The movers touched: whole rows, or one row of which it holds a piece.
+    pub movers: Range<usize>,
+    /// The positions held, in layer order.
+    pub positions: Range<u64>,
+}
+
+/// A shard as the manifest lists it (its file name follows from its place: [`shard_file`]).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ShardEntry {
-    /// File name inside the table directory.
-    pub file: String,
     /// First mover held.
     pub mover_start: usize,
     /// One past the last mover held.
     pub mover_end: usize,
+    /// Positions of the first mover's row before the first one held ([`ShardHeader::row_offset`]).
+    pub row_offset: u64,
     /// Values held.
     pub positions: u64,
     /// Store checksum of the file.
-    pub checksum: String,
+    pub checksum: Checksum,
     /// File size.
     pub bytes: u64,
 }
 
+impl ShardEntry {
+    /// The record of the manifest's payload ([`SHARD_RECORD_BYTES`]).
+    fn record(&self) -> [u8; SHARD_RECORD_BYTES] {
+        let fields = [
+            self.mover_start as u64,
+            self.mover_end as u64,
+            self.row_offset,
+            self.positions,
+            self.checksum.0,
+            self.bytes,
+        ];
+        let mut record = [0u8; SHARD_RECORD_BYTES];
+        for (slot, field) in record.chunks_exact_mut(8).zip(fields) {
+            slot.copy_from_slice(&field.to_le_bytes());
+        }
+        record
+    }
+
+    /// The entry a record holds, or why it cannot be one (a mover past `usize`).
+    fn from_record(record: &[u8]) -> Result<ShardEntry, String> {
+        let field = |i: usize| u64::from_le_bytes(record[8 * i..8 * i + 8].try_into().expect("8 bytes"));
+        let mover = |i: usize| usize::try_from(field(i)).map_err(|_| format!("mover {} is out of range", field(i)));
+        Ok(ShardEntry {
+            mover_start: mover(0)?,
+            mover_end: mover(1)?,
+            row_offset: field(2),
+            positions: field(3),
+            checksum: Checksum(field(4)),
+            bytes: field(5),
+        })
+    }
+
+    /// The positions of the layer of `shape` it holds, or why they are not in the layer
+    /// (checked before any of its numbers indexes anything).
+    pub fn span(&self, shape: &LayerShape) -> Result<Range<u64>, String> {
+        let beyond = || {
+            format!(
+                "movers {}..{} from position {} of the first row, {} positions: not within layer {}'s {} movers and {} positions",
+                self.mover_start,
+                self.mover_end,
+                self.row_offset,
+                self.positions,
+                shape.layer,
+                shape.movers.len(),
+                shape.positions()
+            )
+        };
+        if self.mover_start >= self.mover_end || self.mover_end > shape.movers.len() {
+            return Err(beyond());
+        }
+        let rows = shape.rows(self.mover_start..self.mover_end);
+        let start = rows.start.checked_add(self.row_offset).ok_or_else(beyond)?;
+        let end = start.checked_add(self.positions).ok_or_else(beyond)?;
+        if end > rows.end {
+            return Err(beyond());
+        }
+        Ok(start..end)
+    }
+
+    /// The span it lists, in the terms of [`shard_ranges`].
+    fn cut(&self, shape: &LayerShape) -> Option<ShardSpan> {
+        Some(ShardSpan { movers: self.mover_start..self.mover_end, positions: self.span(shape).ok()? })
+    }
+}
+
 /// A layer as the manifest lists it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LayerEntry {
     /// The layer.
     pub layer: usize,
@@ -173,7 +287,6 @@ pub struct LayerEntry {
     /// Its shards, by ascending movers, covering every mover.
     pub shards: Vec<ShardEntry>,
     /// Shards of its draw probabilities, over the same movers ([`Column::Draw`]), or none.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub draws: Vec<ShardEntry>,
 }
 
@@ -200,11 +313,41 @@ pub struct Listed<'m> {
     pub entry: &'m ShardEntry,
 }
 
+impl Listed<'_> {
+    /// Its file name inside the table directory.
+    pub fn file(&self) -> String {
+        shard_file(self.layer, self.index, self.column)
+    }
+}
+
+/// A layer as the manifest's metadata lists it: its shards are the next records of the
+/// payload.
+#[derive(Serialize, Deserialize)]
+struct LayerLine {
+    layer: usize,
+    positions: u64,
+    /// Value shards: the next records.
+    shards: u64,
+    /// Draw shards: the records after those.
+    draws: u64,
+}
+
+/// The manifest's metadata: everything but the shard records.
+#[derive(Serialize, Deserialize)]
+struct ManifestHeader {
+    #[serde(flatten)]
+    identity: Identity,
+    first_layer: usize,
+    end_layer: usize,
+    complete: bool,
+    shard_positions: u64,
+    layers: Vec<LayerLine>,
+}
+
 /// The manifest of a table directory.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Manifest {
     /// The table version and the game.
-    #[serde(flatten)]
     pub identity: Identity,
     /// First layer the tables will hold when complete.
     pub first_layer: usize,
@@ -212,14 +355,24 @@ pub struct Manifest {
     pub end_layer: usize,
     /// Whether every layer from `first_layer` on is written.
     pub complete: bool,
+    /// Most positions per shard the layers are cut with ([`shard_ranges`]).
+    pub shard_positions: u64,
     /// Layers written so far, last layer first (the solve order).
     pub layers: Vec<LayerEntry>,
 }
 
 impl Manifest {
-    /// An empty manifest for tables of `game` from `first_layer` to `end_layer`.
-    pub fn new(game: Game, first_layer: usize, end_layer: usize) -> Manifest {
-        Manifest { identity: MANIFEST_KIND.identity(game), first_layer, end_layer, complete: false, layers: Vec::new() }
+    /// An empty manifest for tables of `game` from `first_layer` to `end_layer`, cut into
+    /// shards of at most `shard_positions` positions.
+    pub fn new(game: Game, first_layer: usize, end_layer: usize, shard_positions: u64) -> Manifest {
+        Manifest {
+            identity: MANIFEST_KIND.identity(game),
+            first_layer,
+            end_layer,
+            complete: false,
+            shard_positions,
+            layers: Vec::new(),
+        }
     }
 
     /// Reads and checks the manifest of the table directory `dir`.
@@ -228,16 +381,92 @@ impl Manifest {
         // SAFETY: yz replaces store files by rename and never writes one in place.
         let file = unsafe { StoreFile::open(&path, MANIFEST_KIND.name) }?;
         MANIFEST_KIND.check(&path, file.metadata(), None)?;
-        serde_json::from_value(file.metadata().clone()).map_err(|e| ShardError::Mismatch {
-            path: path.clone(),
-            what: format!("manifest metadata does not parse: {e}"),
+        Manifest::from_parts(file.metadata(), file.payload()).map_err(|what| ShardError::Mismatch { path, what })
+    }
+
+    /// Writes the manifest into `dir` atomically; returns its checksum and size in bytes.
+    pub fn write(&self, dir: &Path) -> Result<(Checksum, u64), ShardError> {
+        let (metadata, records) = self.to_parts();
+        let path = dir.join(MANIFEST_FILE);
+        let checksum = store::write_atomic(&path, MANIFEST_KIND.name, &metadata, &records)?;
+        let bytes =
+            std::fs::metadata(&path).map_err(|source| StoreError::Io { path: path.clone(), action: "stat", source })?;
+        Ok((checksum, bytes.len()))
+    }
+
+    /// The metadata and the payload of shard records the manifest is stored as.
+    fn to_parts(&self) -> (serde_json::Value, Vec<u8>) {
+        let header = ManifestHeader {
+            identity: self.identity.clone(),
+            first_layer: self.first_layer,
+            end_layer: self.end_layer,
+            complete: self.complete,
+            shard_positions: self.shard_positions,
+            layers: self
+                .layers
+                .iter()
+                .map(|l| LayerLine {
+                    layer: l.layer,
+                    positions: l.positions,
+                    shards: l.shards.len() as u64,
+                    draws: l.draws.len() as u64,
+                })
+                .collect(),
+        };
+        let records = self.layers.iter().flat_map(|l| l.shards.iter().chain(&l.draws)).flat_map(|s| s.record());
+        (serde_json::to_value(header).expect("a manifest header serialises"), records.collect())
+    }
+
+    /// The manifest stored as `metadata` and `records`, or what does not parse: the
+    /// record count the layers claim is checked against the payload before anything is
+    /// allocated for it.
+    fn from_parts(metadata: &serde_json::Value, records: &[u8]) -> Result<Manifest, String> {
+        let header: ManifestHeader =
+            serde_json::from_value(metadata.clone()).map_err(|e| format!("manifest metadata does not parse: {e}"))?;
+        let claimed = header.layers.iter().try_fold(0u64, |sum, l| sum.checked_add(l.shards)?.checked_add(l.draws));
+        let held = (records.len() / SHARD_RECORD_BYTES) as u64;
+        if claimed != Some(held) || !records.len().is_multiple_of(SHARD_RECORD_BYTES) {
+            return Err(format!(
+                "the layers list {} shards, but the payload holds {} bytes ({held} records of {SHARD_RECORD_BYTES} bytes)",
+                claimed.map_or("more than 2^64".to_owned(), |c| c.to_string()),
+                records.len()
+            ));
+        }
+        let mut records = records.chunks_exact(SHARD_RECORD_BYTES).map(ShardEntry::from_record);
+        let mut take = |count: u64| records.by_ref().take(count as usize).collect::<Result<Vec<_>, _>>();
+        let mut layers = Vec::with_capacity(header.layers.len());
+        for line in &header.layers {
+            let shards = take(line.shards)?;
+            let draws = take(line.draws)?;
+            layers.push(LayerEntry { layer: line.layer, positions: line.positions, shards, draws });
+        }
+        Ok(Manifest {
+            identity: header.identity,
+            first_layer: header.first_layer,
+            end_layer: header.end_layer,
+            complete: header.complete,
+            shard_positions: header.shard_positions,
+            layers,
         })
     }
 
-    /// Writes the manifest into `dir` atomically.
-    pub fn write(&self, dir: &Path) -> Result<Checksum, ShardError> {
-        let metadata = serde_json::to_value(self).expect("a manifest serialises");
-        Ok(store::write_atomic(&dir.join(MANIFEST_FILE), MANIFEST_KIND.name, &metadata, &[])?)
+    /// The manifest as bytes, to send to other ranks ([`Manifest::from_bytes`]).
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let (metadata, records) = self.to_parts();
+        let metadata = serde_json::to_vec(&metadata).expect("a manifest header serialises");
+        let mut bytes = (metadata.len() as u64).to_le_bytes().to_vec();
+        bytes.extend_from_slice(&metadata);
+        bytes.extend_from_slice(&records);
+        bytes
+    }
+
+    /// The manifest [`Manifest::to_bytes`] made, or what does not parse.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Manifest, String> {
+        let (len, rest) = bytes.split_at_checked(8).ok_or("a manifest of fewer than 8 bytes")?;
+        let len = usize::try_from(u64::from_le_bytes(len.try_into().expect("8 bytes"))).unwrap_or(usize::MAX);
+        let (metadata, records) = rest.split_at_checked(len).ok_or("a manifest shorter than its metadata")?;
+        let metadata = serde_json::from_slice(metadata).map_err(|e| format!("manifest metadata: {e}"))?;
+        Manifest::from_parts(&metadata, records)
     }
 
     /// The entry of `layer`, if written.
@@ -289,6 +518,9 @@ impl Manifest {
             return Some(format!("names no game this yz knows: {:?}", self.identity));
         };
         let end = 2 * game.categories.len();
+        if self.shard_positions == 0 {
+            return Some("says shards hold at most 0 positions".to_owned());
+        }
         if self.end_layer != end || self.first_layer >= end {
             return Some(format!(
                 "lists layers {}..{}, but a game of {} boxes has layers 0..{end}",
@@ -310,12 +542,17 @@ impl Manifest {
             return Some(format!("says complete = {} with {} of {solved} layers", self.complete, layers.len()));
         }
         for layer in &self.layers {
-            let mut next_mover = 0;
-            for shard in &layer.shards {
-                if shard.mover_start != next_mover || shard.mover_end <= shard.mover_start {
+            let mut next_mover = 0usize;
+            for (index, shard) in layer.shards.iter().enumerate() {
+                // A later piece of a row starts within the last mover of the shard before.
+                let start = if shard.row_offset > 0 { next_mover.wrapping_sub(1) } else { next_mover };
+                if shard.mover_start != start || shard.mover_end <= shard.mover_start {
                     return Some(format!(
                         "layer {} lists {} for movers {}..{} after mover {next_mover}",
-                        layer.layer, shard.file, shard.mover_start, shard.mover_end
+                        layer.layer,
+                        shard_file(layer.layer, index, Column::Value),
+                        shard.mover_start,
+                        shard.mover_end
                     ));
                 }
                 next_mover = shard.mover_end;
@@ -325,7 +562,8 @@ impl Manifest {
                 || (last
                     && layer.draws.len() == layer.shards.len()
                     && layer.draws.iter().zip(&layer.shards).all(|(d, s)| {
-                        (d.mover_start, d.mover_end, d.positions) == (s.mover_start, s.mover_end, s.positions)
+                        (d.mover_start, d.mover_end, d.row_offset, d.positions)
+                            == (s.mover_start, s.mover_end, s.row_offset, s.positions)
                     }));
             if !draws_fit {
                 return Some(format!(
@@ -345,7 +583,8 @@ impl Manifest {
     }
 
     /// The entry of the layer of `shape`, checked against that shape (the layer's true
-    /// movers and positions) so that no number read from the manifest can index past it.
+    /// movers and positions, and its shards as [`shard_ranges`] cuts it) so that no number
+    /// read from the manifest can index past it.
     pub fn checked_layer(&self, dir: &Path, shape: &LayerShape) -> Result<&LayerEntry, ShardError> {
         let layer = shape.layer;
         let entry = self.layer(layer).ok_or_else(|| ShardError::MissingLayer {
@@ -364,18 +603,21 @@ impl Manifest {
                 shape.positions()
             )));
         }
-        for shard in &entry.shards {
-            let rows = shape.rows(shard.mover_start..shard.mover_end);
-            if shard.positions != rows.end - rows.start {
-                return Err(mismatch(format!(
-                    "{} lists {} positions for movers {}..{} of layer {layer}, which have {}",
-                    shard.file,
-                    shard.positions,
-                    shard.mover_start,
-                    shard.mover_end,
-                    rows.end - rows.start
-                )));
+        for (index, shard) in entry.shards.iter().enumerate() {
+            if let Err(what) = shard.span(shape) {
+                return Err(mismatch(format!("{} lists {what}", shard_file(layer, index, Column::Value))));
             }
+        }
+        let cut = shard_ranges(shape, self.shard_positions);
+        if cut.len() != entry.shards.len()
+            || cut.iter().zip(&entry.shards).any(|(c, s)| s.cut(shape).as_ref() != Some(c))
+        {
+            return Err(mismatch(format!(
+                "layer {layer} lists {} shards that are not its cut into shards of at most {} positions ({} shards)",
+                entry.shards.len(),
+                self.shard_positions,
+                cut.len()
+            )));
         }
         Ok(entry)
     }
@@ -387,29 +629,30 @@ impl Manifest {
     }
 }
 
-/// Writes shard number `index` of a layer, the `column` of the movers `movers` from their
-/// `values` (every pair of those movers, in layer order), and returns its manifest entry.
-/// The bytes depend only on the values, so any process that holds them writes the same file.
+/// Writes shard number `index` of a layer, the `column` of the positions `span` holds
+/// from their `values` (in layer order), and returns its manifest entry. The bytes depend
+/// only on the values, so any process that holds them writes the same file.
 pub fn write_shard<V: DuelValue>(
     dir: &Path,
     game: Game,
     shape: &LayerShape,
-    (index, movers): (usize, Range<usize>),
+    (index, span): (usize, &ShardSpan),
     values: &[V],
     column: Column,
 ) -> Result<ShardEntry, ShardError> {
+    debug_assert_eq!(values.len() as u64, span.positions.end - span.positions.start);
     let header = ShardHeader {
         identity: SHARD_KIND.identity(game),
         layer: shape.layer,
-        mover_start: movers.start,
-        mover_end: movers.end,
+        mover_start: span.movers.start,
+        mover_end: span.movers.end,
+        row_offset: span.positions.start - shape.rows(span.movers.clone()).start,
         opponents: shape.opponents.len(),
         positions: values.len() as u64,
         value: column.meaning().to_owned(),
         compression: format!("zstd level {ZSTD_LEVEL}"),
     };
-    let file = shard_file(shape.layer, index, column);
-    let path = dir.join(&file);
+    let path = dir.join(shard_file(shape.layer, index, column));
     // Little-endian whatever the machine, as `read_shard` reads them.
     let stored = |v: &V| match column {
         Column::Value => v.value() as f32,
@@ -423,34 +666,35 @@ pub fn write_shard<V: DuelValue>(
     let bytes =
         std::fs::metadata(&path).map_err(|source| StoreError::Io { path: path.clone(), action: "stat", source })?.len();
     Ok(ShardEntry {
-        file,
-        mover_start: movers.start,
-        mover_end: movers.end,
+        mover_start: header.mover_start,
+        mover_end: header.mover_end,
+        row_offset: header.row_offset,
         positions: header.positions,
-        checksum: checksum.to_string(),
+        checksum,
         bytes,
     })
 }
 
-/// File name of shard `index` of `layer` holding `column`.
-fn shard_file(layer: usize, index: usize, column: Column) -> String {
+/// File name of shard `index` of `layer` holding `column`: `layer-NN-shard-NNNNN.yzs` or
+/// `layer-NN-draw-NNNNN.yzs` (more digits past index 99,999). The manifest stores no
+/// names, so it can never make a reader open a file outside its directory.
+pub fn shard_file(layer: usize, index: usize, column: Column) -> String {
     format!("layer-{layer:02}-{}-{index:05}.yzs", column.word())
 }
 
-/// Why a shard name a manifest lists for `layer` and `column` may not be opened (or
-/// rewritten by a repair), if it may not: only a name this writer gives
-/// (`layer-NN-shard-NNNNN.yzs` or `layer-NN-draw-NNNNN.yzs` of that layer) inside the table
-/// directory, and no symbolic link, so a manifest can never make a reader open a file
-/// outside its directory or learn whether one exists.
-pub fn unconfined(dir: &Path, layer: usize, file: &str, column: Column) -> Option<String> {
-    let word = column.word();
-    let index = file.strip_prefix(&format!("layer-{layer:02}-{word}-")).and_then(|rest| rest.strip_suffix(".yzs"));
-    if !index.is_some_and(|i| i.len() == 5 && i.bytes().all(|b| b.is_ascii_digit())) {
-        return Some(format!(
-            "the manifest lists {file:?} for layer {layer}; such a file's name is layer-{layer:02}-{word}-NNNNN.yzs, \
-             a plain name inside the table directory"
-        ));
-    }
+/// The layer, column and index of a name [`shard_file`] gives, if `name` is one.
+pub fn parse_shard_file(name: &str) -> Option<(usize, Column, usize)> {
+    let rest = name.strip_prefix("layer-")?.strip_suffix(".yzs")?;
+    let (layer, rest) = rest.split_once('-')?;
+    let (word, index) = rest.split_once('-')?;
+    let column = [Column::Value, Column::Draw].into_iter().find(|c| c.word() == word)?;
+    let (layer, index) = (layer.parse().ok()?, index.parse().ok()?);
+    (shard_file(layer, index, column) == name).then_some((layer, column, index))
+}
+
+/// Why the shard file `file` in `dir` may not be opened (or rewritten by a repair), if it
+/// may not: a symbolic link, which could lead a reader or a repair outside the directory.
+pub fn linked(dir: &Path, file: &str) -> Option<String> {
     let is_link = std::fs::symlink_metadata(dir.join(file)).is_ok_and(|m| m.file_type().is_symlink());
     is_link.then(|| format!("{file} is a symbolic link; shards must be regular files in the table directory"))
 }
@@ -460,17 +704,19 @@ pub fn unconfined(dir: &Path, layer: usize, file: &str, column: Column) -> Optio
 /// turn; 1.0000006 occurs in real tables.
 const ROUNDING: f32 = 1e-4;
 
-/// Reads the `column` of the movers `entry` holds, checking them against `shape`: each a
-/// probability, finite and within 0 to 1 up to [`ROUNDING`].
+/// Reads the `column` of the movers that shard `index` of the layer of `shape` (listed
+/// as `entry`) holds, checking them against `shape`: each a probability, finite and
+/// within 0 to 1 up to [`ROUNDING`].
 pub fn read_shard(
     dir: &Path,
     game: Game,
     shape: &LayerShape,
-    entry: &ShardEntry,
+    (index, entry): (usize, &ShardEntry),
     column: Column,
 ) -> Result<Vec<f32>, ShardError> {
-    let path = dir.join(&entry.file);
-    if let Some(what) = unconfined(dir, shape.layer, &entry.file, column) {
+    let file = shard_file(shape.layer, index, column);
+    let path = dir.join(&file);
+    if let Some(what) = linked(dir, &file) {
         return Err(ShardError::Mismatch { path: dir.join(MANIFEST_FILE), what });
     }
     // SAFETY: yz replaces store files by rename and never writes one in place.
@@ -478,22 +724,14 @@ pub fn read_shard(
     let mismatch = |what: String| ShardError::Mismatch { path: path.clone(), what };
     let header: ShardHeader = serde_json::from_value(file.metadata().clone())
         .map_err(|e| mismatch(format!("shard metadata does not parse: {e}")))?;
-    if entry.mover_start >= entry.mover_end || entry.mover_end > shape.movers.len() {
-        return Err(mismatch(format!(
-            "the manifest lists movers {}..{}, but layer {} has movers 0..{}",
-            entry.mover_start,
-            entry.mover_end,
-            shape.layer,
-            shape.movers.len()
-        )));
-    }
-    let rows = shape.rows(entry.mover_start..entry.mover_end);
-    let expected_positions = rows.end - rows.start;
+    let span = entry.span(shape).map_err(|what| mismatch(format!("the manifest lists {what}")))?;
+    let expected_positions = span.end - span.start;
     let expected = ShardHeader {
         identity: SHARD_KIND.identity(game),
         layer: shape.layer,
         mover_start: entry.mover_start,
         mover_end: entry.mover_end,
+        row_offset: entry.row_offset,
         opponents: shape.opponents.len(),
         positions: expected_positions,
         value: column.meaning().to_owned(),
@@ -502,7 +740,7 @@ pub fn read_shard(
     if header != expected {
         return Err(mismatch(format!("shard header {header:?} does not match the expected {expected:?}")));
     }
-    if file.checksum().to_string() != entry.checksum {
+    if file.checksum() != entry.checksum {
         return Err(mismatch(format!("checksum {} but the manifest lists {}", file.checksum(), entry.checksum)));
     }
     let raw_len = expected_positions as usize * 4;
@@ -575,22 +813,34 @@ fn check_payload(payload: &[u8], layer: usize, entry: &ShardEntry) -> Option<Str
     }
 }
 
-/// The shards of a layer: contiguous mover ranges of at most [`SHARD_POSITIONS`]
-/// positions (or one mover). They follow from the layer's shape alone, never from how
-/// many processes solve it.
-pub fn shard_ranges(shape: &LayerShape) -> Vec<Range<usize>> {
-    let mut ranges = Vec::new();
+/// The shards of a layer: contiguous mover ranges of at most `shard_positions` positions,
+/// and a row longer than that alone cut into pieces of `shard_positions` positions (the
+/// last one shorter). They follow from the layer's shape and the shard size alone, never
+/// from how many processes solve it.
+pub fn shard_ranges(shape: &LayerShape, shard_positions: u64) -> Vec<ShardSpan> {
+    assert!(shard_positions > 0, "a shard holds at least one position");
+    let mut spans = Vec::new();
     let mut start = 0;
     while start < shape.movers.len() {
-        let first = shape.rows(start..start).start;
+        let rows = shape.rows(start..start + 1);
+        if rows.end - rows.start > shard_positions {
+            let mut at = rows.start;
+            while at < rows.end {
+                let end = (at + shard_positions).min(rows.end);
+                spans.push(ShardSpan { movers: start..start + 1, positions: at..end });
+                at = end;
+            }
+            start += 1;
+            continue;
+        }
         let mut end = start + 1;
-        while end < shape.movers.len() && shape.rows(start..end + 1).end - first <= SHARD_POSITIONS {
+        while end < shape.movers.len() && shape.rows(start..end + 1).end - rows.start <= shard_positions {
             end += 1;
         }
-        ranges.push(start..end);
+        spans.push(ShardSpan { movers: start..end, positions: shape.rows(start..end) });
         start = end;
     }
-    ranges
+    spans
 }
 
 /// What [`verify_tables`] or [`verify_file`] found about one file.
@@ -668,21 +918,25 @@ pub fn verify_tables(dir: &Path) -> TableCheck {
             .par_iter()
             .map(|l| {
                 let opponents = opponents.get(l.layer).copied().unwrap_or_default();
-                verify_listed(dir, game, (l.layer, l.entry, l.column), opponents)
+                verify_listed(dir, game, l, opponents)
             })
             .collect::<Vec<_>>(),
     );
+    let listed = listed_names(&listed);
     check.unlisted = names
         .into_iter()
-        .filter(|name| {
-            name.starts_with("layer-") && name.ends_with(".yzs") && !listed.iter().any(|l| &l.entry.file == name)
-        })
+        .filter(|name| name.starts_with("layer-") && name.ends_with(".yzs") && !listed.contains(name))
         .collect();
     check.unlisted.sort();
     check.game = Some(manifest.identity.clone());
     check.layers = manifest.layers.len();
     check.complete = manifest.complete;
     check
+}
+
+/// The file names of `listed`, for lookups by name.
+fn listed_names(listed: &[Listed<'_>]) -> std::collections::HashSet<String> {
+    listed.iter().map(Listed::file).collect()
 }
 
 /// The number of opponent cards of each layer of `game` below `end_layer`.
@@ -734,26 +988,26 @@ pub fn verify_file(path: &Path) -> Result<TableCheck, ShardError> {
     }
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let manifest = Manifest::open_checked(&dir, None).ok();
-    let listed = manifest.as_ref().and_then(|m| m.listed().into_iter().find(|l| l.entry.file == name));
+    let listed = manifest.as_ref().and_then(|m| m.listed().into_iter().find(|l| l.file() == name));
     let known = manifest.as_ref().and_then(|m| Some((m.game()?, m.end_layer)));
-    let file = match listed.zip(known).and_then(|(l, (game, end))| {
-        Some((game, l.layer, l.column, l.entry, *layer_opponents(game, end).get(l.layer)?))
-    }) {
-        Some((game, layer, column, entry, opponents)) => verify_listed(&dir, game, (layer, entry, column), opponents),
-        None => {
-            // SAFETY: yz replaces store files by rename and never writes one in place.
-            let (header, problem) = match unsafe { StoreFile::open(path, SHARD_KIND.name) } {
-                Ok(file) => (serde_json::from_value::<ShardHeader>(file.metadata().clone()).ok(), None),
-                Err(error) => (None, Some(error.to_string())),
-            };
-            FileCheck {
-                path: path.to_owned(),
-                layer: header.map(|h| h.layer),
-                checksum: Some(report.checksum.to_string()),
-                problem,
+    let file =
+        match listed.zip(known).and_then(|(l, (game, end))| Some((game, l, *layer_opponents(game, end).get(l.layer)?)))
+        {
+            Some((game, listed, opponents)) => verify_listed(&dir, game, &listed, opponents),
+            None => {
+                // SAFETY: yz replaces store files by rename and never writes one in place.
+                let (header, problem) = match unsafe { StoreFile::open(path, SHARD_KIND.name) } {
+                    Ok(file) => (serde_json::from_value::<ShardHeader>(file.metadata().clone()).ok(), None),
+                    Err(error) => (None, Some(error.to_string())),
+                };
+                FileCheck {
+                    path: path.to_owned(),
+                    layer: header.map(|h| h.layer),
+                    checksum: Some(report.checksum.to_string()),
+                    problem,
+                }
             }
-        }
-    };
+        };
     let unlisted = if listed.is_none() { vec![name] } else { Vec::new() };
     Ok(TableCheck {
         dir,
@@ -766,18 +1020,15 @@ pub fn verify_file(path: &Path) -> Result<TableCheck, ShardError> {
     })
 }
 
-/// Checks the shard `entry` of `layer` (holding `column`) that a manifest of `game` lists,
-/// in a layer of `opponents` opponent cards: every byte, its header, size and checksum
-/// against the entry, and every value.
-pub fn verify_listed(
-    dir: &Path,
-    game: Game,
-    (layer, entry, column): (usize, &ShardEntry, Column),
-    opponents: usize,
-) -> FileCheck {
-    let path = dir.join(&entry.file);
+/// Checks the shard `listed` that a manifest of `game` lists, in a layer of `opponents`
+/// opponent cards: every byte, its header, size and checksum against the entry, and
+/// every value.
+pub fn verify_listed(dir: &Path, game: Game, listed: &Listed<'_>, opponents: usize) -> FileCheck {
+    let &Listed { layer, column, entry, .. } = listed;
+    let file = listed.file();
+    let path = dir.join(&file);
     let mut check = FileCheck { path: path.clone(), layer: Some(layer), checksum: None, problem: None };
-    if let Some(problem) = unconfined(dir, layer, &entry.file, column) {
+    if let Some(problem) = linked(dir, &file) {
         check.problem = Some(problem);
         return check;
     }
@@ -809,15 +1060,24 @@ pub fn verify_listed(
             Some(format!("holds {:?}, but the manifest lists it for {:?}", h.value, column.meaning()))
         }
         Ok(h)
-            if (h.layer, h.mover_start, h.mover_end, h.positions)
-                != (layer, entry.mover_start, entry.mover_end, entry.positions) =>
+            if (h.layer, h.mover_start, h.mover_end, h.row_offset, h.positions)
+                != (layer, entry.mover_start, entry.mover_end, entry.row_offset, entry.positions) =>
         {
             Some(format!(
-                "holds layer {} movers {}..{} ({} positions), but the manifest lists layer {layer} movers {}..{} ({} positions)",
-                h.layer, h.mover_start, h.mover_end, h.positions, entry.mover_start, entry.mover_end, entry.positions
+                "holds layer {} movers {}..{} from position {} of the first row ({} positions), but the manifest \
+                 lists layer {layer} movers {}..{} from position {} ({} positions)",
+                h.layer,
+                h.mover_start,
+                h.mover_end,
+                h.row_offset,
+                h.positions,
+                entry.mover_start,
+                entry.mover_end,
+                entry.row_offset,
+                entry.positions
             ))
         }
-        Ok(_) if file.checksum().to_string() != entry.checksum => {
+        Ok(_) if file.checksum() != entry.checksum => {
             Some(format!("checksum {} but the manifest lists {}", file.checksum(), entry.checksum))
         }
         Ok(_) if bytes != entry.bytes => Some(format!("{bytes} bytes but the manifest lists {}", entry.bytes)),
@@ -826,18 +1086,69 @@ pub fn verify_listed(
     check
 }
 
+/// One layer's values, summarised whatever the shards they are cut into.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct LayerDigest {
+    /// The layer.
+    pub layer: usize,
+    /// Its positions.
+    pub positions: u64,
+    /// The xxh3-64 of its values as stored (little-endian `f32`, layer order), as 16 hex
+    /// digits.
+    pub values: String,
+    /// The same of its draw probabilities, where the manifest lists them.
+    pub draws: Option<String>,
+}
+
+/// The [`LayerDigest`] of every layer the manifest of `dir` lists, from the last one down:
+/// tables of one game solved with other shard sizes, rank counts or budgets have the same
+/// digests exactly when they hold the same values. Every shard is read (and checked) one at
+/// a time.
+pub fn layer_digests(dir: &Path) -> Result<Vec<LayerDigest>, ShardError> {
+    let (manifest, check) = check_manifest(dir);
+    let manifest = match (manifest, check.problem) {
+        (Some(manifest), None) => manifest,
+        (_, problem) => {
+            let what = problem.unwrap_or_else(|| "the manifest does not open".to_owned());
+            return Err(ShardError::Mismatch { path: check.path, what });
+        }
+    };
+    let game = manifest.game().ok_or_else(|| ShardError::Mismatch {
+        path: dir.join(MANIFEST_FILE),
+        what: "names no game this yz knows".to_owned(),
+    })?;
+    let cards = Cards::new(game);
+    let space = Space::endgame(&cards, manifest.end_layer);
+    let digest = |shape: &LayerShape, entries: &[ShardEntry], column| -> Result<String, ShardError> {
+        let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+        for (i, entry) in entries.iter().enumerate() {
+            let values = read_shard(dir, game, shape, (i, entry), column)?;
+            hasher.update(&values.iter().flat_map(|v| v.to_le_bytes()).collect::<Vec<u8>>());
+        }
+        Ok(format!("{:016x}", hasher.digest()))
+    };
+    let mut digests = Vec::new();
+    for entry in &manifest.layers {
+        let shape = LayerShape::new(&space, entry.layer);
+        let values = digest(&shape, &entry.shards, Column::Value)?;
+        let draws = if entry.draws.is_empty() { None } else { Some(digest(&shape, &entry.draws, Column::Draw)?) };
+        digests.push(LayerDigest { layer: entry.layer, positions: entry.positions, values, draws });
+    }
+    Ok(digests)
+}
+
 /// Removes the draw shards in `dir` that `manifest` does not list (those of a layer before
 /// the last finished one, left by a solve stopped between writing the manifest and removing
 /// them) and returns their names. Only the writer's own names are touched.
 pub fn remove_unlisted_draws(dir: &Path, manifest: &Manifest) -> Result<Vec<String>, StoreError> {
     let io = |action: &'static str| move |source| StoreError::Io { path: dir.to_owned(), action, source };
-    let listed = manifest.listed();
+    let listed = listed_names(&manifest.listed());
     let mut removed = Vec::new();
     for entry in std::fs::read_dir(dir).map_err(io("list"))? {
         let name = entry.map_err(io("list"))?.file_name().to_string_lossy().into_owned();
-        let layer = name.strip_prefix("layer-").and_then(|rest| rest.get(..2)).and_then(|l| l.parse().ok());
-        let ours = layer.is_some_and(|layer| unconfined(dir, layer, &name, Column::Draw).is_none());
-        if ours && !listed.iter().any(|l| l.entry.file == name) {
+        let ours = parse_shard_file(&name).is_some_and(|(_, column, _)| column == Column::Draw)
+            && linked(dir, &name).is_none();
+        if ours && !listed.contains(&name) {
             remove_file(&dir.join(&name))?;
             removed.push(name);
         }
@@ -853,5 +1164,44 @@ pub fn remove_file(path: &Path) -> Result<(), StoreError> {
             Err(StoreError::Io { path: path.to_owned(), action: "remove", source: e })
         }
         _ => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::Rules;
+
+    /// The cut covers every position once, in order; no shard exceeds the size but a
+    /// whole mover's row never does; a row longer than the size is cut into pieces of the
+    /// size (the last shorter); the cut depends on the size only.
+    #[test]
+    fn shards_cover_the_layer_in_pieces_of_at_most_the_size() {
+        let cards = Cards::new(Game { rules: Rules::OFFICIAL, categories: Rules::OFFICIAL.first(5).unwrap() });
+        let space = Space::whole_game(&cards);
+        for layer in [3, 5, 8] {
+            let shape = LayerShape::new(&space, layer);
+            let longest = (0..shape.movers.len()).map(|m| shape.rows(m..m + 1)).map(|r| r.end - r.start).max().unwrap();
+            for size in [1, 2, 7, longest - 1, longest, SHARD_POSITIONS] {
+                let cut = shard_ranges(&shape, size);
+                let mut at = 0;
+                for span in &cut {
+                    assert_eq!(span.positions.start, at, "layer {layer} size {size}");
+                    at = span.positions.end;
+                    let rows = shape.rows(span.movers.clone());
+                    let len = span.positions.end - span.positions.start;
+                    if span.movers.len() > 1 {
+                        assert!(len <= size && span.positions == rows, "layer {layer} size {size}: {span:?}");
+                    } else if rows.end - rows.start > size {
+                        assert!(len <= size && len > 0, "a piece of {len} positions at size {size}");
+                        assert!(span.positions.start == rows.start || len == size || span.positions.end == rows.end);
+                    } else {
+                        assert_eq!(span.positions, rows);
+                    }
+                }
+                assert_eq!(at, shape.positions());
+                assert_eq!(cut.last().unwrap().movers.end, shape.movers.len());
+            }
+        }
     }
 }

@@ -96,7 +96,7 @@ const BYTE_ORDER_MARK: u32 = 0x0102_0304;
 /// A store file's checksum: the xxh3-64 hash of its chunk hashes.
 ///
 /// Displayed as 16 lowercase hex digits.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct Checksum(pub u64);
 
 impl fmt::Display for Checksum {
