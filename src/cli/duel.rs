@@ -13,7 +13,6 @@ use super::{GameArgs, print_json};
 use yz::cluster::launch::{mem_available, memory_per_rank};
 use yz::cluster::setup::{Sizing, Solution, check_rank, check_ranks, check_runs, mem_per_rank_bytes};
 use yz::cluster::{LayerReport, Ranks, SolveOptions};
-use yz::duel::calibrate::calibrate;
 use yz::duel::count::{LayerCount, count_layers_reporting, count_terminal, group};
 use yz::duel::plan::{MAX_RANKS, gib, min_ranks};
 use yz::duel::source::{Position, TableLookup, table_dir};
@@ -122,12 +121,22 @@ pub struct LayerArgs {
     /// written one.
     #[arg(long, value_name = "LAYERS", default_value = "all")]
     write: String,
+    /// Carry the draw probability beside each winning chance (8 bytes a value instead of
+    /// 4, and more work per position), so that a solve from the start reports P(win),
+    /// P(draw) and P(lose); refused where it does not fit [default: where it fits, for a
+    /// solve from the start].
+    #[arg(long, conflicts_with = "no_draws")]
+    draws: bool,
+    /// Carry winning chances only.
+    #[arg(long)]
+    no_draws: bool,
 }
 
 impl LayerArgs {
     /// The options of a solve of `space`.
     fn options(&self, space: &Space, resume: bool, force: bool) -> Result<SolveOptions> {
-        Ok(SolveOptions::checked(space, resume, force, self.stop_after_layer, &self.write)?)
+        let draws = (self.draws || self.no_draws).then_some(self.draws);
+        Ok(SolveOptions::checked(space, (resume, force), self.stop_after_layer, &self.write, draws)?)
     }
 }
 
@@ -439,7 +448,7 @@ fn plan(
     if !as_json {
         eprintln!("measuring the solve rate of each of the {} layers on a sample of its pairs ...", counts.len());
     }
-    let rates = calibrate(&space, counts, calibration.sample, calibration.runs, 1, &Bar::new(as_json));
+    let rates = sizing.calibrate(&space, (calibration.sample, calibration.runs, 1), &Bar::new(as_json));
     let core_hours: f64 = rates.iter().map(|r| r.core_hours).sum();
     let core_hours_min: f64 = rates.iter().map(|r| r.core_hours_min).sum();
     let core_hours_max: f64 = rates.iter().map(|r| r.core_hours_max).sum();

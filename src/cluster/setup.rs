@@ -5,11 +5,13 @@ use std::path::Path;
 
 use super::ranks::Ranks;
 use super::solve::{ClusterError, LayerReport, Outcome, SolveOptions, solve_tables};
+use crate::duel::calibrate::{LayerRate, calibrate};
 use crate::duel::count::{LayerCount, count_layers_from};
 use crate::duel::plan::{
     DRAW_VALUE_BYTES, DoesNotFit, MAX_RANKS, PLAIN_VALUE_BYTES, Plan, PlanSpec, check_fits, plan, value_bytes,
 };
 use crate::duel::{Space, WinDraw};
+use crate::progress::Progress;
 
 /// Most times `duel plan` measures each layer's sample.
 pub const MAX_CALIBRATION_RUNS: usize = 100;
@@ -84,12 +86,13 @@ impl SolveOptions {
     /// refused where the stop is not a layer of the space or nothing would be written
     /// by a request to write something. Fresh tables are cut into shards of the size
     /// `YZ_SHARD_POSITIONS` sets ([`crate::duel::shard::shard_positions_from_env`]).
+    /// `draws` is whether to carry the draw probability (none: where it fits).
     pub fn checked(
         space: &Space,
-        resume: bool,
-        force: bool,
+        (resume, force): (bool, bool),
         stop_after: Option<usize>,
         write: &str,
+        draws: Option<bool>,
     ) -> Result<SolveOptions, SetupError> {
         let (first, end) = (space.first_layer(), space.end_layer());
         let stop_after = stop_after.unwrap_or(first);
@@ -101,7 +104,7 @@ impl SolveOptions {
             return Err(SetupError::WritesNothing { write: write.to_owned(), last: end - 1 });
         }
         let shard_positions = crate::duel::shard::shard_positions_from_env().map_err(SetupError::ShardPositions)?;
-        Ok(SolveOptions { resume, stop_after, write_from, force, shard_positions })
+        Ok(SolveOptions { resume, stop_after, write_from, force, shard_positions, draws })
     }
 }
 
@@ -151,16 +154,19 @@ pub struct Sizing {
 
 impl Sizing {
     /// The solve of `space` with `options` on `ranks` ranks of `available` bytes each (if
-    /// known). The draw probability is carried where it fits ([`value_bytes`]) and the
-    /// solve is of the game from its start, even when this run stops early: the run that
-    /// resumes it to the start reads the draws back.
+    /// known). The draw probability is carried as `options.draws` says, or by default
+    /// where it fits ([`value_bytes`]) and the solve is of the game from its start, even
+    /// when this run stops early: the run that resumes it to the start reads the draws back.
     pub fn new(space: &Space, options: SolveOptions, ranks: u64, available: Option<u64>) -> Sizing {
         let layers = count_layers_from(space, options.stop_after);
         let spec = PlanSpec { ranks, value_bytes: PLAIN_VALUE_BYTES, write_from: options.write_from };
         let from_start = space.first_layer() == 0;
-        let spec =
-            PlanSpec { value_bytes: value_bytes(&layers, space.cards().boxes(), spec, from_start, available), ..spec };
-        Sizing { options, layers, spec }
+        let value_bytes = match options.draws {
+            Some(true) => DRAW_VALUE_BYTES,
+            Some(false) => PLAIN_VALUE_BYTES,
+            None => value_bytes(&layers, space.cards().boxes(), spec, from_start, available),
+        };
+        Sizing { options, layers, spec: PlanSpec { value_bytes, ..spec } }
     }
 
     /// [`Sizing::new`], refused where the memory per rank is known and the solve's peak
@@ -191,6 +197,22 @@ impl Sizing {
     /// Whether the draw probability rides along with the winning chance.
     pub fn with_draws(&self) -> bool {
         self.spec.value_bytes == DRAW_VALUE_BYTES
+    }
+
+    /// Measures the solve rate of every layer ([`calibrate`]) with the value type the solve
+    /// will run: winning chances alone, or with the draw probability where it is carried,
+    /// which costs more per lane-update.
+    pub fn calibrate(
+        &self,
+        space: &Space,
+        (lane_updates, runs, seed): (u64, usize, u64),
+        progress: &dyn Progress,
+    ) -> Vec<LayerRate> {
+        if self.with_draws() {
+            calibrate::<WinDraw<f32>>(space, &self.layers, lane_updates, runs, seed, progress)
+        } else {
+            calibrate::<f32>(space, &self.layers, lane_updates, runs, seed, progress)
+        }
     }
 
     /// Runs the solve of `space` over `ranks` into `dir` ([`solve_tables`]) with the value
@@ -229,14 +251,14 @@ mod tests {
     fn options_and_figures_are_checked() {
         let cards = Cards::new(Game::first(Rules::OFFICIAL, 3).unwrap());
         let space = Space::whole_game(&cards);
-        let options = SolveOptions::checked(&space, false, false, Some(2), "4..").unwrap();
+        let options = SolveOptions::checked(&space, (false, false), Some(2), "4..", None).unwrap();
         assert_eq!((options.stop_after, options.write_from), (2, 4));
         assert!(matches!(
-            SolveOptions::checked(&space, false, false, Some(6), "all"),
+            SolveOptions::checked(&space, (false, false), Some(6), "all", None),
             Err(SetupError::StopAfter { .. })
         ));
         assert!(matches!(
-            SolveOptions::checked(&space, false, false, None, "6.."),
+            SolveOptions::checked(&space, (false, false), None, "6..", None),
             Err(SetupError::WritesNothing { .. })
         ));
         assert_eq!(SolveOptions::parse_write("3"), Err(SetupError::Write("3".to_owned())));
@@ -247,6 +269,11 @@ mod tests {
         assert_eq!(check_runs(101), Err(SetupError::Runs(101)));
         let sizing = Sizing::checked(&space, SolveOptions::whole(&space), 1, None).unwrap();
         assert!(sizing.with_draws(), "a small game from the start carries draws");
+        let plain = SolveOptions { draws: Some(false), ..SolveOptions::whole(&space) };
+        assert!(!Sizing::checked(&space, plain, 1, None).unwrap().with_draws(), "--no-draws");
+        let endgame = Space::endgame(&cards, 3);
+        let forced = SolveOptions { draws: Some(true), ..SolveOptions::whole(&endgame) };
+        assert!(Sizing::checked(&endgame, forced, 1, None).unwrap().with_draws(), "--draws in an endgame");
         assert_eq!(sizing.layers.len(), 6);
         assert!(sizing.positions() > 0);
     }

@@ -311,6 +311,9 @@ pub struct SolveOptions {
     /// Most positions per shard of fresh tables ([`shard::shard_ranges`]); resumed tables
     /// keep the size their manifest records.
     pub shard_positions: u64,
+    /// Whether the values carry the draw probability (`None`: where it fits, for a solve
+    /// from the start; see [`super::setup::Sizing`]).
+    pub draws: Option<bool>,
 }
 
 impl SolveOptions {
@@ -322,6 +325,7 @@ impl SolveOptions {
             write_from: 0,
             force: false,
             shard_positions: shard::SHARD_POSITIONS,
+            draws: None,
         }
     }
 }
@@ -815,25 +819,30 @@ fn exchange<V: DuelValue + Pod>(
     let segments = shares.received_segments(space, shape, me);
     let span = shape.rows(shares.received[me].clone());
     let mut values = vec![V::ZERO; (span.end - span.start) as usize];
-    scatter(&mut values, &segments, size, me, slice(&shares.received[me]));
+    let mut own = Placement::new(&segments, size, me);
+    own.place(&mut values, slice(&shares.received[me]));
     drop(block);
     let incoming = ranks.all_to_all(outgoing).map_err(ClusterError::Exchange)?;
+    // Every part is decompressed, checked and placed on a thread of its own: the parts'
+    // segments are disjoint, so the threads write disjoint values.
+    let into = Disjoint(values.as_mut_ptr(), values.len());
+    let found: Vec<Option<(usize, Damage)>> = incoming
+        .into_par_iter()
+        .enumerate()
+        .map(|(r, packed)| {
+            if r == me {
+                return None;
+            }
+            let mut placement = Placement::new(&segments, size, r);
+            let expected = placement.total() as usize * std::mem::size_of::<V>();
+            // SAFETY: `placement` writes only rank r's segments of `values`, which no other
+            // thread writes, and `values` outlives the loop.
+            let sink = |piece: &[V]| unsafe { placement.place_into(&into, piece) };
+            unpack_part(&packed, expected, sink).err().map(|damage| (r, damage))
+        })
+        .collect();
     // The first damaged part received, by sender.
-    let mut damaged = None;
-    for (r, packed) in incoming.into_iter().enumerate() {
-        if r == me {
-            continue;
-        }
-        let len = segments.iter().skip(r).step_by(size).sum::<u64>() as usize;
-        let mut part = vec![V::ZERO; len];
-        if let Err(damage) = unpack_part(&packed, bytemuck::cast_slice_mut(&mut part)) {
-            damaged = Some((r, damage));
-            break;
-        }
-        if len > 0 {
-            scatter(&mut values, &segments, size, r, &part);
-        }
-    }
+    let damaged = found.into_iter().flatten().next();
     stop_on_damage(ranks, shape.layer, damaged)?;
     let segment_bytes = std::mem::size_of_val(segments.as_slice()) as u64;
     Ok(Exchanged { values, raw_bytes, bytes, segment_bytes })
@@ -865,22 +874,51 @@ fn pack_part(raw: &[u8]) -> std::io::Result<Vec<u8>> {
     Ok(packed)
 }
 
-/// Decompresses a part made by [`pack_part`] into `raw`, which holds exactly as many bytes
-/// as the sender's values, and checks the sender's checksum.
-fn unpack_part(packed: &[u8], raw: &mut [u8]) -> Result<(), Damage> {
-    if packed.is_empty() && raw.is_empty() {
+/// Values decompressed at a time by [`unpack_part`]: a bounded buffer per part in flight.
+const UNPACK_PIECE_VALUES: usize = 1 << 16;
+
+/// Decompresses a part made by [`pack_part`] of `expected` bytes of values `V`, handing
+/// them to `sink` piece by piece (whole values, in order, never more than `expected`
+/// bytes in all), and checks that exactly `expected` bytes came out with the sender's
+/// checksum. What `sink` saw of a damaged part is to be thrown away.
+fn unpack_part<V: Pod>(packed: &[u8], expected: usize, mut sink: impl FnMut(&[V])) -> Result<(), Damage> {
+    use std::io::Read;
+    if packed.is_empty() && expected == 0 {
         return Ok(());
     }
     let Some(at) = packed.len().checked_sub(PART_CHECKSUM_BYTES) else {
         return Err(Damage::Short { bytes: packed.len() });
     };
     let (stream, checksum) = packed.split_at(at);
-    let n = zstd::bulk::decompress_to_buffer(stream, raw).map_err(|e| Damage::Unreadable(e.to_string()))?;
-    if n != raw.len() {
-        return Err(Damage::Size { found: n, expected: raw.len() });
+    let mut decoder =
+        zstd::stream::read::Decoder::with_buffer(stream).map_err(|e| Damage::Unreadable(e.to_string()))?;
+    let mut piece = vec![V::zeroed(); UNPACK_PIECE_VALUES.min(expected / std::mem::size_of::<V>() + 1)];
+    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+    let mut found = 0usize;
+    loop {
+        let bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut piece);
+        let mut filled = 0;
+        while filled < bytes.len() {
+            match decoder.read(&mut bytes[filled..]) {
+                Ok(0) => break,
+                Ok(n) => filled += n,
+                Err(e) => return Err(Damage::Unreadable(e.to_string())),
+            }
+        }
+        if filled == 0 {
+            break;
+        }
+        hasher.update(&bytes[..filled]);
+        found += filled;
+        if found <= expected && filled.is_multiple_of(std::mem::size_of::<V>()) {
+            sink(&piece[..filled / std::mem::size_of::<V>()]);
+        }
+    }
+    if found != expected {
+        return Err(Damage::Size { found, expected });
     }
     let expected = u64::from_le_bytes(checksum.try_into().expect("8 bytes"));
-    let found = xxh3_64(raw);
+    let found = hasher.digest();
     if found != expected {
         return Err(Damage::Checksum { found, expected });
     }
@@ -922,20 +960,73 @@ fn stop_on_damage(ranks: &impl Ranks, layer: usize, damaged: Option<(usize, Dama
     Err(first.or(mine).unwrap_or(ClusterError::StoppedByRankZero))
 }
 
-/// Places the part rank `r` sent (its segment of each row received, row after row) into
-/// the received rows `values`; `segments` holds, row after row, the segment of each of the
-/// `size` ranks in turn, which is also their order within a row.
-fn scatter<V: Copy>(values: &mut [V], segments: &[u64], size: usize, r: usize, part: &[V]) {
-    let (mut at, mut taken) = (0, 0);
-    for row in segments.chunks_exact(size) {
-        let before: u64 = row[..r].iter().sum();
-        let len = row[r] as usize;
-        let start = at + before as usize;
-        values[start..start + len].copy_from_slice(&part[taken..taken + len]);
-        taken += len;
-        at += row.iter().sum::<u64>() as usize;
+/// Where the part rank `r` sent goes in the received rows: its segment of each row, row
+/// after row. `segments` holds, row after row, the segment of each of the `size` ranks in
+/// turn, which is also their order within a row. The part may arrive in pieces of any
+/// length; the placement remembers how far it got.
+struct Placement<'a> {
+    /// One slice of `size` segment lengths per row received.
+    rows: std::slice::ChunksExact<'a, u64>,
+    r: usize,
+    /// Where the current row's segment of rank `r` starts in the received rows, and how
+    /// many of its values are still to come.
+    start: usize,
+    left: usize,
+    /// Where the next row starts.
+    next_row: usize,
+}
+
+impl<'a> Placement<'a> {
+    fn new(segments: &'a [u64], size: usize, r: usize) -> Placement<'a> {
+        Placement { rows: segments.chunks_exact(size), r, start: 0, left: 0, next_row: 0 }
+    }
+
+    /// Values rank `r`'s part holds in all.
+    fn total(&self) -> u64 {
+        self.rows.clone().map(|row| row[self.r]).sum()
+    }
+
+    /// Hands each run of `piece` to `write` with where it goes, advancing over the rows.
+    fn place_with<V>(&mut self, mut piece: &[V], mut write: impl FnMut(usize, &[V])) {
+        while !piece.is_empty() {
+            while self.left == 0 {
+                let row = self.rows.next().expect("a part holds no more values than its segments");
+                self.start = self.next_row + row[..self.r].iter().sum::<u64>() as usize;
+                self.left = row[self.r] as usize;
+                self.next_row += row.iter().sum::<u64>() as usize;
+            }
+            let n = self.left.min(piece.len());
+            write(self.start, &piece[..n]);
+            (self.start, self.left, piece) = (self.start + n, self.left - n, &piece[n..]);
+        }
+    }
+
+    /// Places `piece` into `values`.
+    fn place<V: Copy>(&mut self, values: &mut [V], piece: &[V]) {
+        self.place_with(piece, |at, run| values[at..at + run.len()].copy_from_slice(run));
+    }
+
+    /// Places `piece` into the values behind `into`.
+    ///
+    /// # Safety
+    /// No other thread may read or write the positions this placement covers meanwhile,
+    /// and the values behind `into` must outlive the call.
+    unsafe fn place_into<V: Copy>(&mut self, into: &Disjoint<V>, piece: &[V]) {
+        self.place_with(piece, |at, run| {
+            assert!(at + run.len() <= into.1, "a segment beyond the received rows");
+            // SAFETY: in bounds (checked above), and no other thread touches these
+            // positions (the caller's promise).
+            unsafe { std::ptr::copy_nonoverlapping(run.as_ptr(), into.0.add(at), run.len()) }
+        });
     }
 }
+
+/// The received rows' values, written by several threads at once, each in positions of
+/// its own ([`Placement::place_into`]): a pointer and a length.
+struct Disjoint<V>(*mut V, usize);
+
+// SAFETY: the threads sharing it write disjoint positions (see `Placement::place_into`).
+unsafe impl<V: Send> Sync for Disjoint<V> {}
 
 /// Reads the rows `movers` of a written layer from its shards (each checked on reading),
 /// with their draw probabilities where the lanes carry them and the layer lists them.
@@ -1253,41 +1344,80 @@ pub(crate) mod tests {
         assert_eq!(files(&cut), files(&whole));
     }
 
-    /// A part packs and unpacks to the same bytes; no flipped byte of it yields other
-    /// values, and a stream that decompresses well to other values fails the checksum.
+    /// Unpacks a part of `expected` bytes of `f32` into a vector, as the exchange places it.
+    fn unpacked(packed: &[u8], expected: usize) -> Result<Vec<f32>, Damage> {
+        let mut out = Vec::new();
+        unpack_part::<f32>(packed, expected, |piece| out.extend_from_slice(piece))?;
+        Ok(out)
+    }
+
+    /// A part packs and unpacks to the same values, in pieces; no flipped byte of it yields
+    /// other values, and a stream that decompresses well to other values fails the
+    /// checksum.
     #[test]
     fn a_part_checksum_catches_damage() {
-        let values: Vec<f32> = (0..2000).map(|i| (i as f32 * 0.37).sin()).collect();
+        let values: Vec<f32> = (0..3 * UNPACK_PIECE_VALUES / 2).map(|i| (i as f32 * 0.37).sin()).collect();
         let raw: &[u8] = bytemuck::cast_slice(&values);
         let packed = pack_part(raw).unwrap();
-        let mut out = vec![0u8; raw.len()];
-        unpack_part(&packed, &mut out).unwrap();
-        assert_eq!(out, raw);
+        assert_eq!(unpacked(&packed, raw.len()).unwrap(), values);
         assert!(pack_part(&[]).unwrap().is_empty());
-        unpack_part(&[], &mut []).unwrap();
+        assert_eq!(unpacked(&[], 0).unwrap(), Vec::<f32>::new());
+        let small: Vec<f32> = values[..2000].to_vec();
+        let small_raw: &[u8] = bytemuck::cast_slice(&small);
+        let small_packed = pack_part(small_raw).unwrap();
         let mut caught_by_checksum = 0;
-        for at in 0..packed.len() {
-            let mut damaged = packed.clone();
+        for at in 0..small_packed.len() {
+            let mut damaged = small_packed.clone();
             damaged[at] ^= 0x10;
-            match unpack_part(&damaged, &mut out) {
-                Ok(()) => assert_eq!(out, raw, "byte {at} flipped"),
+            match unpacked(&damaged, small_raw.len()) {
+                Ok(out) => assert_eq!(out, small, "byte {at} flipped"),
                 Err(damage) => caught_by_checksum += matches!(damage, Damage::Checksum { .. }) as usize,
             }
         }
-        assert!(caught_by_checksum > packed.len() / 2, "{caught_by_checksum} of {} flips", packed.len());
+        assert!(caught_by_checksum > small_packed.len() / 2, "{caught_by_checksum} of {} flips", small_packed.len());
         // Other values of the same size, with this part's checksum.
-        let other: Vec<f32> = values.iter().map(|v| v + 1.0).collect();
+        let other: Vec<f32> = small.iter().map(|v| v + 1.0).collect();
         let mut forged = pack_part(bytemuck::cast_slice(&other)).unwrap();
         let at = forged.len() - PART_CHECKSUM_BYTES;
-        forged[at..].copy_from_slice(&packed[packed.len() - PART_CHECKSUM_BYTES..]);
-        assert!(matches!(unpack_part(&forged, &mut out), Err(Damage::Checksum { .. })));
-        assert!(matches!(unpack_part(&packed, &mut out[4..]), Err(Damage::Unreadable(_))));
-        assert_eq!(
-            unpack_part(&packed, &mut vec![0; raw.len() + 4]),
-            Err(Damage::Size { found: raw.len(), expected: raw.len() + 4 })
-        );
-        assert_eq!(unpack_part(&packed[..5], &mut out), Err(Damage::Short { bytes: 5 }));
-        assert_eq!(unpack_part(&[], &mut out), Err(Damage::Short { bytes: 0 }));
+        forged[at..].copy_from_slice(&small_packed[small_packed.len() - PART_CHECKSUM_BYTES..]);
+        assert!(matches!(unpacked(&forged, small_raw.len()), Err(Damage::Checksum { .. })));
+        let n = small_raw.len();
+        assert_eq!(unpacked(&small_packed, n - 4), Err(Damage::Size { found: n, expected: n - 4 }));
+        assert_eq!(unpacked(&small_packed, n + 4), Err(Damage::Size { found: n, expected: n + 4 }));
+        assert_eq!(unpacked(&small_packed[..5], n), Err(Damage::Short { bytes: 5 }));
+        assert_eq!(unpacked(&[], n), Err(Damage::Short { bytes: 0 }));
+    }
+
+    /// A part placed in pieces of any length lands where the rank's segments say, and the
+    /// parts of all ranks fill the received rows exactly once.
+    #[test]
+    fn parts_are_placed_in_their_segments_whatever_the_pieces() {
+        let size = 3;
+        // Four rows; row i's segment of rank r has (i + 2r) % 4 values.
+        let segments: Vec<u64> = (0..4).flat_map(|i| (0..size).map(move |r| ((i + 2 * r) % 4) as u64)).collect();
+        let total = segments.iter().sum::<u64>() as usize;
+        // Position p of the rows holds p; each rank's part is its positions in order.
+        let mut parts = vec![Vec::new(); size];
+        let mut at = 0.0f32;
+        for row in segments.chunks_exact(size) {
+            for (r, &len) in row.iter().enumerate() {
+                for _ in 0..len {
+                    parts[r].push(at);
+                    at += 1.0;
+                }
+            }
+        }
+        for piece in [1, 2, 5, 100] {
+            let mut values = vec![-1.0f32; total];
+            for (r, part) in parts.iter().enumerate() {
+                let mut placement = Placement::new(&segments, size, r);
+                assert_eq!(placement.total() as usize, part.len());
+                for chunk in part.chunks(piece) {
+                    placement.place(&mut values, chunk);
+                }
+            }
+            assert_eq!(values, (0..total).map(|p| p as f32).collect::<Vec<_>>(), "pieces of {piece}");
+        }
     }
 
     /// A byte flipped in one part of one layer's exchange stops every rank, rank 0 and the

@@ -26,6 +26,7 @@ use super::count::LayerCount;
 use super::layout::{LayerShape, Tile, window_len};
 use super::plan::{lane_updates_per_lane, process_cpu_seconds};
 use super::solve::{NextValues, Space, solve_tile};
+use super::value::DuelValue;
 use crate::game::StateId;
 use crate::progress::Progress;
 use crate::turn::lanes::padded_lanes;
@@ -41,33 +42,37 @@ static POOL: LazyLock<Vec<f32>> = LazyLock::new(|| {
 });
 
 /// The next layer's values as a pair's turn reads them, with real window lengths and
-/// made-up values from a large pool, at a place that depends on the pair.
-pub struct SyntheticNext {
+/// made-up values of the solve's lane type `V` from a large pool, at a place that depends
+/// on the pair.
+pub struct SyntheticNext<V> {
     /// Bounds of the layer's movers and opponents, by position.
     movers: Vec<CardBounds>,
     opponents: Vec<CardBounds>,
+    /// [`POOL`] as values `V` (with a made-up draw probability where `V` carries one).
+    pool: Vec<V>,
 }
 
-impl SyntheticNext {
+impl<V: DuelValue> SyntheticNext<V> {
     /// Synthetic values for `layer` of `space`.
-    pub fn new(space: &Space, layer: usize) -> SyntheticNext {
+    pub fn new(space: &Space, layer: usize) -> SyntheticNext<V> {
         let cards = space.cards();
         let (mover_filled, opponent_filled) = super::count::layer_split(layer);
         let bounds = |ids: &[StateId]| ids.iter().map(|&id| cards.bounds(id)).collect();
         SyntheticNext {
             movers: bounds(space.movers(layer).with_filled(mover_filled)),
             opponents: bounds(space.opponents(layer).with_filled(opponent_filled)),
+            pool: POOL.iter().map(|&v| V::from_stored(v, Some(0.1 * (1.0 - v)))).collect(),
         }
     }
 }
 
-impl NextValues<f32> for SyntheticNext {
-    fn pair(&self, m: usize, o: usize) -> &[f32] {
+impl<V: DuelValue> NextValues<V> for SyntheticNext<V> {
+    fn pair(&self, m: usize, o: usize) -> &[V] {
         let len = window_len(window(self.movers[m], self.opponents[o])) as usize;
         // A fixed, scattered place per pair (a multiplicative hash of the pair).
         let at = ((m as u64 * 0x9E37_79B9_7F4A_7C15) ^ (o as u64 * 0xC2B2_AE3D_27D4_EB4F)) >> 40;
-        let start = at as usize % (POOL.len() - len);
-        &POOL[start..start + len]
+        let start = at as usize % (self.pool.len() - len);
+        &self.pool[start..start + len]
     }
 }
 
@@ -122,12 +127,13 @@ impl LayerSample {
         self.tiles.push(tile);
     }
 
-    /// Solves every sampled pair, reading `next` (`None` for the last layer of the game),
-    /// and returns the sum of their values (so that the work cannot be skipped).
-    pub fn solve(&self, space: &Space, next: Option<&SyntheticNext>) -> f64 {
+    /// Solves every sampled pair with lanes `V`, reading `next` (`None` for the last layer
+    /// of the game), and returns the sum of their values (so that the work cannot be
+    /// skipped).
+    pub fn solve<V: DuelValue>(&self, space: &Space, next: Option<&SyntheticNext<V>>) -> f64 {
         self.tiles
             .iter()
-            .map(|tile| solve_tile::<f32>(space, &self.shape, next, tile).iter().map(|&v| v as f64).sum::<f64>())
+            .map(|tile| solve_tile::<V>(space, &self.shape, next, tile).iter().map(|&v| v.value()).sum::<f64>())
             .sum()
     }
 }
@@ -155,9 +161,10 @@ pub struct LayerRate {
     pub core_hours_max: f64,
 }
 
-/// Measures every layer of `counts` (a plan's layers of `space`) on a sample of at least
-/// `lane_updates` lane-updates, `runs` times each, reporting each layer to `progress`.
-pub fn calibrate(
+/// Measures every layer of `counts` (a plan's layers of `space`) with the lanes `V` the
+/// solve will run, on a sample of at least `lane_updates` lane-updates, `runs` times each,
+/// reporting each layer to `progress`.
+pub fn calibrate<V: DuelValue>(
     space: &Space,
     counts: &[LayerCount],
     lane_updates: u64,
@@ -172,7 +179,7 @@ pub fn calibrate(
         .map(|count| {
             let layer = count.layer;
             let sample = LayerSample::new(space, count, lane_updates, seed);
-            let next = (layer + 1 < space.end_layer()).then(|| SyntheticNext::new(space, layer + 1));
+            let next = (layer + 1 < space.end_layer()).then(|| SyntheticNext::<V>::new(space, layer + 1));
             let core_seconds: Vec<f64> = (0..runs.max(1))
                 .map(|_| {
                     let (started, before) = (Instant::now(), process_cpu_seconds());

@@ -33,6 +33,9 @@ const VALUE_IMBALANCE: f64 = 1.1;
 const TILE_IMBALANCE: f64 = 1.2;
 /// Bytes of one offset of a [`super::Tile`] (a `u64` per pair).
 const OFFSET_BYTES: u64 = 8;
+/// Bytes per computed pair of the list of outputs a tile's solve hands its threads (the
+/// pair and its slice of values: two `usize` and a fat pointer).
+const OUTPUT_BYTES: u64 = 32;
 /// Bytes per card of a [`super::LayerShape`]: the card id and its row start.
 const CARD_BYTES: u64 = 12;
 
@@ -50,15 +53,18 @@ pub struct LayerPlan {
     /// Whether the layer is written to disk.
     pub written: bool,
     /// Bytes of values a rank holds at once while solving this layer: its computed pairs
-    /// with the rows of the next layer it reads, then with the rows it receives.
+    /// with the rows of the next layer it reads, then with the rows it receives and, during
+    /// the exchange, the compressed parts it sends and receives.
     pub value_bytes_per_rank: u64,
     /// Bytes of layout structures a rank holds at once: the tiles of the pairs it computes
     /// and of the rows it keeps of this layer and the next (one offset per pair, `1/P` of
-    /// the layers' pairs each), the exchange's per-row segments, and the per-card shapes.
+    /// the layers' pairs each), the list of outputs of the pairs it computes, the
+    /// exchange's per-row segments, and the per-card shapes.
     pub layout_bytes_per_rank: u64,
     /// Their sum: what a rank needs for this layer.
     pub bytes_per_rank: u64,
-    /// Bytes of values sent between ranks after the layer, before compression.
+    /// Bytes of values sent between ranks after the layer, before compression, at the
+    /// solve's bytes per value.
     pub exchanged_bytes: u64,
     /// The same as sent, compressed by [`EXCHANGE_COMPRESSION`].
     pub sent_bytes: u64,
@@ -121,10 +127,13 @@ pub fn plan(counts: &[LayerCount], boxes: usize, spec: PlanSpec) -> Plan {
             let next_positions = next.map_or(0, |n| n.positions);
             let next_pairs = next.map_or(0, |n| n.movers * n.opponents);
             let pairs = c.movers * c.opponents;
-            let exchanged_bytes = c.positions * VALUE_BYTES / ranks * (ranks - 1);
+            let exchanged_bytes = c.positions * value_bytes / ranks * (ranks - 1);
+            // Beside the computed and received values during the exchange: the compressed
+            // parts sent and those received.
+            let parts = 2.0 * (exchanged_bytes as f64 / ranks as f64) / EXCHANGE_COMPRESSION;
             let values = value_bytes * (share(c.positions) + share(c.positions.max(next_positions)));
-            let value_bytes_per_rank = (values as f64 * VALUE_IMBALANCE) as u64;
-            let tiles = OFFSET_BYTES * (2 * share(pairs) + share(next_pairs));
+            let value_bytes_per_rank = ((values as f64 + parts) * VALUE_IMBALANCE) as u64;
+            let tiles = OFFSET_BYTES * (2 * share(pairs) + share(next_pairs)) + OUTPUT_BYTES * share(pairs);
             let layout_bytes_per_rank = (tiles as f64 * TILE_IMBALANCE) as u64
                 + OFFSET_BYTES * c.movers
                 + CARD_BYTES * 2 * (c.movers + c.opponents);
