@@ -693,7 +693,8 @@ fn hostile_files() {
         ("another game's rules", Box::new(|m| m.identity.rules = "no-joker".into()), true),
         ("rules that do not exist", Box::new(|m| m.identity.rules = "bogus".into()), true),
         ("table version 1", Box::new(|m| m.identity.table_version = 1), true),
-        ("table version 3", Box::new(|m| m.identity.table_version = 3), true),
+        ("table version 2 (shards in the metadata)", Box::new(|m| m.identity.table_version = 2), true),
+        ("table version 4", Box::new(|m| m.identity.table_version = 4), true),
         ("boxes out of card order", Box::new(|m| m.identity.categories.reverse()), true),
         ("layer 4 missing, complete", Box::new(|m| m.layers.retain(|l| l.layer != 4)), true),
         ("a wrong position count for layer 4", Box::new(|m| l4(m).positions += 1), false),
@@ -750,6 +751,7 @@ fn hostile_files() {
     // The manifest's store header lies, behind a valid header hash.
     b.reset();
     let manifest_raw = RawStore::of(&manifest_path(&b), MANIFEST_KIND.name);
+    let manifest_chunks = (manifest_raw.payload.len() as u64).div_ceil(u64::from(yz::store::CHUNK_SIZE));
     let nested = "[".repeat(100_000) + &"]".repeat(100_000);
     let raws: Vec<(&str, RawStore, Expect)> = vec![
         ("format version 2", RawStore { version: 2, ..manifest_raw.clone() }, Refuse),
@@ -759,7 +761,11 @@ fn hostile_files() {
         ("chunk size 0", RawStore { chunk_size: 0, ..manifest_raw.clone() }, Refuse),
         ("chunk size 1 (a legal file)", RawStore { chunk_size: 1, ..manifest_raw.clone() }, Same),
         ("a payload length of 2^63", RawStore { payload_len: Some(1 << 63), ..manifest_raw.clone() }, Refuse),
-        ("one chunk more than its length needs", RawStore { chunks: Some(1), ..manifest_raw.clone() }, Refuse),
+        (
+            "one chunk more than its length needs",
+            RawStore { chunks: Some(manifest_chunks + 1), ..manifest_raw.clone() },
+            Refuse,
+        ),
         ("chunk count u64::MAX", RawStore { chunks: Some(u64::MAX), ..manifest_raw.clone() }, Refuse),
         ("metadata null", RawStore { metadata: b"null".to_vec(), ..manifest_raw.clone() }, Refuse),
         ("metadata []", RawStore { metadata: b"[]".to_vec(), ..manifest_raw.clone() }, Refuse),

@@ -14,7 +14,7 @@ use yz::cluster::launch::{mem_available, memory_per_rank};
 use yz::cluster::setup::{Sizing, Solution, check_rank, check_ranks, check_runs, mem_per_rank_bytes};
 use yz::cluster::{LayerReport, Ranks, SolveOptions};
 use yz::duel::count::{LayerCount, count_layers_reporting, count_terminal, group};
-use yz::duel::plan::{MAX_RANKS, gib, min_ranks};
+use yz::duel::plan::{MAX_RANKS, gib, min_ranks, usable};
 use yz::duel::source::{Position, TableLookup, table_dir};
 use yz::duel::{Cards, DuelValue, Space};
 use yz::game::{Game, RollId, parse_dice};
@@ -452,8 +452,9 @@ fn plan(
     let core_hours: f64 = rates.iter().map(|r| r.core_hours).sum();
     let core_hours_min: f64 = rates.iter().map(|r| r.core_hours_min).sum();
     let core_hours_max: f64 = rates.iter().map(|r| r.core_hours_max).sum();
-    let fits = plan.peak_bytes_per_rank <= mem_bytes;
-    let min_ranks = min_ranks(counts, cards.boxes(), spec, mem_bytes, MAX_RANKS);
+    // The same test the solve makes before it starts.
+    let fits = plan.peak_bytes_per_rank <= usable(mem_bytes);
+    let min_ranks = min_ranks(counts, cards.boxes(), spec, usable(mem_bytes), MAX_RANKS);
     if as_json {
         print_json(json!({
             "rules": game.rules.name(),
@@ -575,7 +576,7 @@ fn rehearse(game: Game, scope: &Scope, layer_args: &LayerArgs, ranks: u64, rank:
     println!("rank        {rank} of {ranks}: structures built for real, values counted (not computed)");
     println!();
     println!(
-        "  {:>5} {:>10} {:>9} {:>9} {:>9} {:>9} {:>9} {:>11} {:>11} {:>11} {:>7}",
+        "  {:>5} {:>10} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>11} {:>11} {:>11} {:>7}",
         "layer",
         "shapes",
         "shares",
@@ -583,18 +584,19 @@ fn rehearse(game: Game, scope: &Scope, layer_args: &LayerArgs, ranks: u64, rank:
         "kept",
         "held",
         "segments",
+        "outputs",
         "layout",
         "plan layout",
         "values",
         "seconds"
     );
     println!(
-        "  {:>5} {:>10} {:>9} {:>9} {:>9} {:>9} {:>9} {:>11} {:>11} {:>11}",
-        "", "MiB", "MiB", "tile MiB", "tile MiB", "tile MiB", "MiB", "MiB", "MiB", "GiB"
+        "  {:>5} {:>10} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>11} {:>11} {:>11}",
+        "", "MiB", "MiB", "tile MiB", "tile MiB", "tile MiB", "MiB", "MiB", "MiB", "MiB", "GiB"
     );
     for (l, p) in layers.iter().zip(&plan.layers) {
         println!(
-            "  {:>5} {:>10.1} {:>9.2} {:>9.1} {:>9.1} {:>9.1} {:>9.2} {:>11.1} {:>11.1} {:>11.3} {:>7.2}",
+            "  {:>5} {:>10.1} {:>9.2} {:>9.1} {:>9.1} {:>9.1} {:>9.2} {:>9.1} {:>11.1} {:>11.1} {:>11.3} {:>7.2}",
             l.layer,
             mib(l.shape_bytes),
             mib(l.shares_bytes),
@@ -602,6 +604,7 @@ fn rehearse(game: Game, scope: &Scope, layer_args: &LayerArgs, ranks: u64, rank:
             mib(l.kept_tile_bytes),
             mib(l.held_tile_bytes),
             mib(l.segment_bytes),
+            mib(l.output_bytes),
             mib(l.layout_bytes),
             mib(p.layout_bytes_per_rank),
             gib(l.value_bytes),

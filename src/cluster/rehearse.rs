@@ -38,6 +38,9 @@ pub struct RankLayer {
     pub held_tile_bytes: u64,
     /// The exchange's per-row segment lengths.
     pub segment_bytes: u64,
+    /// The list of outputs the solve of the computed tile hands its threads (one entry
+    /// per pair: the pair and its slice of values).
+    pub output_bytes: u64,
     /// All of the above.
     pub layout_bytes: u64,
     /// Positions it computes.
@@ -105,6 +108,9 @@ pub fn rehearse(
             kept_tile_bytes: kept.bytes(),
             held_tile_bytes,
             segment_bytes: std::mem::size_of_val(segments.as_slice()) as u64,
+            output_bytes: (std::mem::size_of::<(usize, usize, &mut [f32])>()
+                * computed.movers.len()
+                * computed.opponents.len()) as u64,
             computed_positions: computed.positions(),
             received_positions,
             value_bytes: value_bytes * (computed.positions() + held_positions.max(received_positions)),
@@ -117,7 +123,8 @@ pub fn rehearse(
             + report.computed_tile_bytes
             + report.kept_tile_bytes
             + report.held_tile_bytes
-            + report.segment_bytes;
+            + report.segment_bytes
+            + report.output_bytes;
         report.seconds = started.elapsed().as_secs_f64();
         tracing::info!(layer, seconds = report.seconds, layout_bytes = report.layout_bytes, "rehearsed");
         layers.push(report);

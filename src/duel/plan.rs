@@ -211,11 +211,17 @@ pub struct DoesNotFit {
     pub min_ranks: Option<u64>,
 }
 
-/// Plans the solve and refuses it if its peak per rank exceeds `available` bytes (less a
-/// tenth for the rest of the process).
+/// What a plan may use of `available` bytes per rank: nine tenths, a tenth left for the
+/// rest of the process.
+pub fn usable(available: u64) -> u64 {
+    available / 10 * 9
+}
+
+/// Plans the solve and refuses it if its peak per rank exceeds what it may use of
+/// `available` bytes ([`usable`]).
 pub fn check_fits(counts: &[LayerCount], boxes: usize, spec: PlanSpec, available: u64) -> Result<Plan, DoesNotFit> {
     let planned = plan(counts, boxes, spec);
-    let budget = available / 10 * 9;
+    let budget = usable(available);
     let Some(peak) = planned.layers.iter().max_by_key(|l| l.bytes_per_rank) else { return Ok(planned) };
     if peak.bytes_per_rank <= budget {
         return Ok(planned);
