@@ -26,7 +26,7 @@ use super::count::LayerCount;
 use super::layout::{LayerShape, Tile, window_len};
 use super::plan::{lane_updates_per_lane, process_cpu_seconds};
 use super::solve::{NextValues, Space, solve_tile};
-use super::value::DuelValue;
+use super::value::{DuelValue, WinDraw};
 use crate::game::StateId;
 use crate::progress::Progress;
 use crate::turn::lanes::padded_lanes;
@@ -40,19 +40,39 @@ static POOL: LazyLock<Vec<f32>> = LazyLock::new(|| {
     let block: Vec<f32> = (0..4093).map(|_| rng.random_range(0.0f32..1.0)).collect();
     block.iter().copied().cycle().take(1 << 25).collect()
 });
+/// [`POOL`] with a made-up draw probability beside each value.
+static DRAW_POOL: LazyLock<Vec<WinDraw<f32>>> =
+    LazyLock::new(|| POOL.iter().map(|&v| WinDraw { value: v, draw: 0.1 * (1.0 - v) }).collect());
+
+/// A lane type the solve runs, with its pool of made-up next-layer values, built once.
+pub trait SyntheticValue: DuelValue {
+    /// The pool.
+    fn pool() -> &'static [Self];
+}
+
+impl SyntheticValue for f32 {
+    fn pool() -> &'static [f32] {
+        &POOL
+    }
+}
+
+impl SyntheticValue for WinDraw<f32> {
+    fn pool() -> &'static [WinDraw<f32>] {
+        &DRAW_POOL
+    }
+}
 
 /// The next layer's values as a pair's turn reads them, with real window lengths and
-/// made-up values of the solve's lane type `V` from a large pool, at a place that depends
-/// on the pair.
+/// made-up values of the solve's lane type `V` from its large pool
+/// ([`SyntheticValue::pool`]), at a place that depends on the pair.
 pub struct SyntheticNext<V> {
     /// Bounds of the layer's movers and opponents, by position.
     movers: Vec<CardBounds>,
     opponents: Vec<CardBounds>,
-    /// [`POOL`] as values `V` (with a made-up draw probability where `V` carries one).
-    pool: Vec<V>,
+    lanes: std::marker::PhantomData<V>,
 }
 
-impl<V: DuelValue> SyntheticNext<V> {
+impl<V: SyntheticValue> SyntheticNext<V> {
     /// Synthetic values for `layer` of `space`.
     pub fn new(space: &Space, layer: usize) -> SyntheticNext<V> {
         let cards = space.cards();
@@ -61,18 +81,19 @@ impl<V: DuelValue> SyntheticNext<V> {
         SyntheticNext {
             movers: bounds(space.movers(layer).with_filled(mover_filled)),
             opponents: bounds(space.opponents(layer).with_filled(opponent_filled)),
-            pool: POOL.iter().map(|&v| V::from_stored(v, Some(0.1 * (1.0 - v)))).collect(),
+            lanes: std::marker::PhantomData,
         }
     }
 }
 
-impl<V: DuelValue> NextValues<V> for SyntheticNext<V> {
+impl<V: SyntheticValue> NextValues<V> for SyntheticNext<V> {
     fn pair(&self, m: usize, o: usize) -> &[V] {
         let len = window_len(window(self.movers[m], self.opponents[o])) as usize;
         // A fixed, scattered place per pair (a multiplicative hash of the pair).
         let at = ((m as u64 * 0x9E37_79B9_7F4A_7C15) ^ (o as u64 * 0xC2B2_AE3D_27D4_EB4F)) >> 40;
-        let start = at as usize % (self.pool.len() - len);
-        &self.pool[start..start + len]
+        let pool = V::pool();
+        let start = at as usize % (pool.len() - len);
+        &pool[start..start + len]
     }
 }
 
@@ -130,7 +151,7 @@ impl LayerSample {
     /// Solves every sampled pair with lanes `V`, reading `next` (`None` for the last layer
     /// of the game), and returns the sum of their values (so that the work cannot be
     /// skipped).
-    pub fn solve<V: DuelValue>(&self, space: &Space, next: Option<&SyntheticNext<V>>) -> f64 {
+    pub fn solve<V: SyntheticValue>(&self, space: &Space, next: Option<&SyntheticNext<V>>) -> f64 {
         self.tiles
             .iter()
             .map(|tile| solve_tile::<V>(space, &self.shape, next, tile).iter().map(|&v| v.value()).sum::<f64>())
@@ -164,7 +185,7 @@ pub struct LayerRate {
 /// Measures every layer of `counts` (a plan's layers of `space`) with the lanes `V` the
 /// solve will run, on a sample of at least `lane_updates` lane-updates, `runs` times each,
 /// reporting each layer to `progress`.
-pub fn calibrate<V: DuelValue>(
+pub fn calibrate<V: SyntheticValue>(
     space: &Space,
     counts: &[LayerCount],
     lane_updates: u64,

@@ -131,13 +131,6 @@ impl<F: DuelValue> Lane for WinDraw<F> {
     fn to_f64(self) -> f64 {
         self.value.to_f64()
     }
-    /// Both parts chosen by the one comparison of the values, field by field (comparing
-    /// the structs would not stay in vector registers).
-    #[inline(always)]
-    fn larger(self, other: WinDraw<F>) -> WinDraw<F> {
-        let take = other.value > self.value;
-        WinDraw { value: if take { other.value } else { self.value }, draw: if take { other.draw } else { self.draw } }
-    }
 }
 
 impl<F: DuelValue> DuelValue for WinDraw<F> {

@@ -17,13 +17,6 @@ pub trait Lane:
     fn from_f64(x: f64) -> Self;
     /// Widens to `f64` (for reports).
     fn to_f64(self) -> f64;
-    /// The larger of `self` and `other`, `self` on a tie ([`lane_max`]). Lanes that carry
-    /// more than the number they are ordered by select each part by that one comparison,
-    /// so that the compiler keeps the parts in vector registers.
-    #[inline(always)]
-    fn larger(self, other: Self) -> Self {
-        if other > self { other } else { self }
-    }
 }
 
 impl Lane for f64 {
@@ -50,7 +43,7 @@ impl Lane for f32 {
 /// to one vector max instruction; lanes never hold NaN.
 #[inline(always)]
 pub fn lane_max<T: Lane>(a: T, b: T) -> T {
-    a.larger(b)
+    if b > a { b } else { a }
 }
 
 /// Lanes processed together in the lane loops below: a multiple of every SIMD width in
