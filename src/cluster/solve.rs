@@ -818,7 +818,7 @@ fn exchange<V: DuelValue + Pod>(
     // segments[i · size + r]: positions of the i-th row received that rank r computed.
     let segments = shares.received_segments(space, shape, me);
     let span = shape.rows(shares.received[me].clone());
-    let mut values = vec![V::ZERO; (span.end - span.start) as usize];
+    let mut values = vec![V::NOTHING; (span.end - span.start) as usize];
     let mut own = Placement::new(&segments, size, me);
     own.place(&mut values, slice(&shares.received[me]));
     drop(block);
@@ -1175,12 +1175,14 @@ pub(crate) mod tests {
     }
 
     /// Every value of every layer of the tables in `dir`, read through the manifest, layer
-    /// by layer (the files differ with the shard size; the values may not).
-    fn layer_values(space: &Space, dir: &Path) -> Vec<Vec<WinDraw<f32>>> {
+    /// by layer (the files differ with the shard size; the values may not), as the bits of
+    /// the value and of the draw probability (NaN where not kept).
+    fn layer_values(space: &Space, dir: &Path) -> Vec<Vec<(u32, u32)>> {
         let manifest = Manifest::open(dir).unwrap();
         let layers = manifest.layers.iter().map(|entry| {
             let shape = LayerShape::new(space, entry.layer);
-            read_rows::<WinDraw<f32>>(dir, space, &shape, entry, 0..shape.movers.len()).unwrap()
+            let values = read_rows::<WinDraw<f32>>(dir, space, &shape, entry, 0..shape.movers.len()).unwrap();
+            values.iter().map(|v| (v.value.to_bits(), v.draw.to_bits())).collect()
         });
         layers.collect()
     }

@@ -39,7 +39,7 @@ use super::layout::{LayerShape, Tile};
 use super::value::DuelValue;
 use crate::game::StateId;
 use crate::game::dice::NUM_KEEPS;
-use crate::turn::lanes::{BLOCK, padded_lanes};
+use crate::turn::lanes::{BLOCK, Lane, join_planes, padded_lanes, split_planes};
 use crate::turn::simd::{self, SimdWork};
 use crate::turn::{ScoringPlan, Shift, TurnBuffer};
 
@@ -275,7 +275,7 @@ pub fn solve_tile_in_strips<V: DuelValue>(
     tile: &Tile,
     strip: usize,
 ) -> Vec<V> {
-    let mut values = vec![V::ZERO; tile.positions() as usize];
+    let mut values = vec![V::NOTHING; tile.positions() as usize];
     let mut outputs: Vec<(usize, usize, &mut [V])> = Vec::with_capacity(tile.movers.len() * tile.opponents.len());
     let mut rest = values.as_mut_slice();
     for m in tile.movers.clone() {
@@ -305,17 +305,17 @@ pub fn solve_tile_in_strips<V: DuelValue>(
 }
 
 /// Per-thread working memory, sized once so that no pair's turn allocates.
-struct PairScratch<V> {
+struct PairScratch<V: DuelValue> {
     /// A strip's turn.
     buffer: TurnBuffer<V>,
     /// How the mover's turn can end, shared by every opponent of the mover.
     plan: ScoringPlan<StateId>,
     plan_of: Option<StateId>,
     /// Per successor: the mover's value after scoring, by `x = d + p` from the window's
-    /// `lo` plus the fewest points leading there.
-    successors: Vec<Vec<V>>,
-    /// The last strip's values, padding lanes included.
-    out: Vec<V>,
+    /// `lo` plus the fewest points leading there, as planes.
+    successors: Vec<Vec<V::Number>>,
+    /// A strip's values as planes, padding lanes included.
+    out: Vec<V::Number>,
 }
 
 impl<V: DuelValue> PairScratch<V> {
@@ -325,7 +325,7 @@ impl<V: DuelValue> PairScratch<V> {
             plan: ScoringPlan::new(Shift::Up),
             plan_of: None,
             successors: Vec::new(),
-            out: vec![V::ZERO; strip],
+            out: vec![<V::Number as Lane>::ZERO; V::PLANES * strip],
         }
     }
 
@@ -339,13 +339,13 @@ impl<V: DuelValue> PairScratch<V> {
         self.successors.resize_with(self.successors.len().max(count), Vec::new);
         for row in &mut self.successors {
             row.clear();
-            row.reserve(widest + spread);
+            row.reserve(V::PLANES * (widest + spread));
         }
     }
 }
 
 /// One pair's turn with lanes over its window, in even strips of at most `strip` lanes.
-struct PairTurn<'s, 'a, V, N> {
+struct PairTurn<'s, 'a, V: DuelValue, N> {
     space: &'s Space<'a>,
     layer: usize,
     next: Option<&'s N>,
@@ -378,17 +378,15 @@ impl<V: DuelValue, N: NextValues<V>> SimdWork for PairTurn<'_, '_, V, N> {
             let width = even.min(lanes - first);
             scratch.buffer.set_lanes(width);
             let scorer = plan.scorer(&scratch.successors[..count], first, width);
-            if first + width <= n {
-                scratch.buffer.solve(&scorer, &mut out[first..first + width]);
-            } else {
-                scratch.buffer.solve(&scorer, &mut scratch.out[..width]);
-                out[first..].copy_from_slice(&scratch.out[..n - first]);
-            }
+            let planes = &mut scratch.out[..V::PLANES * width];
+            scratch.buffer.solve(&scorer, planes);
+            let real = width.min(n - first);
+            join_planes(planes, &mut out[first..first + real]);
         }
     }
 }
 
-/// Fills `row` with the mover's values after scoring into `card`, for `len` consecutive
+/// Fills `row` (as planes) with the mover's values after scoring into `card`, for `len` consecutive
 /// `x = d + points` from `x_start`: the flipped value for the player to move next,
 /// `opponent`, of (`opponent`, `card`, `−x`), which lies in layer `layer + 1` (see the
 /// module docs for reads outside a window).
@@ -402,20 +400,22 @@ fn fill_after_turn<V: DuelValue>(
     card: StateId,
     x_start: i32,
     len: usize,
-    row: &mut Vec<V>,
+    row: &mut Vec<V::Number>,
 ) {
-    row.clear();
     let xs = x_start..x_start + len as i32;
     let Some(next) = next else {
         debug_assert_eq!(layer + 1, space.end_layer());
-        row.extend(xs.map(|x| {
-            let v = match (-x).cmp(&0) {
-                std::cmp::Ordering::Greater => V::WIN,
-                std::cmp::Ordering::Equal => V::DRAW,
-                std::cmp::Ordering::Less => V::LOSS,
-            };
-            v.flip()
-        }));
+        split_planes(
+            xs.map(|x| {
+                let v = match (-x).cmp(&0) {
+                    std::cmp::Ordering::Greater => V::WIN,
+                    std::cmp::Ordering::Equal => V::DRAW,
+                    std::cmp::Ordering::Less => V::LOSS,
+                };
+                v.flip()
+            }),
+            row,
+        );
         return;
     };
     let cards = space.cards();
@@ -429,19 +429,35 @@ fn fill_after_turn<V: DuelValue>(
     } else {
         &[]
     };
-    row.extend(xs.map(|x| {
-        let e = -x;
-        let v = if e > won_above {
-            V::WIN
-        } else if e < lost_below {
-            V::LOSS
-        } else if stored.is_empty() {
-            V::DRAW
+    // Lane i reads e = −(x_start + i), which falls as i grows: the lanes split into runs of
+    // won, stored (clamped to the window: its top, the window reversed, its bottom) and
+    // lost values, each written as a run rather than lane by lane.
+    let lane_of = |e: i32| (-x_start - e).clamp(0, len as i32) as usize;
+    let won_end = lane_of(won_above);
+    let lost_start = lane_of(lost_below - 1).max(won_end);
+    let (above, below) = if stored.is_empty() {
+        (lost_start, lost_start)
+    } else {
+        (lane_of(hi).clamp(won_end, lost_start), lane_of(lo - 1).clamp(won_end, lost_start))
+    };
+    row.clear();
+    row.resize(V::PLANES * len, <V::Number as Lane>::ZERO);
+    for (p, plane) in row.chunks_exact_mut(len.max(1)).enumerate() {
+        plane[..won_end].fill(V::WIN.flip().plane(p));
+        if stored.is_empty() {
+            plane[won_end..lost_start].fill(V::DRAW.flip().plane(p));
         } else {
-            stored[(e.clamp(lo, hi) - lo) as usize]
-        };
-        v.flip()
-    }));
+            plane[won_end..above].fill(stored[stored.len() - 1].flip().plane(p));
+            // Lanes `above..below` read e = hi down to lo (or the part of it the lanes reach).
+            let top = (-x_start - above as i32 - lo) as usize;
+            let window = stored[..=top.min(stored.len() - 1)].iter().rev();
+            for (number, value) in plane[above..below].iter_mut().zip(window) {
+                *number = value.flip().plane(p);
+            }
+            plane[below..lost_start].fill(stored[0].flip().plane(p));
+        }
+        plane[lost_start..].fill(V::LOSS.flip().plane(p));
+    }
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! What a two-player position is worth, as a lane type of the turn kernel.
 //!
-//! The kernel only adds, scales and takes maxima of lanes ([`Lane`]); a two-player value
-//! adds two things: the view of the other player ([`DuelValue::flip`]) and the values of
+//! The kernel only adds, scales and takes maxima of lanes ([`LaneValue`]); a two-player
+//! value adds two things: the view of the other player ([`DuelValue::flip`]) and the values of
 //! finished games. Two types implement it:
 //!
 //! | type | lane holds | used for |
@@ -10,15 +10,16 @@
 //! | `f64` | the same | exact cross-checks against brute force and closed forms |
 //! | [`WinDraw<F>`] | that value and P(draw) under the same play | P(win), P(draw), P(lose) of a game from its start |
 //!
-//! [`WinDraw`] orders by the value alone, so the kernel's choices (and the value itself,
-//! bit for bit) are the same as with its scalar `F`; the draw probability follows them.
+//! [`WinDraw`] is a lane of two planes, the value and P(draw): the kernel's maxima compare
+//! the value alone, so its choices (and the value itself, bit for bit) are the same as
+//! with its scalar `F`, and the draw probability follows them.
 
-use std::ops::{Add, Mul};
-
-use crate::turn::lanes::Lane;
+use crate::turn::lanes::{Lane, LaneValue};
 
 /// A lane type for two-player values.
-pub trait DuelValue: Lane {
+pub trait DuelValue: LaneValue {
+    /// No chance at all (a buffer's initial value).
+    const NOTHING: Self;
     /// A game the mover has won.
     const WIN: Self;
     /// A drawn game.
@@ -42,6 +43,7 @@ pub trait DuelValue: Lane {
 macro_rules! scalar_duel_value {
     ($($float:ty),*) => {$(
         impl DuelValue for $float {
+            const NOTHING: $float = 0.0;
             const WIN: $float = 1.0;
             const DRAW: $float = 0.5;
             const LOSS: $float = 0.0;
@@ -74,7 +76,7 @@ pub struct WinDraw<F> {
     pub draw: F,
 }
 
-impl<F: DuelValue> WinDraw<F> {
+impl<F: DuelValue + Lane> WinDraw<F> {
     /// P(win) = value − ½ P(draw).
     pub fn win(self) -> f64 {
         self.value.value() - 0.5 * self.draw.value()
@@ -91,52 +93,25 @@ impl<F: DuelValue> WinDraw<F> {
     }
 }
 
-/// Equal when the values are: the order a player maximises, blind to draws.
-impl<F: DuelValue> PartialEq for WinDraw<F> {
-    fn eq(&self, other: &WinDraw<F>) -> bool {
-        self.value == other.value
-    }
-}
-
-/// By value alone, so that maxima pick the same choice as with scalar lanes and keep the
-/// earlier candidate on ties.
-impl<F: DuelValue> PartialOrd for WinDraw<F> {
-    fn partial_cmp(&self, other: &WinDraw<F>) -> Option<std::cmp::Ordering> {
-        self.value.partial_cmp(&other.value)
-    }
-}
-
-impl<F: DuelValue> Add for WinDraw<F> {
-    type Output = WinDraw<F>;
+/// The value in plane 0, where the kernel's maxima compare, and P(draw) following it.
+impl<F: DuelValue + Lane> LaneValue for WinDraw<F> {
+    type Number = F;
+    const PLANES: usize = 2;
     #[inline(always)]
-    fn add(self, other: WinDraw<F>) -> WinDraw<F> {
-        WinDraw { value: self.value + other.value, draw: self.draw + other.draw }
+    fn plane(self, plane: usize) -> F {
+        if plane == 0 { self.value } else { self.draw }
     }
-}
-
-/// Lane-wise product; a probability weight is a `WinDraw` with both fields equal.
-impl<F: DuelValue> Mul for WinDraw<F> {
-    type Output = WinDraw<F>;
     #[inline(always)]
-    fn mul(self, other: WinDraw<F>) -> WinDraw<F> {
-        WinDraw { value: self.value * other.value, draw: self.draw * other.draw }
+    fn from_planes(number: impl Fn(usize) -> F) -> WinDraw<F> {
+        WinDraw { value: number(0), draw: number(1) }
     }
 }
 
-impl<F: DuelValue> Lane for WinDraw<F> {
-    const ZERO: WinDraw<F> = WinDraw { value: F::ZERO, draw: F::ZERO };
-    fn from_f64(x: f64) -> WinDraw<F> {
-        WinDraw { value: F::from_f64(x), draw: F::from_f64(x) }
-    }
-    fn to_f64(self) -> f64 {
-        self.value.to_f64()
-    }
-}
-
-impl<F: DuelValue> DuelValue for WinDraw<F> {
-    const WIN: WinDraw<F> = WinDraw { value: F::WIN, draw: F::ZERO };
+impl<F: DuelValue + Lane> DuelValue for WinDraw<F> {
+    const NOTHING: WinDraw<F> = WinDraw { value: F::NOTHING, draw: F::NOTHING };
+    const WIN: WinDraw<F> = WinDraw { value: F::WIN, draw: F::NOTHING };
     const DRAW: WinDraw<F> = WinDraw { value: F::DRAW, draw: F::WIN };
-    const LOSS: WinDraw<F> = WinDraw { value: F::LOSS, draw: F::ZERO };
+    const LOSS: WinDraw<F> = WinDraw { value: F::LOSS, draw: F::NOTHING };
     #[inline(always)]
     fn flip(self) -> WinDraw<F> {
         WinDraw { value: self.value.flip(), draw: self.draw }

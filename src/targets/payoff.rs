@@ -262,14 +262,14 @@ struct Solved<T> {
 }
 
 /// Per-thread working memory of the solve.
-struct StateScratch<T> {
+struct StateScratch<T: Lane> {
     buffer: TurnBuffer<T>,
     plan: ScoringPlan<ScoreState>,
     rows: Vec<Vec<T>>,
 }
 
 /// One state's turn with lanes over the points already scored.
-struct StateTurn<'a, T, F> {
+struct StateTurn<'a, T: Lane, F> {
     game: Game,
     state: ScoreState,
     reach: (u32, u32),

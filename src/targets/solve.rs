@@ -132,7 +132,7 @@ pub fn solve_with_progress<T: Lane>(game: Game, progress: &dyn Progress) -> Targ
 }
 
 /// Per-thread working memory of the solve.
-struct StateScratch<T> {
+struct StateScratch<T: Lane> {
     buffer: TurnBuffer<T>,
     plan: ScoringPlan<ScoreState>,
     rows: Vec<Vec<T>>,
@@ -140,7 +140,7 @@ struct StateScratch<T> {
 
 /// One state's turn with lanes over thresholds 1..=H, H the most points the state can
 /// still make (the largest threshold any successor leaves within reach).
-struct StateTurn<'a, T, F> {
+struct StateTurn<'a, T: Lane, F> {
     game: Game,
     state: ScoreState,
     curve_of: &'a F,

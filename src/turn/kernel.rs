@@ -9,6 +9,9 @@
 //! | [`TurnBuffer::average_keeps`] | keeps: expected value of rerolling the missing dice | Pawlewicz App. B eq. 4 |
 //! | [`TurnBuffer::choose_keeps`] | keeps: best value of any sub-keep, so a roll holds its best keep | Pawlewicz App. B eq. 6 |
 //!
+//! A lane vector is stored as planes ([`super::lanes`]): for a lane of one number, the
+//! lanes themselves; for a value with a follower (P(draw)), the values, then the followers.
+//!
 //! A turn is score, average, choose, average, choose, then [`TurnBuffer::start_value`]
 //! (the probability-weighted sum over the first roll). The average phase uses the
 //! one-die-at-a-time recurrence: a keep of fewer than five dice is the mean of its six
@@ -17,7 +20,7 @@
 
 use std::sync::LazyLock;
 
-use super::lanes::{Lane, max_assign_many, sum6_scaled};
+use super::lanes::{Lane, LaneValue, MAX_PLANES, max_assign_many, sum6_scaled};
 use crate::game::dice::{NUM_FACES, NUM_KEEPS, NUM_PARTIAL_KEEPS, TABLES};
 use crate::game::{KeepId, NUM_ROLLS, RollId};
 
@@ -59,36 +62,41 @@ pub fn edges_per_turn() -> usize {
 /// Implement `score` with `#[inline(always)]`: it is the hottest code of a solve after the
 /// kernel's own loops and must be compiled into the caller's SIMD copy
 /// ([`super::simd::dispatch`]); a closure would stay a separate baseline function.
-pub trait RollScorer<T> {
-    /// Writes to `out` (one entry per lane) the best value of scoring `roll` in an open box.
-    fn score(&self, roll: RollId, out: &mut [T]);
+pub trait RollScorer<T: LaneValue> {
+    /// Writes to `out` (a lane vector, as planes) the best value of scoring `roll` in an
+    /// open box.
+    fn score(&self, roll: RollId, out: &mut [T::Number]);
 }
 
 /// Any closure scores rolls too, for tests and one-lane uses where speed does not matter.
-impl<T, F: Fn(RollId, &mut [T])> RollScorer<T> for F {
-    fn score(&self, roll: RollId, out: &mut [T]) {
+impl<T: LaneValue, F: Fn(RollId, &mut [T::Number])> RollScorer<T> for F {
+    fn score(&self, roll: RollId, out: &mut [T::Number]) {
         self(roll, out)
     }
 }
 
-/// Working memory of one turn: a lane vector per keep.
+/// Working memory of one turn: a lane vector per keep, each `T::PLANES` runs of `lanes`
+/// numbers.
 ///
 /// The vectors start on a 64-byte boundary, so that with a lane count that is a multiple
 /// of [`super::lanes::BLOCK`] no vector load straddles two cache lines.
 #[derive(Clone, Debug)]
-pub struct TurnBuffer<T> {
+pub struct TurnBuffer<T: LaneValue> {
     lanes: usize,
+    /// Numbers per lane vector: `T::PLANES · lanes`.
+    width: usize,
     /// Allocation with room to align `values[start..]`.
-    storage: Vec<T>,
+    storage: Vec<T::Number>,
     start: usize,
 }
 
 const ALIGN: usize = 64;
 
-impl<T: Lane> TurnBuffer<T> {
+impl<T: LaneValue> TurnBuffer<T> {
     /// A buffer for `lanes` lanes.
     pub fn new(lanes: usize) -> TurnBuffer<T> {
-        let mut buffer = TurnBuffer { lanes: 0, storage: Vec::new(), start: 0 };
+        const { assert!(T::PLANES >= 1 && T::PLANES <= MAX_PLANES) };
+        let mut buffer = TurnBuffer { lanes: 0, width: 0, storage: Vec::new(), start: 0 };
         buffer.set_lanes(lanes);
         buffer
     }
@@ -96,21 +104,22 @@ impl<T: Lane> TurnBuffer<T> {
     /// Changes the number of lanes, keeping the allocation when it is large enough.
     pub fn set_lanes(&mut self, lanes: usize) {
         self.lanes = lanes;
-        let slack = ALIGN / std::mem::size_of::<T>();
-        if self.storage.len() < NUM_KEEPS * lanes + slack {
-            self.storage = vec![T::ZERO; NUM_KEEPS * lanes + slack];
+        self.width = T::PLANES * lanes;
+        let slack = ALIGN / std::mem::size_of::<T::Number>();
+        if self.storage.len() < NUM_KEEPS * self.width + slack {
+            self.storage = vec![T::Number::ZERO; NUM_KEEPS * self.width + slack];
             self.start = self.storage.as_ptr().align_offset(ALIGN).min(slack);
         }
     }
 
     #[inline(always)]
-    fn values(&self) -> &[T] {
-        &self.storage[self.start..self.start + NUM_KEEPS * self.lanes]
+    fn values(&self) -> &[T::Number] {
+        &self.storage[self.start..self.start + NUM_KEEPS * self.width]
     }
 
     #[inline(always)]
-    fn values_mut(&mut self) -> &mut [T] {
-        let len = NUM_KEEPS * self.lanes;
+    fn values_mut(&mut self) -> &mut [T::Number] {
+        let len = NUM_KEEPS * self.width;
         &mut self.storage[self.start..self.start + len]
     }
 
@@ -119,23 +128,24 @@ impl<T: Lane> TurnBuffer<T> {
         self.lanes
     }
 
-    /// The vector of `roll`, to be filled with the value of scoring it before a turn's phases.
+    /// The vector of `roll` (as planes), to be filled with the value of scoring it before a
+    /// turn's phases.
     #[inline(always)]
-    pub fn roll_mut(&mut self, roll: RollId) -> &mut [T] {
-        let (start, lanes) = (roll.as_keep().0 as usize * self.lanes, self.lanes);
-        &mut self.values_mut()[start..start + lanes]
+    pub fn roll_mut(&mut self, roll: RollId) -> &mut [T::Number] {
+        let (start, width) = (roll.as_keep().0 as usize * self.width, self.width);
+        &mut self.values_mut()[start..start + width]
     }
 
-    /// The vector of `keep` as the last phase left it.
+    /// The vector of `keep` (as planes) as the last phase left it.
     #[inline(always)]
-    pub fn keep(&self, keep: KeepId) -> &[T] {
-        let start = keep.0 as usize * self.lanes;
-        &self.values()[start..start + self.lanes]
+    pub fn keep(&self, keep: KeepId) -> &[T::Number] {
+        let start = keep.0 as usize * self.width;
+        &self.values()[start..start + self.width]
     }
 
-    /// The vector of `roll` as the last phase left it.
+    /// The vector of `roll` (as planes) as the last phase left it.
     #[inline(always)]
-    pub fn roll(&self, roll: RollId) -> &[T] {
+    pub fn roll(&self, roll: RollId) -> &[T::Number] {
         self.keep(roll.as_keep())
     }
 
@@ -148,11 +158,12 @@ impl<T: Lane> TurnBuffer<T> {
     }
 
     /// Keeps of fewer than five dice become the mean of their six one-die extensions,
-    /// in decreasing size (Pawlewicz App. B eq. 4). Rolls are left as they are.
+    /// in decreasing size (Pawlewicz App. B eq. 4). Rolls are left as they are. Every plane
+    /// is averaged alike.
     #[inline(always)]
     pub fn average_keeps(&mut self) {
-        let lanes = self.lanes;
-        let sixth = T::from_f64(1.0 / 6.0);
+        let lanes = self.width;
+        let sixth = T::Number::from_f64(1.0 / 6.0);
         for keep in (0..NUM_PARTIAL_KEEPS).rev() {
             let (low, high) = self.values_mut().split_at_mut((keep + 1) * lanes);
             let dst = &mut low[keep * lanes..];
@@ -165,35 +176,37 @@ impl<T: Lane> TurnBuffer<T> {
     }
 
     /// Every keep becomes the best of itself and its sub-keeps, in increasing size
-    /// (Pawlewicz App. B eq. 6): a roll then holds the value of its best keep.
+    /// (Pawlewicz App. B eq. 6): a roll then holds the value of its best keep. Plane 0
+    /// decides; a follower plane takes the chosen sub-keep's numbers.
     #[inline(always)]
     pub fn choose_keeps(&mut self) {
-        let lanes = self.lanes;
+        let lanes = self.width;
         let edges = &*EDGES;
         for keep in 1..NUM_KEEPS {
             let (low, high) = self.values_mut().split_at_mut(keep * lanes);
             let subs = &edges.remove_die[edges.remove_start[keep] as usize..edges.remove_start[keep + 1] as usize];
-            let mut sources: [&[T]; NUM_FACES] = [&[]; NUM_FACES];
+            let mut sources: [&[T::Number]; NUM_FACES] = [&[]; NUM_FACES];
             for (source, &sub) in sources.iter_mut().zip(subs) {
                 *source = &low[sub as usize * lanes..(sub as usize + 1) * lanes];
             }
-            max_assign_many(&mut high[..lanes], &sources[..subs.len()]);
+            max_assign_many::<T>(&mut high[..lanes], &sources[..subs.len()]);
         }
     }
 
-    /// `out = Σ P(roll) · value(roll)`: the value at the start of the turn.
+    /// `out = Σ P(roll) · value(roll)`: the value at the start of the turn, as planes.
     #[inline(always)]
-    pub fn start_value(&self, out: &mut [T]) {
-        out.fill(T::ZERO);
+    pub fn start_value(&self, out: &mut [T::Number]) {
+        out.fill(T::Number::ZERO);
         for roll in RollId::all() {
-            super::lanes::add_scaled(out, self.roll(roll), T::from_f64(EDGES.roll_probability[roll.0 as usize]));
+            let weight = T::Number::from_f64(EDGES.roll_probability[roll.0 as usize]);
+            super::lanes::add_scaled(out, self.roll(roll), weight);
         }
     }
 
     /// A whole turn: scores the rolls with `score`, runs the two rerolls and writes the
-    /// value at the start of the turn to `out`.
+    /// value at the start of the turn to `out` (as planes).
     #[inline(always)]
-    pub fn solve(&mut self, scorer: &impl RollScorer<T>, out: &mut [T]) {
+    pub fn solve(&mut self, scorer: &impl RollScorer<T>, out: &mut [T::Number]) {
         self.score_rolls(scorer);
         for _ in 0..2 {
             self.average_keeps();

@@ -19,7 +19,7 @@
 
 use crate::game::{Category, MAX_BOXES, NUM_ROLLS, RollClasses, RollId};
 use crate::turn::RollScorer;
-use crate::turn::lanes::{Lane, max_of_plus};
+use crate::turn::lanes::{Candidate, Lane, LaneValue, max_of_plus};
 
 /// How the points of a scoring move between lanes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -142,8 +142,8 @@ impl<K: Copy + PartialEq> ScoringPlan<K> {
 
     /// Scores rolls over lanes `first..first + lanes` of a turn from `rows`, one per
     /// successor laid out over its [`ScoringPlan::row_span`] (for the turn's whole width;
-    /// `first` selects a strip of it).
-    pub fn scorer<'a, T, R: AsRef<[T]>>(&'a self, rows: &'a [R], first: usize, lanes: usize) -> PlanScorer<'a, K, R> {
+    /// `first` selects a strip of it), as planes of that length each.
+    pub fn scorer<'a, N, R: AsRef<[N]>>(&'a self, rows: &'a [R], first: usize, lanes: usize) -> PlanScorer<'a, K, R> {
         assert_eq!(rows.len(), self.successors.len(), "one row per successor");
         PlanScorer { plan: self, rows, first, lanes }
     }
@@ -157,17 +157,19 @@ pub struct PlanScorer<'a, K, R> {
     lanes: usize,
 }
 
-impl<T: Lane, K, R: AsRef<[T]>> RollScorer<T> for PlanScorer<'_, K, R> {
+impl<T: LaneValue, K, R: AsRef<[T::Number]>> RollScorer<T> for PlanScorer<'_, K, R> {
     #[inline(always)]
-    fn score(&self, roll: RollId, out: &mut [T]) {
+    fn score(&self, roll: RollId, out: &mut [T::Number]) {
         let r = roll.0 as usize;
         let entries = &self.plan.entries[r][..self.plan.entry_count[r] as usize];
-        let mut terms: [(&[T], T); MAX_BOXES] = [(&[], T::ZERO); MAX_BOXES];
+        let mut terms = [Candidate::<T::Number>::NONE; MAX_BOXES];
         for (term, e) in terms.iter_mut().zip(entries) {
-            let start = self.first + e.offset as usize;
-            *term = (&self.rows[e.row as usize].as_ref()[start..start + self.lanes], T::from_f64(e.add as f64));
+            let row = self.rows[e.row as usize].as_ref();
+            let (start, stride) = (self.first + e.offset as usize, row.len() / T::PLANES);
+            let end = (T::PLANES - 1) * stride + start + self.lanes;
+            *term = Candidate { row: &row[start..end], stride, add: T::Number::from_f64(e.add as f64) };
         }
-        max_of_plus(out, &terms[..entries.len()]);
+        max_of_plus::<T>(out, &terms[..entries.len()]);
     }
 }
 
