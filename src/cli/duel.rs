@@ -14,7 +14,7 @@ use yz::cluster::launch::{mem_available, memory_per_rank};
 use yz::cluster::setup::{Sizing, Solution, check_rank, check_ranks, check_runs, mem_per_rank_bytes};
 use yz::cluster::{LayerReport, Ranks, SolveOptions};
 use yz::duel::count::{LayerCount, count_layers_reporting, count_terminal, group};
-use yz::duel::plan::{MAX_RANKS, gib, min_ranks, usable};
+use yz::duel::plan::{LayerHours, MAX_RANKS, gib, min_ranks, usable};
 use yz::duel::source::{Position, TableLookup, table_dir};
 use yz::duel::{Cards, DuelValue, Space};
 use yz::game::{Game, RollId, parse_dice};
@@ -449,9 +449,13 @@ fn plan(
         eprintln!("measuring the solve rate of each of the {} layers on a sample of its pairs ...", counts.len());
     }
     let rates = sizing.calibrate(&space, (calibration.sample, calibration.runs, 1), &Bar::new(as_json));
-    let core_hours: f64 = rates.iter().map(|r| r.core_hours).sum();
-    let core_hours_min: f64 = rates.iter().map(|r| r.core_hours_min).sum();
-    let core_hours_max: f64 = rates.iter().map(|r| r.core_hours_max).sum();
+    let scratch = tempfile::tempdir().context("creating a scratch directory for the byte costs")?;
+    let costs = sizing.byte_costs(&space, scratch.path())?;
+    let hours = plan.hours(|layer| rates.iter().find(|r| r.layer == layer).map_or(0.0, |r| r.core_hours), &costs);
+    let LayerHours { kernel, exchange, writing, checking, total: core_hours, .. } = LayerHours::sum(&hours);
+    let core_hours_min: f64 = rates.iter().map(|r| r.core_hours_min).sum::<f64>() + exchange + writing + checking;
+    let core_hours_max: f64 = rates.iter().map(|r| r.core_hours_max).sum::<f64>() + exchange + writing + checking;
+    let worst_error = rates.iter().map(|r| r.rate_error).fold(0.0, f64::max);
     // The same test the solve makes before it starts.
     let fits = plan.peak_bytes_per_rank <= usable(mem_bytes);
     let min_ranks = min_ranks(counts, cards.boxes(), spec, usable(mem_bytes), MAX_RANKS);
@@ -459,11 +463,17 @@ fn plan(
         print_json(json!({
             "rules": game.rules.name(),
             "categories": game.box_names(),
+            "draws": sizing.with_draws(),
             "plan": plan,
             "rates": rates,
+            "byte_costs": costs,
+            "hours": hours,
             "core_hours": core_hours,
             "core_hours_min": core_hours_min,
             "core_hours_max": core_hours_max,
+            "core_hours_by_part": {"kernel": kernel, "exchange": exchange, "writing": writing, "checking": checking},
+            "shard_bytes": plan.shard_bytes(),
+            "disk_bytes": plan.disk_bytes(),
             "threads": rayon::current_num_threads(),
             "mem_per_rank_gib": mem_per_rank,
             "fits": fits,
@@ -474,14 +484,29 @@ fn plan(
     println!("rules       {}", game.rules);
     println!("categories  {}", game.box_names().join(","));
     println!("ranks       {ranks}, {mem_per_rank} GiB each");
+    println!(
+        "values      {}",
+        if sizing.with_draws() { "winning chance and P(draw), 8 bytes" } else { "winning chance, 4 bytes" }
+    );
     println!();
     println!(
-        "  {:>5} {:>20} {:>10} {:>9} {:>9} {:>11} {:>11} {:>20}",
-        "layer", "positions", "GiB", "values/rk", "layout/rk", "GiB sent", "lane-upd/s", "core-hours (spread)"
+        "  {:>5} {:>18} {:>9} {:>9} {:>9} {:>9} {:>10} {:>5} {:>9} {:>8} {:>8} {:>8}",
+        "layer",
+        "positions",
+        "GiB",
+        "values/rk",
+        "layout/rk",
+        "GiB exch",
+        "lane-upd/s",
+        "±se",
+        "kernel h",
+        "exch h",
+        "write h",
+        "check h"
     );
-    for (l, r) in plan.layers.iter().zip(&rates) {
+    for ((l, r), h) in plan.layers.iter().zip(&rates).zip(&hours) {
         println!(
-            "  {:>5} {:>20} {:>10.3} {:>9.3} {:>9.3} {:>11.3} {:>11.2e} {:>9.2} ({:.2}-{:.2}){}",
+            "  {:>5} {:>18} {:>9.3} {:>9.3} {:>9.3} {:>9.1} {:>10.2e} {:>4.1}% {:>9.2} {:>8.2} {:>8.2} {:>8.2}{}",
             l.layer,
             group(l.positions),
             gib(l.bytes),
@@ -489,16 +514,23 @@ fn plan(
             gib(l.layout_bytes_per_rank),
             gib(l.exchanged_bytes),
             r.lane_updates_per_core_second,
-            r.core_hours,
-            r.core_hours_min,
-            r.core_hours_max,
+            100.0 * r.rate_error,
+            h.kernel,
+            h.exchange,
+            h.writing,
+            h.checking,
             if l.written { "" } else { "  not written" }
         );
     }
     println!();
     println!("positions          {}", group(plan.positions));
     println!("all layers         {:.1} GiB (4-byte values; Pawlewicz: 92 TB at 8 bytes)", gib(plan.bytes));
-    println!("written to disk    {:.1} GiB before compression (--write)", gib(plan.written_bytes));
+    println!(
+        "written            {:.1} GiB to shard files before compression{} (--write); disk at most about {:.1} GiB",
+        gib(plan.shard_bytes()),
+        if plan.columns() == 2 { ", draw shards included" } else { "" },
+        gib(plan.disk_bytes())
+    );
     println!(
         "peak per rank      {:.2} GiB of values and layout ({})",
         gib(plan.peak_bytes_per_rank),
@@ -512,15 +544,35 @@ fn plan(
         }
     );
     println!(
-        "exchanged          {:.1} GiB in all before compression, about {:.1} GiB sent (zstd ratio {} measured by scripts/bench-mpi)",
+        "exchanged          {:.1} GiB in all before compression, about {:.1} GiB sent (zstd ratio {} planned; {:.2} measured on {})",
         gib(plan.exchanged_bytes),
         gib(plan.sent_bytes),
-        yz::duel::plan::EXCHANGE_COMPRESSION
+        yz::duel::plan::EXCHANGE_COMPRESSION,
+        costs.exchange_ratio,
+        costs.sample
     );
     println!(
-        "estimated compute  {core_hours:.0} core-hours ({core_hours_min:.0} to {core_hours_max:.0} over {} runs; each layer's rate \
-         measured on {} threads; Pawlewicz: 120 GHz-years, about 375,000 core-hours at 2.8 GHz)",
+        "byte costs         exchange {:.0} MB/s, writing {:.0} MB/s, checking {:.0} MB/s per core (measured on that sample)",
+        1e-6 / costs.exchange_seconds_per_byte,
+        1e-6 / costs.write_seconds_per_byte,
+        1e-6 / costs.check_seconds_per_byte
+    );
+    let h = |hours: f64| if hours < 10.0 { format!("{hours:.3}") } else { format!("{hours:.0}") };
+    println!(
+        "estimated compute  {} core-hours: kernel {}, exchange {}, writing {}, checking {}",
+        h(core_hours),
+        h(kernel),
+        h(exchange),
+        h(writing),
+        h(checking)
+    );
+    println!(
+        "                   {} to {} over {} runs (timing); sampling error at most {:.1}% a layer; \
+         rates measured on {} threads (Pawlewicz: 120 GHz-years, about 375,000 core-hours at 2.8 GHz)",
+        h(core_hours_min),
+        h(core_hours_max),
         calibration.runs,
+        100.0 * worst_error,
         rayon::current_num_threads()
     );
     Ok(())

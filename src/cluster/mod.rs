@@ -65,6 +65,7 @@
 //! is solved again (so is one whose exchange found a damaged slice). A rank that fails reports its rank and the reason, and the MPI job is
 //! aborted (see `cluster::mpi` in builds with the `mpi` feature).
 
+pub mod costs;
 pub mod launch;
 #[cfg(feature = "mpi")]
 pub mod mpi;

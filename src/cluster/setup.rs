@@ -8,8 +8,10 @@ use super::solve::{ClusterError, LayerReport, Outcome, SolveOptions, solve_table
 use crate::duel::calibrate::{LayerRate, calibrate};
 use crate::duel::count::{LayerCount, count_layers_from};
 use crate::duel::plan::{
-    DRAW_VALUE_BYTES, DoesNotFit, MAX_RANKS, PLAIN_VALUE_BYTES, Plan, PlanSpec, check_fits, plan, value_bytes,
+    ByteCosts, DRAW_VALUE_BYTES, DoesNotFit, MAX_RANKS, PLAIN_VALUE_BYTES, Plan, PlanSpec, check_fits, plan,
+    value_bytes,
 };
+use crate::duel::shard::ShardError;
 use crate::duel::{Space, WinDraw};
 use crate::progress::Progress;
 
@@ -212,6 +214,17 @@ impl Sizing {
             calibrate::<WinDraw<f32>>(space, &self.layers, lane_updates, runs, seed, progress)
         } else {
             calibrate::<f32>(space, &self.layers, lane_updates, runs, seed, progress)
+        }
+    }
+
+    /// Measures the work around the kernel ([`super::costs::measure`]) on real values of
+    /// the game, with the value type the solve will run, writing sample shards into
+    /// `scratch` (an empty directory).
+    pub fn byte_costs(&self, space: &Space, scratch: &Path) -> Result<ByteCosts, ShardError> {
+        if self.with_draws() {
+            super::costs::measure::<WinDraw<f32>>(space.cards(), scratch)
+        } else {
+            super::costs::measure::<f32>(space.cards(), scratch)
         }
     }
 

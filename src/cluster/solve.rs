@@ -865,7 +865,7 @@ const PART_CHECKSUM_BYTES: usize = 8;
 /// zstd's compression and decompression of the same bytes: xxh3 reads tens of GB/s per
 /// core, zstd level 1 a few hundred MB/s to a few GB/s, so it adds a few percent to the
 /// exchange's compute at most.
-fn pack_part(raw: &[u8]) -> std::io::Result<Vec<u8>> {
+pub(super) fn pack_part(raw: &[u8]) -> std::io::Result<Vec<u8>> {
     if raw.is_empty() {
         return Ok(Vec::new());
     }
@@ -881,7 +881,7 @@ const UNPACK_PIECE_VALUES: usize = 1 << 16;
 /// them to `sink` piece by piece (whole values, in order, never more than `expected`
 /// bytes in all), and checks that exactly `expected` bytes came out with the sender's
 /// checksum. What `sink` saw of a damaged part is to be thrown away.
-fn unpack_part<V: Pod>(packed: &[u8], expected: usize, mut sink: impl FnMut(&[V])) -> Result<(), Damage> {
+pub(super) fn unpack_part<V: Pod>(packed: &[u8], expected: usize, mut sink: impl FnMut(&[V])) -> Result<(), Damage> {
     use std::io::Read;
     if packed.is_empty() && expected == 0 {
         return Ok(());

@@ -11,8 +11,13 @@
 //! the caches, since the values themselves do not change the work.
 //!
 //! The rate divides lane-updates by the CPU seconds the process used, so other jobs sharing
-//! the cores slow the clock but not the rate; each layer is measured `runs` times, and the
-//! spread between runs is reported.
+//! the cores slow the clock but not the rate. Two errors are reported apart:
+//!
+//! - **sampling**: tiles differ in their rate, so the first run times each tile and the
+//!   sample grows until the rate's relative standard error (a ratio estimator over the
+//!   tiles) is under [`TARGET_ERROR`], or it has grown [`MAX_GROWTH`] times;
+//! - **timing**: the whole sample is timed `runs` times; the spread between runs is noise
+//!   of the machine, not of the sample.
 
 use std::sync::LazyLock;
 use std::time::Instant;
@@ -33,6 +38,10 @@ use crate::turn::lanes::padded_lanes;
 
 /// Opponents per sampled tile: about what one rank computes per mover at 1,024 ranks.
 pub const RUN: usize = 64;
+/// The relative standard error of a layer's rate the sampling aims for.
+pub const TARGET_ERROR: f64 = 0.03;
+/// How many times its first size a layer's sample may grow to reach [`TARGET_ERROR`].
+pub const MAX_GROWTH: u64 = 8;
 /// Made-up values for [`SyntheticNext`]: 128 MiB of `f32`, far more than a core's caches
 /// (a random block repeated; only where a read lands matters for the work).
 static POOL: LazyLock<Vec<f32>> = LazyLock::new(|| {
@@ -103,10 +112,14 @@ pub struct LayerSample {
     pub shape: LayerShape,
     /// The sampled tiles.
     pub tiles: Vec<Tile>,
+    /// Lane-updates each tile's turns take.
+    pub tile_lane_updates: Vec<u64>,
     /// Lane-updates the sampled pairs' turns take.
     pub lane_updates: u64,
     /// Positions in the sampled pairs.
     pub positions: u64,
+    /// Where more random tiles come from; `None` when the sample is the whole layer.
+    rng: Option<ChaCha8Rng>,
 }
 
 impl LayerSample {
@@ -116,34 +129,56 @@ impl LayerSample {
     pub fn new(space: &Space, count: &LayerCount, lane_updates: u64, seed: u64) -> LayerSample {
         let layer = count.layer;
         let shape = LayerShape::new(space, layer);
-        let per_lane = lane_updates_per_lane(space.cards().boxes() - count.mover_filled);
-        let cost = |tile: &Tile| -> u64 {
-            let lanes: u64 = (tile.movers.clone())
-                .flat_map(|m| tile.opponents.clone().map(move |o| (m, o)))
-                .map(|(m, o)| padded_lanes(tile.pair_range(m, o).len()) as u64)
-                .sum();
-            lanes * per_lane
-        };
         let (movers, opponents) = (shape.movers.len(), shape.opponents.len());
-        let mut sample = LayerSample { tiles: Vec::new(), lane_updates: 0, positions: 0, shape };
+        let mut sample = LayerSample {
+            tiles: Vec::new(),
+            tile_lane_updates: Vec::new(),
+            lane_updates: 0,
+            positions: 0,
+            shape,
+            rng: None,
+        };
         if count.lane_updates(space.cards().boxes()) <= lane_updates || opponents == 0 {
             for m in 0..movers {
-                sample.push(Tile::new(space, &sample.shape, m..m + 1, 0..opponents), &cost);
+                sample.push(space, Tile::new(space, &sample.shape, m..m + 1, 0..opponents));
             }
             return sample;
         }
-        let mut rng = ChaCha8Rng::seed_from_u64(seed ^ (layer as u64) << 32);
-        let run = RUN.min(opponents);
-        while sample.lane_updates < lane_updates {
-            let m = rng.random_range(0..movers);
-            let o = rng.random_range(0..=opponents - run);
-            sample.push(Tile::new(space, &sample.shape, m..m + 1, o..o + run), &cost);
-        }
+        sample.rng = Some(ChaCha8Rng::seed_from_u64(seed ^ (layer as u64) << 32));
+        sample.grow(space, lane_updates);
         sample
     }
 
-    fn push(&mut self, tile: Tile, cost: &impl Fn(&Tile) -> u64) {
-        self.lane_updates += cost(&tile);
+    /// Whether the sample holds every pair of the layer (then it has no sampling error).
+    pub fn is_whole(&self) -> bool {
+        self.rng.is_none()
+    }
+
+    /// Adds random tiles until at least `lane_updates` more lane-updates are sampled (none
+    /// when the sample is the whole layer) and returns the index of the first one added.
+    pub fn grow(&mut self, space: &Space, lane_updates: u64) -> usize {
+        let first = self.tiles.len();
+        let (movers, opponents) = (self.shape.movers.len(), self.shape.opponents.len());
+        let Some(mut rng) = self.rng.take() else { return first };
+        let run = RUN.min(opponents);
+        let goal = self.lane_updates + lane_updates;
+        while self.lane_updates < goal {
+            let m = rng.random_range(0..movers);
+            let o = rng.random_range(0..=opponents - run);
+            self.push(space, Tile::new(space, &self.shape, m..m + 1, o..o + run));
+        }
+        self.rng = Some(rng);
+        first
+    }
+
+    fn push(&mut self, space: &Space, tile: Tile) {
+        let per_lane = lane_updates_per_lane(space.cards().boxes() - super::count::layer_split(self.shape.layer).0);
+        let lanes: u64 = (tile.movers.clone())
+            .flat_map(|m| tile.opponents.clone().map(move |o| (m, o)))
+            .map(|(m, o)| padded_lanes(tile.pair_range(m, o).len()) as u64)
+            .sum();
+        self.tile_lane_updates.push(lanes * per_lane);
+        self.lane_updates += lanes * per_lane;
         self.positions += tile.positions();
         self.tiles.push(tile);
     }
@@ -152,11 +187,42 @@ impl LayerSample {
     /// of the game), and returns the sum of their values (so that the work cannot be
     /// skipped).
     pub fn solve<V: SyntheticValue>(&self, space: &Space, next: Option<&SyntheticNext<V>>) -> f64 {
-        self.tiles
-            .iter()
-            .map(|tile| solve_tile::<V>(space, &self.shape, next, tile).iter().map(|&v| v.value()).sum::<f64>())
-            .sum()
+        self.tiles.iter().map(|tile| self.solve_one(space, next, tile)).sum()
     }
+
+    fn solve_one<V: SyntheticValue>(&self, space: &Space, next: Option<&SyntheticNext<V>>, tile: &Tile) -> f64 {
+        solve_tile::<V>(space, &self.shape, next, tile).iter().map(|&v| v.value()).sum()
+    }
+
+    /// CPU seconds of each tile from `first` on, solved one at a time.
+    fn time_tiles<V: SyntheticValue>(&self, space: &Space, next: Option<&SyntheticNext<V>>, first: usize) -> Vec<f64> {
+        (self.tiles[first..].iter())
+            .map(|tile| cpu_seconds(|| std::hint::black_box(self.solve_one(space, next, tile))))
+            .collect()
+    }
+}
+
+/// The CPU seconds `work` took (every thread of the process; wall time × threads where the
+/// platform does not tell).
+fn cpu_seconds<T>(work: impl FnOnce() -> T) -> f64 {
+    let (started, before) = (Instant::now(), process_cpu_seconds());
+    std::hint::black_box(work());
+    let wall = started.elapsed().as_secs_f64() * rayon::current_num_threads() as f64;
+    process_cpu_seconds().zip(before).map_or(wall, |(after, before)| after - before).max(1e-9)
+}
+
+/// The relative standard error of the rate `Σ u / Σ t` over tiles of `u` lane-updates that
+/// took `t` seconds each (a ratio estimator: the spread of `u − R·t` over the tiles).
+pub fn rate_error(lane_updates: &[u64], seconds: &[f64]) -> f64 {
+    let n = seconds.len();
+    if n < 2 {
+        return f64::INFINITY;
+    }
+    let (u, t): (f64, f64) = (lane_updates.iter().map(|&u| u as f64).sum(), seconds.iter().sum());
+    let rate = u / t;
+    let residuals: f64 = lane_updates.iter().zip(seconds).map(|(&u, &t)| (u as f64 - rate * t).powi(2)).sum();
+    let mean_seconds = t / n as f64;
+    (residuals / (n - 1) as f64 / n as f64).sqrt() / mean_seconds / rate
 }
 
 /// The measured rate of one layer.
@@ -174,6 +240,9 @@ pub struct LayerRate {
     pub core_seconds: Vec<f64>,
     /// Lane-updates per second and core: the median run's.
     pub lane_updates_per_core_second: f64,
+    /// The rate's relative standard error from sampling tiles (0 when every pair of the
+    /// layer was timed).
+    pub rate_error: f64,
     /// The layer's core-hours at the median run's rate, and at the fastest and slowest runs'.
     pub core_hours: f64,
     /// At the fastest run's rate.
@@ -199,16 +268,21 @@ pub fn calibrate<V: SyntheticValue>(
         .rev()
         .map(|count| {
             let layer = count.layer;
-            let sample = LayerSample::new(space, count, lane_updates, seed);
+            let mut sample = LayerSample::new(space, count, lane_updates, seed);
             let next = (layer + 1 < space.end_layer()).then(|| SyntheticNext::<V>::new(space, layer + 1));
-            let core_seconds: Vec<f64> = (0..runs.max(1))
-                .map(|_| {
-                    let (started, before) = (Instant::now(), process_cpu_seconds());
-                    std::hint::black_box(sample.solve(space, next.as_ref()));
-                    let wall = started.elapsed().as_secs_f64() * rayon::current_num_threads() as f64;
-                    process_cpu_seconds().zip(before).map_or(wall, |(after, before)| after - before).max(1e-9)
-                })
-                .collect();
+            // The first run, tile by tile, grown until the sampling error is small enough.
+            let mut tile_seconds = sample.time_tiles(space, next.as_ref(), 0);
+            let mut rate_error = 0.0;
+            if !sample.is_whole() {
+                rate_error = self::rate_error(&sample.tile_lane_updates, &tile_seconds);
+                while rate_error > TARGET_ERROR && sample.lane_updates < MAX_GROWTH * lane_updates {
+                    let first = sample.grow(space, sample.lane_updates);
+                    tile_seconds.extend(sample.time_tiles(space, next.as_ref(), first));
+                    rate_error = self::rate_error(&sample.tile_lane_updates, &tile_seconds);
+                }
+            }
+            let mut core_seconds = vec![tile_seconds.iter().sum::<f64>()];
+            core_seconds.extend((1..runs.max(1)).map(|_| cpu_seconds(|| sample.solve(space, next.as_ref()))));
             let mut sorted = core_seconds.clone();
             sorted.sort_by(f64::total_cmp);
             let hours = |seconds: f64| {
@@ -221,6 +295,7 @@ pub fn calibrate<V: SyntheticValue>(
                 sampled_positions: sample.positions,
                 sampled_lane_updates: sample.lane_updates,
                 lane_updates_per_core_second: sample.lane_updates as f64 / median,
+                rate_error,
                 core_hours: hours(median),
                 core_hours_min: hours(sorted[0]),
                 core_hours_max: hours(sorted[sorted.len() - 1]),
@@ -232,4 +307,23 @@ pub fn calibrate<V: SyntheticValue>(
         .collect();
     progress.finish();
     rates
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Tiles all at one rate have no sampling error; spread rates give the textbook
+    /// standard error of a ratio estimator, which shrinks as 1/√n with more tiles.
+    #[test]
+    fn the_rate_error_is_the_ratio_estimators() {
+        assert_eq!(rate_error(&[100, 200, 300], &[1.0, 2.0, 3.0]), 0.0);
+        assert!(rate_error(&[100], &[1.0]).is_infinite(), "one tile tells no error");
+        // Rates 80 and 120 at equal times: R = 100, residuals ±20, s² = 800, SE = √(800/2)/1.
+        let error = rate_error(&[80, 120], &[1.0, 1.0]);
+        assert!((error - 0.2).abs() < 1e-12, "{error}");
+        let many: Vec<u64> = (0..200).map(|i| if i % 2 == 0 { 80 } else { 120 }).collect();
+        let error = rate_error(&many, &[1.0; 200]);
+        assert!((error - 20.0 * (200.0f64 / 199.0).sqrt() / 200f64.sqrt() / 100.0).abs() < 1e-12, "{error}");
+    }
 }

@@ -19,10 +19,13 @@ use crate::turn::kernel::edges_per_turn;
 /// Bytes of one stored value (an `f32` winning chance).
 pub const VALUE_BYTES: u64 = 4;
 
-/// How much zstd shrinks the exchanged frontier (raw bytes over bytes sent), measured by
-/// `scripts/bench-mpi` on the first-6 game at 2 ranks (27.8 MB raw, 9.7 MB sent; from 2.2
-/// to 8.5 on its large layers). Measured on a small game only.
-pub const EXCHANGE_COMPRESSION: f64 = 2.9;
+/// How much zstd shrinks the exchanged frontier and the shards (raw bytes over bytes sent
+/// or stored), for planning bytes on the wire and on disk and the compressed parts held
+/// during the exchange. Measured on the full game's real layers (issue 25): 3.45 at layer
+/// 23 and about 1.5 at layer 21; the wide mid-game layers, which hold most of the bytes,
+/// are taken to compress like layer 21. (The first-6 game gives 2.9: small games compress
+/// better.) `duel plan` also reports the ratio it measures on its own sample of real values.
+pub const EXCHANGE_COMPRESSION: f64 = 1.5;
 
 /// How much more than `1/P` of a layer the busiest rank holds: the partition balances
 /// kernel work, not positions or pairs. Measured by `yz duel plan --rehearse-rank 511
@@ -252,6 +255,114 @@ pub fn value_bytes(counts: &[LayerCount], boxes: usize, spec: PlanSpec, to_start
     if to_start && fits { DRAW_VALUE_BYTES } else { PLAIN_VALUE_BYTES }
 }
 
+/// Core-seconds per byte of the work around the kernel, measured on this machine on real
+/// values ([`crate::cluster::costs::measure`]): what a layer costs beside its turns.
+#[derive(Clone, Debug, Serialize)]
+pub struct ByteCosts {
+    /// Which values were measured.
+    pub sample: String,
+    /// Bytes of those values, at the solve's bytes per value.
+    pub sample_bytes: u64,
+    /// Raw bytes over bytes sent, for the exchange's parts of the sample (zstd level 1).
+    pub exchange_ratio: f64,
+    /// Per raw byte exchanged: compressing and hashing a part on the sender, then
+    /// decompressing, hashing and placing it on the receiver.
+    pub exchange_seconds_per_byte: f64,
+    /// Raw bytes over bytes stored, for the sample's shards (zstd level 3).
+    pub shard_ratio: f64,
+    /// Per raw byte written (4 bytes per stored number): compressing, hashing, writing and
+    /// syncing shard files.
+    pub write_seconds_per_byte: f64,
+    /// Per raw byte written: reading a shard back, decompressing and checking it, as a
+    /// resume (or `yz duel shard verify`) does for every listed shard.
+    pub check_seconds_per_byte: f64,
+}
+
+/// One layer's core-hours, by part.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct LayerHours {
+    /// The layer.
+    pub layer: usize,
+    /// The turns ([`super::calibrate`]).
+    pub kernel: f64,
+    /// Compressing, hashing, decompressing and placing the exchanged values.
+    pub exchange: f64,
+    /// Writing the layer's shards (values, and draws where carried).
+    pub writing: f64,
+    /// Checking them once, as a resume does.
+    pub checking: f64,
+    /// Their sum.
+    pub total: f64,
+}
+
+impl LayerHours {
+    /// The parts summed over `layers` (layer 0 stands for the whole).
+    pub fn sum(layers: &[LayerHours]) -> LayerHours {
+        let sum = |part: fn(&LayerHours) -> f64| layers.iter().map(part).sum::<f64>();
+        LayerHours {
+            layer: 0,
+            kernel: sum(|h| h.kernel),
+            exchange: sum(|h| h.exchange),
+            writing: sum(|h| h.writing),
+            checking: sum(|h| h.checking),
+            total: sum(|h| h.total),
+        }
+    }
+}
+
+impl Plan {
+    /// Stored numbers per position written: the value, and P(draw) where it is carried
+    /// (draw shards are written for every written layer and removed one layer later, so
+    /// that a resume after a kill still knows them).
+    pub fn columns(&self) -> u64 {
+        if self.spec.value_bytes == DRAW_VALUE_BYTES { 2 } else { 1 }
+    }
+
+    /// Raw bytes written to shard files over the whole solve, draw shards included.
+    pub fn shard_bytes(&self) -> u64 {
+        self.written_bytes * self.columns()
+    }
+
+    /// Disk the tables need at most: every written layer's value shards, and the draw
+    /// shards of the two layers that exist at once, compressed by [`EXCHANGE_COMPRESSION`].
+    pub fn disk_bytes(&self) -> u64 {
+        let draws = if self.columns() == 2 {
+            let mut written: Vec<u64> = self.layers.iter().filter(|l| l.written).map(|l| l.bytes).collect();
+            written.sort_unstable_by(|a, b| b.cmp(a));
+            written.iter().take(2).sum()
+        } else {
+            0
+        };
+        ((self.written_bytes + draws) as f64 / EXCHANGE_COMPRESSION) as u64
+    }
+
+    /// Core-hours of each layer by part: `kernel_hours(layer)` for the turns (measured),
+    /// the rest from the bytes each layer exchanges, writes and checks at the measured
+    /// `costs`.
+    pub fn hours(&self, kernel_hours: impl Fn(usize) -> f64, costs: &ByteCosts) -> Vec<LayerHours> {
+        let hours = |bytes: u64, seconds_per_byte: f64| bytes as f64 * seconds_per_byte / 3600.0;
+        (self.layers.iter())
+            .map(|l| {
+                let written = if l.written { l.bytes * self.columns() } else { 0 };
+                let (kernel, exchange, writing, checking) = (
+                    kernel_hours(l.layer),
+                    hours(l.exchanged_bytes, costs.exchange_seconds_per_byte),
+                    hours(written, costs.write_seconds_per_byte),
+                    hours(written, costs.check_seconds_per_byte),
+                );
+                LayerHours {
+                    layer: l.layer,
+                    kernel,
+                    exchange,
+                    writing,
+                    checking,
+                    total: kernel + exchange + writing + checking,
+                }
+            })
+            .collect()
+    }
+}
+
 /// Bytes in GiB.
 pub fn gib(bytes: u64) -> f64 {
     bytes as f64 / (1u64 << 30) as f64
@@ -275,5 +386,46 @@ pub fn process_cpu_seconds() -> Option<f64> {
     #[cfg(not(unix))]
     {
         None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::duel::count::count_layers;
+    use crate::duel::{Cards, Space};
+    use crate::game::{Game, Rules};
+
+    /// Each part of a layer's hours is its bytes at the measured cost: exchange at the
+    /// value size, writing and checking for written layers only, twice with draws.
+    #[test]
+    fn hours_price_each_layers_bytes() {
+        let cards = Cards::new(Game::first(Rules::OFFICIAL, 4).unwrap());
+        let counts = count_layers(&Space::whole_game(&cards));
+        let costs = ByteCosts {
+            sample: "made up".to_owned(),
+            sample_bytes: 1,
+            exchange_ratio: 2.0,
+            exchange_seconds_per_byte: 1e-9,
+            shard_ratio: 2.0,
+            write_seconds_per_byte: 2e-9,
+            check_seconds_per_byte: 3e-9,
+        };
+        for (value_bytes, columns) in [(PLAIN_VALUE_BYTES, 1.0), (DRAW_VALUE_BYTES, 2.0)] {
+            let planned = plan(&counts, 4, PlanSpec { ranks: 3, value_bytes, write_from: 4 });
+            let hours = planned.hours(|layer| layer as f64, &costs);
+            for (h, l) in hours.iter().zip(&planned.layers) {
+                let written = if l.layer >= 4 { (4 * l.positions) as f64 * columns } else { 0.0 };
+                assert_eq!(h.kernel, l.layer as f64);
+                assert!((h.exchange - l.exchanged_bytes as f64 * 1e-9 / 3600.0).abs() < 1e-15);
+                assert!((h.writing - written * 2e-9 / 3600.0).abs() < 1e-15, "layer {}", l.layer);
+                assert!((h.checking - written * 3e-9 / 3600.0).abs() < 1e-15);
+                assert!((h.total - (h.kernel + h.exchange + h.writing + h.checking)).abs() < 1e-12);
+            }
+            assert!(hours.iter().any(|h| h.exchange > 0.0) && hours.iter().any(|h| h.writing == 0.0));
+            let sum = LayerHours::sum(&hours);
+            assert!((sum.total - hours.iter().map(|h| h.total).sum::<f64>()).abs() < 1e-12);
+            assert_eq!(planned.shard_bytes() as f64, planned.written_bytes as f64 * columns);
+        }
     }
 }

@@ -1,0 +1,124 @@
+//! What a layer costs outside the kernel, measured on this machine on real values: the
+//! exchange's codec, shard writing and shard checking, each through the solve's own code
+//! ([`super::solve`]'s parts, [`shard::write_shard`], [`shard::verify_listed`]).
+//!
+//! The values are the last layers of the planned game itself (its endgame with at least
+//! [`SAMPLE_POSITIONS`] positions, solved in memory with the lanes the solve runs), so the
+//! codec meets the numbers it will meet. Late layers hold more decided values and compress
+//! better than the wide mid-game ones, so the plan counts bytes with its own ratio
+//! ([`crate::duel::plan::EXCHANGE_COMPRESSION`]) and reports the sample's beside it. Each
+//! part is timed on one thread, wall clock (writing includes waiting for the disk), and the
+//! median of [`REPEATS`] passes is kept.
+
+use std::path::Path;
+use std::time::Instant;
+
+use bytemuck::Pod;
+
+use super::solve::{pack_part, unpack_part};
+use crate::duel::count::count_layers;
+use crate::duel::plan::ByteCosts;
+use crate::duel::shard::{self, Column, Listed, SHARD_POSITIONS, ShardError};
+use crate::duel::solve::{LayerValues, solve};
+use crate::duel::{Cards, DuelValue, Space};
+
+/// Positions the sample holds at least (the whole game where it has fewer).
+pub const SAMPLE_POSITIONS: u64 = 1_000_000;
+/// Bytes of one exchanged part in the measurement: about what two ranks exchange per
+/// layer and pair of ranks at 1,024 ranks.
+const PART_BYTES: usize = 2 << 20;
+/// Passes over the sample per part measured.
+pub const REPEATS: usize = 3;
+
+/// Measures [`ByteCosts`] for a solve of `cards` with lanes `V`, writing its sample's
+/// shards into `scratch` (an empty directory).
+pub fn measure<V: DuelValue + Pod>(cards: &Cards, scratch: &Path) -> Result<ByteCosts, ShardError> {
+    let most = 2 * cards.boxes();
+    let positions = |k: usize| count_layers(&Space::endgame(cards, k)).iter().map(|l| l.positions).sum::<u64>();
+    let open = (1..=most).find(|&k| positions(k) >= SAMPLE_POSITIONS).unwrap_or(most);
+    let space = Space::endgame(cards, open);
+    let mut layers: Vec<LayerValues<V>> = Vec::new();
+    solve::<V, std::convert::Infallible>(&space, space.first_layer(), |layer| {
+        layers.push(layer.clone());
+        Ok(())
+    })
+    .unwrap_or_else(|never| match never {});
+    let sample_bytes: u64 = layers.iter().map(|l| std::mem::size_of_val(l.values.as_slice()) as u64).sum();
+    let stored_bytes: u64 = layers.iter().map(|l| 4 * l.values.len() as u64).sum();
+
+    let mut sent = 0;
+    let exchange = median_seconds(|| {
+        sent = 0;
+        for layer in &layers {
+            let raw: &[u8] = bytemuck::cast_slice(&layer.values);
+            for part in raw.chunks(PART_BYTES) {
+                let packed = pack_part(part).expect("compressing values in memory");
+                sent += packed.len() as u64;
+                let mut placed: Vec<V> = Vec::with_capacity(part.len() / std::mem::size_of::<V>());
+                unpack_part::<V>(&packed, part.len(), |piece| placed.extend_from_slice(piece))
+                    .expect("a part just packed unpacks");
+                std::hint::black_box(&placed);
+            }
+        }
+    });
+
+    let game = cards.game();
+    let mut listed = Vec::new();
+    let mut stored = 0;
+    let mut written: Result<(), ShardError> = Ok(());
+    let write = median_seconds(|| {
+        listed.clear();
+        stored = 0;
+        for layer in &layers {
+            for (i, span) in shard::shard_ranges(&layer.shape, SHARD_POSITIONS).iter().enumerate() {
+                let values = &layer.values[span.positions.start as usize..span.positions.end as usize];
+                match shard::write_shard(scratch, game, &layer.shape, (i, span), values, Column::Value) {
+                    Ok(entry) => {
+                        stored += entry.bytes;
+                        listed.push((layer.shape.layer, i, entry, layer.shape.opponents.len()));
+                    }
+                    Err(e) => written = Err(e),
+                }
+            }
+        }
+    });
+    written?;
+    let mut problems = Vec::new();
+    let check = median_seconds(|| {
+        problems.clear();
+        for (layer, index, entry, opponents) in &listed {
+            let shard = Listed { layer: *layer, column: Column::Value, index: *index, entry };
+            let check = shard::verify_listed(scratch, game, &shard, *opponents);
+            problems.extend(check.problem.map(|p| format!("{}: {p}", check.path.display())));
+        }
+    });
+    if !problems.is_empty() {
+        return Err(ShardError::Unsound { dir: scratch.to_owned(), problems });
+    }
+    let (first, last) = (space.first_layer(), space.end_layer() - 1);
+    Ok(ByteCosts {
+        sample: format!(
+            "layers {first} to {last} of this game ({} positions, solved here)",
+            layers.iter().map(|l| l.values.len()).sum::<usize>()
+        ),
+        sample_bytes,
+        exchange_ratio: sample_bytes as f64 / sent.max(1) as f64,
+        exchange_seconds_per_byte: exchange / sample_bytes as f64,
+        shard_ratio: stored_bytes as f64 / stored.max(1) as f64,
+        write_seconds_per_byte: write / stored_bytes as f64,
+        check_seconds_per_byte: check / stored_bytes as f64,
+    })
+}
+
+/// The median wall time of [`REPEATS`] runs of `work`.
+fn median_seconds(mut work: impl FnMut()) -> f64 {
+    let mut seconds: Vec<f64> = (0..REPEATS)
+        .map(|_| {
+            let started = Instant::now();
+            work();
+            started.elapsed().as_secs_f64()
+        })
+        .collect();
+    seconds.sort_by(f64::total_cmp);
+    seconds[REPEATS / 2]
+}
