@@ -134,10 +134,17 @@ pub fn plan(counts: &[LayerCount], boxes: usize, spec: PlanSpec) -> Plan {
             // Beside the computed and received values during the exchange: the compressed
             // parts sent and those received.
             let parts = 2.0 * (exchanged_bytes as f64 / ranks as f64) / EXCHANGE_COMPRESSION;
-            let values = value_bytes * (share(c.positions) + share(c.positions.max(next_positions)));
-            let value_bytes_per_rank = ((values as f64 + parts) * VALUE_IMBALANCE) as u64;
+            // While computing: its pairs and the next layer's rows; during an exchange (more
+            // than one rank): its pairs and the rows it receives. One rank alone holds the
+            // whole layer with no imbalance, and keeps its computed values as its rows.
+            let (after, value_imbalance, tile_imbalance) = match ranks {
+                1 => (next_positions, 1.0, 1.0),
+                _ => (c.positions.max(next_positions), VALUE_IMBALANCE, TILE_IMBALANCE),
+            };
+            let values = value_bytes * (share(c.positions) + share(after));
+            let value_bytes_per_rank = ((values as f64 + parts) * value_imbalance) as u64;
             let tiles = OFFSET_BYTES * (2 * share(pairs) + share(next_pairs)) + OUTPUT_BYTES * share(pairs);
-            let layout_bytes_per_rank = (tiles as f64 * TILE_IMBALANCE) as u64
+            let layout_bytes_per_rank = (tiles as f64 * tile_imbalance) as u64
                 + OFFSET_BYTES * c.movers
                 + CARD_BYTES * 2 * (c.movers + c.opponents);
             LayerPlan {

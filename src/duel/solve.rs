@@ -30,6 +30,8 @@
 //! cluster solve, of ranks). Ties between equally good choices keep the earlier candidate:
 //! the first open box in card order, and among keeps the larger one (kept dice first).
 
+use std::any::Any;
+use std::cell::RefCell;
 use std::time::Instant;
 
 use rayon::prelude::*;
@@ -292,8 +294,9 @@ pub fn solve_tile_in_strips<V: DuelValue>(
     let strip = strip.min(widest.max(BLOCK));
     assert!(strip > 0 && strip % BLOCK == 0, "a strip of {strip} lanes is not whole blocks");
     outputs.into_par_iter().for_each_init(
-        || PairScratch::<V>::new(strip),
-        |scratch, (m, o, out)| {
+        || Lease::<V>::take(strip),
+        |Lease(scratch), (m, o, out)| {
+            let scratch = scratch.as_mut().expect("a lease holds its scratch until dropped");
             let (mover, opponent) = (shape.movers[m], shape.opponents[o]);
             if scratch.plan_of != Some(mover) {
                 scratch.set_mover(space.cards(), mover, widest);
@@ -302,6 +305,42 @@ pub fn solve_tile_in_strips<V: DuelValue>(
         },
     );
     values
+}
+
+thread_local! {
+    /// Each thread's pair scratch of the last tile it solved, of whatever lane type. A
+    /// tile's work is split into jobs, and each job would otherwise allocate and zero its
+    /// own turn buffer (about 1 MB): on small tiles (the plan's samples, solves below a
+    /// position) that cost more than the turns themselves.
+    static SPARE: RefCell<Option<Box<dyn Any>>> = const { RefCell::new(None) };
+}
+
+/// A job's pair scratch, taken from this thread's [`SPARE`] (or made) and put back there
+/// when the job ends.
+struct Lease<V: DuelValue>(Option<PairScratch<V>>);
+
+impl<V: DuelValue> Lease<V> {
+    /// Scratch for strips of `strip` lanes, with no mover planned.
+    fn take(strip: usize) -> Lease<V> {
+        let spare = SPARE.with(|spare| spare.borrow_mut().take()).and_then(|b| b.downcast::<PairScratch<V>>().ok());
+        let scratch = match spare {
+            Some(mut scratch) => {
+                scratch.plan_of = None;
+                scratch.out.resize(scratch.out.len().max(V::PLANES * strip), <V::Number as Lane>::ZERO);
+                *scratch
+            }
+            None => PairScratch::new(strip),
+        };
+        Lease(Some(scratch))
+    }
+}
+
+impl<V: DuelValue> Drop for Lease<V> {
+    fn drop(&mut self) {
+        if let Some(scratch) = self.0.take() {
+            SPARE.with(|spare| *spare.borrow_mut() = Some(Box::new(scratch)));
+        }
+    }
 }
 
 /// Per-thread working memory, sized once so that no pair's turn allocates.
