@@ -474,7 +474,6 @@ fn plan(
             "core_hours_by_part": {"kernel": kernel, "exchange": exchange, "writing": writing, "checking": checking},
             "shard_bytes": plan.shard_bytes(),
             "disk_bytes": plan.disk_bytes(),
-            "threads": rayon::current_num_threads(),
             "mem_per_rank_gib": mem_per_rank,
             "fits": fits,
             "min_ranks": min_ranks,
@@ -568,12 +567,11 @@ fn plan(
     );
     println!(
         "                   {} to {} over {} runs (timing); sampling error at most {:.1}% a layer; \
-         rates measured on {} threads (Pawlewicz: 120 GHz-years, about 375,000 core-hours at 2.8 GHz)",
+         rates measured per core on one thread (Pawlewicz: 120 GHz-years, about 375,000 core-hours at 2.8 GHz)",
         h(core_hours_min),
         h(core_hours_max),
         calibration.runs,
         100.0 * worst_error,
-        rayon::current_num_threads()
     );
     Ok(())
 }

@@ -10,8 +10,9 @@
 //! synthetic ([`SyntheticNext`]): the pairs' real windows, read from a pool far larger than
 //! the caches, since the values themselves do not change the work.
 //!
-//! The rate divides lane-updates by the CPU seconds the process used, so other jobs sharing
-//! the cores slow the clock but not the rate. Two errors are reported apart:
+//! The rate divides lane-updates by the CPU seconds the process used, on one thread (so
+//! other jobs sharing the cores slow the clock but not the rate, and no thread waits for
+//! another at the end of a small tile, as none does in the solve's large ones). Two errors are reported apart:
 //!
 //! - **sampling**: tiles differ in their rate, so the first run times each tile and the
 //!   sample grows until the rate's relative standard error (a ratio estimator over the
@@ -263,46 +264,52 @@ pub fn calibrate<V: SyntheticValue>(
     progress: &dyn Progress,
 ) -> Vec<LayerRate> {
     progress.start("calibration", counts.len() as u64, "layers");
+    // One thread: a sampled tile's few pairs, split over several threads, end in a wait for
+    // the slowest, which the CPU time counts; the solve's tiles are a rank's whole share of
+    // a layer, where that wait vanishes.
+    let one_core = rayon::ThreadPoolBuilder::new().num_threads(1).build().expect("a pool of one thread starts");
     let rates = counts
         .iter()
         .rev()
         .map(|count| {
-            let layer = count.layer;
-            let mut sample = LayerSample::new(space, count, lane_updates, seed);
-            let next = (layer + 1 < space.end_layer()).then(|| SyntheticNext::<V>::new(space, layer + 1));
-            // The first run, tile by tile, grown until the sampling error is small enough.
-            let mut tile_seconds = sample.time_tiles(space, next.as_ref(), 0);
-            let mut rate_error = 0.0;
-            if !sample.is_whole() {
-                rate_error = self::rate_error(&sample.tile_lane_updates, &tile_seconds);
-                while rate_error > TARGET_ERROR && sample.lane_updates < MAX_GROWTH * lane_updates {
-                    let first = sample.grow(space, sample.lane_updates);
-                    tile_seconds.extend(sample.time_tiles(space, next.as_ref(), first));
+            one_core.install(|| {
+                let layer = count.layer;
+                let mut sample = LayerSample::new(space, count, lane_updates, seed);
+                let next = (layer + 1 < space.end_layer()).then(|| SyntheticNext::<V>::new(space, layer + 1));
+                // The first run, tile by tile, grown until the sampling error is small enough.
+                let mut tile_seconds = sample.time_tiles(space, next.as_ref(), 0);
+                let mut rate_error = 0.0;
+                if !sample.is_whole() {
                     rate_error = self::rate_error(&sample.tile_lane_updates, &tile_seconds);
+                    while rate_error > TARGET_ERROR && sample.lane_updates < MAX_GROWTH * lane_updates {
+                        let first = sample.grow(space, sample.lane_updates);
+                        tile_seconds.extend(sample.time_tiles(space, next.as_ref(), first));
+                        rate_error = self::rate_error(&sample.tile_lane_updates, &tile_seconds);
+                    }
                 }
-            }
-            let mut core_seconds = vec![tile_seconds.iter().sum::<f64>()];
-            core_seconds.extend((1..runs.max(1)).map(|_| cpu_seconds(|| sample.solve(space, next.as_ref()))));
-            let mut sorted = core_seconds.clone();
-            sorted.sort_by(f64::total_cmp);
-            let hours = |seconds: f64| {
-                count.lane_updates(space.cards().boxes()) as f64 / (sample.lane_updates as f64 / seconds) / 3600.0
-            };
-            let median = sorted[sorted.len() / 2];
-            let rate = LayerRate {
-                layer,
-                sampled_pairs: sample.tiles.iter().map(|t| (t.movers.len() * t.opponents.len()) as u64).sum(),
-                sampled_positions: sample.positions,
-                sampled_lane_updates: sample.lane_updates,
-                lane_updates_per_core_second: sample.lane_updates as f64 / median,
-                rate_error,
-                core_hours: hours(median),
-                core_hours_min: hours(sorted[0]),
-                core_hours_max: hours(sorted[sorted.len() - 1]),
-                core_seconds,
-            };
-            progress.advance(1);
-            rate
+                let mut core_seconds = vec![tile_seconds.iter().sum::<f64>()];
+                core_seconds.extend((1..runs.max(1)).map(|_| cpu_seconds(|| sample.solve(space, next.as_ref()))));
+                let mut sorted = core_seconds.clone();
+                sorted.sort_by(f64::total_cmp);
+                let hours = |seconds: f64| {
+                    count.lane_updates(space.cards().boxes()) as f64 / (sample.lane_updates as f64 / seconds) / 3600.0
+                };
+                let median = sorted[sorted.len() / 2];
+                let rate = LayerRate {
+                    layer,
+                    sampled_pairs: sample.tiles.iter().map(|t| (t.movers.len() * t.opponents.len()) as u64).sum(),
+                    sampled_positions: sample.positions,
+                    sampled_lane_updates: sample.lane_updates,
+                    lane_updates_per_core_second: sample.lane_updates as f64 / median,
+                    rate_error,
+                    core_hours: hours(median),
+                    core_hours_min: hours(sorted[0]),
+                    core_hours_max: hours(sorted[sorted.len() - 1]),
+                    core_seconds,
+                };
+                progress.advance(1);
+                rate
+            })
         })
         .collect();
     progress.finish();
