@@ -8,7 +8,7 @@ use xxhash_rust::xxh3::xxh3_64;
 use yz::duel::shard::{Column, Manifest, ShardEntry, ShardSpan, write_shard};
 use yz::duel::{Cards, LayerShape, Space};
 use yz::game::{Game, Rules};
-use yz::store::{StoreFile, write_atomic};
+use yz::store::{Durability, StoreFile, write_atomic};
 
 use super::cli::{json, yz};
 
@@ -65,7 +65,7 @@ impl Forge {
     pub fn write_values(&self, layer: usize, values: &[f32]) -> ShardEntry {
         let (entry, shape) = (self.entry(layer), self.shape(layer));
         let span = ShardSpan { movers: entry.mover_start..entry.mover_end, positions: entry.span(&shape).unwrap() };
-        write_shard(&self.dir, self.game, &shape, (0, &span), values, Column::Value).unwrap()
+        write_shard(&self.dir, self.game, &shape, (0, &span), values, (Column::Value, Durability::Synced)).unwrap()
     }
 
     /// Replaces every value of `layer`'s first shard by `lie` and lists the shard, with its

@@ -49,6 +49,16 @@ pub enum DuelCommand {
         /// it, the solve refuses them and says what is there).
         #[arg(long)]
         force: bool,
+        /// Memory a rank may use, in GiB. Where the layers do not fit it, the solve
+        /// streams them in blocks through --scratch [default: MemAvailable, or the Slurm
+        /// allocation, shared by the node's ranks].
+        #[arg(long, value_name = "GIB")]
+        mem_per_rank: Option<f64>,
+        /// Scratch directory of a streamed solve, seen by every rank; removed when the solve
+        /// finishes, kept for --resume [default: $TMPDIR under Slurm with one node, else
+        /// scratch/ in --out].
+        #[arg(long, value_name = "DIR")]
+        scratch: Option<PathBuf>,
     },
     /// The mover's winning chance (P(win) + ½ P(draw)) at the start of a turn.
     Value {
@@ -192,8 +202,9 @@ pub fn run(command: DuelCommand, data: &Path, as_json: bool) -> Result<()> {
                 None => plan(game.game()?, &scope, &layers, ranks, mem_per_rank, &calibration, as_json),
             }
         }
-        DuelCommand::Solve { game, scope, out, resume, layers, force } => {
-            solve_tables(game.game()?, &scope, &layers, out, resume, force, data, as_json)
+        DuelCommand::Solve { game, scope, out, resume, layers, force, mem_per_rank, scratch } => {
+            let memory = Memory { mem_per_rank, scratch };
+            solve_tables(game.game()?, &scope, &layers, out, (resume, force), &memory, data, as_json)
         }
         DuelCommand::Value { game, position } => {
             let cards = Cards::new(game.game()?);
@@ -294,26 +305,33 @@ fn print_layers(layers: &[LayerCount]) {
 /// Runs the solve on the ranks this build has: the MPI world (feature `mpi`), else this
 /// process alone. In an MPI job a rank that fails reports itself and aborts the job.
 #[allow(clippy::too_many_arguments)]
+/// `duel solve`'s memory per rank and scratch directory, as given.
+struct Memory {
+    mem_per_rank: Option<f64>,
+    scratch: Option<PathBuf>,
+}
+
+#[allow(clippy::too_many_arguments)]
 fn solve_tables(
     game: Game,
     scope: &Scope,
     layers: &LayerArgs,
     out: Option<PathBuf>,
-    resume: bool,
-    force: bool,
+    (resume, force): (bool, bool),
+    memory: &Memory,
     data: &Path,
     as_json: bool,
 ) -> Result<()> {
     #[cfg(feature = "mpi")]
     {
         let world = yz::cluster::mpi::World::init()?;
-        let result = solve_on(&world, game, scope, layers, out, (resume, force), data, as_json);
+        let result = solve_on(&world, game, scope, layers, out, (resume, force), memory, data, as_json);
         world.stop_on_error(result)
     }
     #[cfg(not(feature = "mpi"))]
     {
         yz::cluster::launch::check(1, false, |name| std::env::var(name).ok())?;
-        solve_on(&yz::cluster::Alone, game, scope, layers, out, (resume, force), data, as_json)
+        solve_on(&yz::cluster::Alone, game, scope, layers, out, (resume, force), memory, data, as_json)
     }
 }
 
@@ -325,6 +343,7 @@ fn solve_on(
     layer_args: &LayerArgs,
     out: Option<PathBuf>,
     (resume, force): (bool, bool),
+    memory: &Memory,
     data: &Path,
     as_json: bool,
 ) -> Result<()> {
@@ -332,10 +351,24 @@ fn solve_on(
     let cards = Cards::new(game);
     let space = scope.space(&cards)?;
     let options = layer_args.options(&space, resume, force)?;
-    let available = memory_per_rank(|name| std::env::var(name).ok(), mem_available());
-    let sizing = Sizing::checked(&space, options, ranks.size() as u64, available)?;
-    let positions = sizing.positions();
+    let available = match memory.mem_per_rank {
+        Some(gib) => Some(mem_per_rank_bytes(gib)?),
+        None => memory_per_rank(|name| std::env::var(name).ok(), mem_available()),
+    };
     let dir = out.unwrap_or_else(|| table_dir(data, game, scope.max_empty));
+    let scratch = memory
+        .scratch
+        .clone()
+        .unwrap_or_else(|| yz::cluster::stream::default_scratch(&dir, |name| std::env::var(name).ok(), ranks.size()));
+    let sizing = Sizing::in_budget(&space, options.clone(), ranks.size() as u64, available, &scratch)?;
+    let positions = sizing.positions();
+    if sizing.streams() && ranks.rank() == 0 && !as_json {
+        eprintln!(
+            "streaming: the layers do not fit {:.3} GiB per rank in memory; solving in blocks through {}",
+            available.unwrap_or(0) as f64 / (1u64 << 30) as f64,
+            scratch.display()
+        );
+    }
     // Layer lines go to a terminal, or to a log when RUST_LOG asks; never into a pipe.
     let shown = std::io::stderr().is_terminal() || std::env::var_os("RUST_LOG").is_some();
     let quiet = as_json || ranks.rank() != 0 || !shown;
@@ -387,6 +420,8 @@ fn solve_on(
             "table_bytes": outcome.table_bytes,
             "ranks": ranks.size(),
             "resumed_from": outcome.resumed_from,
+            "streamed": sizing.streams(),
+            "mem_per_rank_bytes": available,
             "repaired": outcome.repaired,
             "layers": outcome.layers,
         });
@@ -583,7 +618,7 @@ fn rehearse(game: Game, scope: &Scope, layer_args: &LayerArgs, ranks: u64, rank:
     let cards = Cards::new(game);
     let space = scope.space(&cards)?;
     let options = layer_args.options(&space, false, false)?;
-    let sizing = Sizing::new(&space, options, ranks, None);
+    let sizing = Sizing::new(&space, options.clone(), ranks, None);
     let (counts, spec) = (&sizing.layers, sizing.spec);
     let plan = sizing.plan(&space);
     if !as_json {

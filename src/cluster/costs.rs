@@ -21,6 +21,7 @@ use crate::duel::plan::ByteCosts;
 use crate::duel::shard::{self, Column, Listed, SHARD_POSITIONS, ShardError};
 use crate::duel::solve::{LayerValues, solve};
 use crate::duel::{Cards, DuelValue, Space};
+use crate::store::{self, Durability};
 
 /// Positions the sample holds at least (the whole game where it has fewer).
 pub const SAMPLE_POSITIONS: u64 = 1_000_000;
@@ -74,13 +75,21 @@ pub fn measure<V: DuelValue + Pod>(cards: &Cards, scratch: &Path) -> Result<Byte
         for layer in &layers {
             for (i, span) in shard::shard_ranges(&layer.shape, SHARD_POSITIONS).iter().enumerate() {
                 let values = &layer.values[span.positions.start as usize..span.positions.end as usize];
-                match shard::write_shard(scratch, game, &layer.shape, (i, span), values, Column::Value) {
+                let batched = (Column::Value, Durability::Batched);
+                match shard::write_shard(scratch, game, &layer.shape, (i, span), values, batched) {
                     Ok(entry) => {
                         stored += entry.bytes;
                         listed.push((layer.shape.layer, i, entry, layer.shape.opponents.len()));
                     }
                     Err(e) => written = Err(e),
                 }
+            }
+            // As the solve's writer does: the layer's shards made durable together.
+            let files: Vec<_> = (0..shard::shard_ranges(&layer.shape, SHARD_POSITIONS).len())
+                .map(|i| scratch.join(shard::shard_file(layer.shape.layer, i, Column::Value)))
+                .collect();
+            if let Err(e) = store::sync_batch(scratch, &files) {
+                written = Err(e.into());
             }
         }
     });

@@ -74,6 +74,7 @@ pub mod ranks;
 pub mod rehearse;
 pub mod setup;
 pub mod solve;
+pub mod stream;
 
 pub use ranks::{Alone, Ranks};
 pub use solve::{ClusterError, LayerReport, Outcome, SolveOptions, solve_tables};

@@ -5,6 +5,7 @@ use std::path::Path;
 
 use super::ranks::Ranks;
 use super::solve::{ClusterError, LayerReport, Outcome, SolveOptions, solve_tables};
+use super::stream::Stream;
 use crate::duel::calibrate::{LayerRate, calibrate};
 use crate::duel::count::{LayerCount, count_layers_from};
 use crate::duel::plan::{
@@ -106,7 +107,7 @@ impl SolveOptions {
             return Err(SetupError::WritesNothing { write: write.to_owned(), last: end - 1 });
         }
         let shard_positions = crate::duel::shard::shard_positions_from_env().map_err(SetupError::ShardPositions)?;
-        Ok(SolveOptions { resume, stop_after, write_from, force, shard_positions, draws })
+        Ok(SolveOptions { resume, stop_after, write_from, force, shard_positions, draws, stream: None })
     }
 }
 
@@ -186,6 +187,37 @@ impl Sizing {
         Ok(sizing)
     }
 
+    /// The solve in memory where it fits `budget` bytes per rank (else [`Sizing::checked`]'s
+    /// refusal when it may not stream), or else streamed through `scratch` within the
+    /// budget ([`super::stream`]). A streamed solve of the game from its start carries the
+    /// draw probability unless `options.draws` says otherwise: it costs disk, not memory.
+    pub fn in_budget(
+        space: &Space,
+        options: SolveOptions,
+        ranks: u64,
+        budget: Option<u64>,
+        scratch: &Path,
+    ) -> Result<Sizing, DoesNotFit> {
+        let refusal = match Sizing::checked(space, options.clone(), ranks, budget) {
+            Ok(sizing) => return Ok(sizing),
+            Err(refusal) => refusal,
+        };
+        // Streaming reads every layer back from the tables or scratch, so every layer
+        // solved must be written.
+        let (Some(budget), true) = (budget, options.write_from <= options.stop_after) else {
+            return Err(refusal);
+        };
+        let draws = options.draws.unwrap_or(space.first_layer() == 0);
+        let stream = Stream { budget, scratch: scratch.to_owned() };
+        let options = SolveOptions { draws: Some(draws), stream: Some(stream), ..options };
+        Ok(Sizing::new(space, options, ranks, None))
+    }
+
+    /// Whether the solve streams through scratch files.
+    pub fn streams(&self) -> bool {
+        self.options.stream.is_some()
+    }
+
     /// Positions of the layers solved.
     pub fn positions(&self) -> u64 {
         self.layers.iter().map(|l| l.positions).sum()
@@ -238,9 +270,9 @@ impl Sizing {
         progress: impl FnMut(&LayerReport),
     ) -> Result<Solution, ClusterError> {
         Ok(if self.with_draws() {
-            Solution::WithDraws(solve_tables(space, ranks, dir, self.options, progress)?)
+            Solution::WithDraws(solve_tables(space, ranks, dir, self.options.clone(), progress)?)
         } else {
-            Solution::Plain(solve_tables(space, ranks, dir, self.options, progress)?)
+            Solution::Plain(solve_tables(space, ranks, dir, self.options.clone(), progress)?)
         })
     }
 }

@@ -13,11 +13,13 @@ use xxhash_rust::xxh3::xxh3_64;
 
 use super::partition::{RankShares, row_bounds};
 use super::ranks::Ranks;
+use super::stream::{Stream, solve_streamed};
 use crate::duel::shard::{
     self, Column, LayerEntry, Manifest, ShardEntry, ShardError, ShardSpan, check_manifest, verify_listed,
 };
 use crate::duel::solve::{LayerRows, solve_tile};
 use crate::duel::{DuelValue, LayerShape, Space, Tile};
+use crate::store::{self, Durability};
 
 /// zstd level of the exchanged frontier (speed matters more than the last percent).
 const EXCHANGE_ZSTD_LEVEL: i32 = 1;
@@ -72,9 +74,18 @@ pub enum ClusterError {
         /// What was wrong.
         damage: Damage,
     },
+    /// A streamed solve's memory per rank is below what its blocks need.
+    #[error(transparent)]
+    Budget(#[from] super::stream::BelowFloor),
     /// Rank 0 stopped the solve (its own error says why).
     #[error("rank 0 stopped the solve; its message says why")]
     StoppedByRankZero,
+}
+
+impl From<crate::store::StoreError> for ClusterError {
+    fn from(error: crate::store::StoreError) -> ClusterError {
+        ClusterError::Shard(error.into())
+    }
 }
 
 /// How a part of the all-to-all after a layer was found damaged on arrival: each part
@@ -236,13 +247,19 @@ fn repair_layer<V: DuelValue + Pod>(
         // Written beside the tables first: it replaces the damaged file only if it is the
         // file the manifest lists, so a failed repair loses nothing.
         let scratch = dir.join(format!(".repair.{}.{layer:02}.{i:05}", std::process::id()));
-        let io = |action| {
-            move |source| ShardError::from(crate::store::StoreError::Io { path: dir.to_owned(), action, source })
-        };
+        let io =
+            |action| move |source| ShardError::from(store::StoreError::Io { path: dir.to_owned(), action, source });
         std::fs::create_dir_all(&scratch).map_err(io("create"))?;
         let values = mine.span_values(&span.positions);
         let file = shard::shard_file(layer, i, Column::Value);
-        let entry = shard::write_shard(&scratch, space.cards().game(), &shape, (i, span), values, Column::Value);
+        let entry = shard::write_shard(
+            &scratch,
+            space.cards().game(),
+            &shape,
+            (i, span),
+            values,
+            (Column::Value, Durability::Synced),
+        );
         let entry = entry.and_then(|entry| {
             if listed.get(i) == Some(&entry) {
                 std::fs::rename(scratch.join(&file), dir.join(&file)).map_err(io("rename"))?;
@@ -295,7 +312,7 @@ type WrittenShard = (usize, ShardEntry, Option<ShardEntry>);
 type WriteJob<V> = (Arc<Held<V>>, Vec<(usize, ShardSpan)>);
 
 /// What a solve does besides solving: where it starts, where it stops, what it writes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SolveOptions {
     /// Continue from the last layer the manifest in the table directory lists (after
     /// checking every listed shard); start afresh where there is no manifest.
@@ -314,6 +331,9 @@ pub struct SolveOptions {
     /// Whether the values carry the draw probability (`None`: where it fits, for a solve
     /// from the start; see [`super::setup::Sizing`]).
     pub draws: Option<bool>,
+    /// Solve in blocks through scratch files within a memory budget
+    /// ([`super::stream`]) instead of holding whole layers.
+    pub stream: Option<Stream>,
 }
 
 impl SolveOptions {
@@ -326,6 +346,7 @@ impl SolveOptions {
             force: false,
             shard_positions: shard::SHARD_POSITIONS,
             draws: None,
+            stream: None,
         }
     }
 }
@@ -346,7 +367,7 @@ pub fn solve_tables<V: DuelValue + Pod>(
     let first = space.first_layer();
     let last = options.stop_after.max(first);
     // Rank 0 holds the table directory's lock until the solve ends.
-    let Start { mut manifest, _lock, repairs: damaged } = start(space, ranks, dir, options)?;
+    let Start { mut manifest, _lock, repairs: damaged } = start(space, ranks, dir, options.clone())?;
     let mut outcome =
         Outcome { resumed_from: None, layers: Vec::new(), table_bytes: 0, first_value: None, repaired: Vec::new() };
     // Damaged shards are recomputed from the top down, each layer from the one above.
@@ -358,6 +379,13 @@ pub fn solve_tables<V: DuelValue + Pod>(
         }
     }
     outcome.repaired.sort();
+    if let Some(stream) = &options.stream {
+        solve_streamed(space, ranks, dir, stream, &mut manifest, last, &mut outcome, &mut progress)?;
+        if me == 0 {
+            outcome.table_bytes = manifest.listed().iter().map(|l| l.entry.bytes).sum();
+        }
+        return Ok(outcome);
+    }
     // The rows of the last finished layer this rank holds.
     let mut held: Option<Arc<Held<V>>> = None;
     let mut top = space.end_layer();
@@ -479,7 +507,7 @@ fn start(
     if me == 0 && decision.is_ok() {
         // Writers killed mid-write (a cancelled or requeued job) leave their temporary
         // files; with the directory locked, no live writer's can be among them.
-        match crate::store::remove_stale_temp_files(dir) {
+        match store::remove_stale_temp_files(dir) {
             Ok(removed) if !removed.is_empty() => {
                 tracing::info!(dir = %dir.display(), ?removed, "removed temporary files of an interrupted run")
             }
@@ -641,7 +669,7 @@ const LOCK_WAIT: Duration = Duration::from_secs(30);
 fn lock_dir(dir: &Path, wait: Duration) -> Result<std::fs::File, ClusterError> {
     use std::os::fd::AsRawFd;
     let io = |action: &'static str| {
-        move |source| ShardError::from(crate::store::StoreError::Io { path: dir.to_owned(), action, source })
+        move |source| ShardError::from(store::StoreError::Io { path: dir.to_owned(), action, source })
     };
     std::fs::create_dir_all(dir).map_err(io("create"))?;
     let file = std::fs::File::open(dir).map_err(io("open"))?;
@@ -721,18 +749,7 @@ fn record<V>(
             shards: shards.into_iter().map(|(_, s)| s).collect(),
             draws: draws.into_iter().map(|(_, s)| s).collect(),
         };
-        // Only the last finished layer's draws are kept: those of the layer after it go
-        // once the manifest no longer lists them.
-        let stale = manifest.layers.last_mut().map(|l| (l.layer, std::mem::take(&mut l.draws).len()));
-        manifest.layers.push(entry);
-        manifest.complete = manifest.layers.len() == manifest.end_layer - manifest.first_layer;
-        manifest.write(dir)?;
-        if let Some((stale_layer, count)) = stale {
-            for i in 0..count {
-                let file = shard::shard_file(stale_layer, i, Column::Draw);
-                shard::remove_file(&dir.join(file)).map_err(ShardError::from)?;
-            }
-        }
+        manifest.list(dir, entry)?;
     }
     tracing::info!(
         layer,
@@ -749,8 +766,8 @@ fn record<V>(
 }
 
 /// The background writer: compresses and writes each job's shards (and their draws, where
-/// the values carry them) while the next layer is computed, and reports their manifest
-/// entries.
+/// the values carry them) while the next layer is computed, makes them durable together
+/// (one flush per layer, not two per file), and reports their manifest entries.
 fn write_shards<V: DuelValue>(
     dir: &Path,
     game: crate::game::Game,
@@ -762,11 +779,26 @@ fn write_shards<V: DuelValue>(
             .into_par_iter()
             .map(|(i, span)| {
                 let values = held.span_values(&span.positions);
-                let write = |column| shard::write_shard(dir, game, &held.shape, (i, &span), values, column);
+                let write = |column| {
+                    shard::write_shard(dir, game, &held.shape, (i, &span), values, (column, Durability::Batched))
+                };
                 let draws = if V::DRAWS { Some(write(Column::Draw)?) } else { None };
                 Ok((i, write(Column::Value)?, draws))
             })
-            .collect();
+            .collect::<Result<Vec<WrittenShard>, ShardError>>()
+            .and_then(|written| {
+                let files: Vec<_> = written
+                    .iter()
+                    .flat_map(|&(i, _, ref draws)| {
+                        let draw = draws.as_ref().map(|_| shard::shard_file(held.shape.layer, i, Column::Draw));
+                        [Some(shard::shard_file(held.shape.layer, i, Column::Value)), draw]
+                    })
+                    .flatten()
+                    .map(|file| dir.join(file))
+                    .collect();
+                store::sync_batch(dir, &files)?;
+                Ok(written)
+            });
         if done.send(result).is_err() {
             return;
         }
@@ -1030,7 +1062,7 @@ unsafe impl<V: Send> Sync for Disjoint<V> {}
 
 /// Reads the rows `movers` of a written layer from its shards (each checked on reading),
 /// with their draw probabilities where the lanes carry them and the layer lists them.
-fn read_rows<V: DuelValue>(
+pub(super) fn read_rows<V: DuelValue>(
     dir: &Path,
     space: &Space,
     shape: &LayerShape,
@@ -1097,6 +1129,7 @@ pub(crate) mod tests {
 
     use super::*;
     use crate::cluster::ranks::{Alone, threads};
+    use crate::cluster::stream::Stream;
     use crate::duel::{Cards, WinDraw};
     use crate::game::{Game, Rules};
 
@@ -1118,7 +1151,10 @@ pub(crate) mod tests {
         std::thread::scope(|s| {
             let handles: Vec<_> = group
                 .into_iter()
-                .map(|rank| s.spawn(move || (solve_tables::<V>(space, &rank, dir, options, |_| {}), rank)))
+                .map(|rank| {
+                    let options = options.clone();
+                    s.spawn(move || (solve_tables::<V>(space, &rank, dir, options, |_| {}), rank))
+                })
                 .collect();
             handles.into_iter().map(|h| h.join().unwrap()).collect()
         })
@@ -1202,7 +1238,7 @@ pub(crate) mod tests {
         let mut cuts = Vec::new();
         for size in [1, 3] {
             let dir = root.path().join(format!("small-{size}"));
-            solve_on_threads_with::<WinDraw<f32>>(&space, size, &dir, small);
+            solve_on_threads_with::<WinDraw<f32>>(&space, size, &dir, small.clone());
             assert_eq!(layer_values(&space, &dir), expected, "{size} ranks");
             let check = shard::verify_tables(&dir);
             assert_eq!(check.problems().count(), 0, "{:?}", check.problems().collect::<Vec<_>>());
@@ -1223,7 +1259,8 @@ pub(crate) mod tests {
         let last = bytes.len() - 1;
         bytes[last] ^= 1;
         std::fs::write(&path, bytes).unwrap();
-        let resumed = solve_on_threads_with::<WinDraw<f32>>(&space, 2, &dir, SolveOptions { resume: true, ..small });
+        let resumed =
+            solve_on_threads_with::<WinDraw<f32>>(&space, 2, &dir, SolveOptions { resume: true, ..small.clone() });
         assert_eq!(resumed.repaired, vec![piece.file()]);
         assert_eq!(files(&dir), cuts[1]);
     }
@@ -1266,17 +1303,19 @@ pub(crate) mod tests {
         let root = tempfile::tempdir().unwrap();
         let (whole, cut, top) = (root.path().join("whole"), root.path().join("cut"), root.path().join("top"));
         let every = SolveOptions::whole(&space);
-        solve_tables::<f32>(&space, &Alone, &whole, every, |_| {}).unwrap();
-        let stopped = solve_tables::<f32>(&space, &Alone, &cut, SolveOptions { stop_after: 5, ..every }, |_| {});
+        solve_tables::<f32>(&space, &Alone, &whole, every.clone(), |_| {}).unwrap();
+        let stopped =
+            solve_tables::<f32>(&space, &Alone, &cut, SolveOptions { stop_after: 5, ..every.clone() }, |_| {});
         assert_eq!(stopped.unwrap().layers.iter().map(|l| l.layer).collect::<Vec<_>>(), vec![7, 6, 5]);
         assert!(!Manifest::open(&cut).unwrap().complete);
-        let resumed = solve_on_threads_with::<f32>(&space, 2, &cut, SolveOptions { resume: true, ..every });
+        let resumed = solve_on_threads_with::<f32>(&space, 2, &cut, SolveOptions { resume: true, ..every.clone() });
         assert_eq!(resumed.resumed_from, Some(5));
         assert_eq!(files(&cut), files(&whole));
         let whole_bytes = Manifest::open(&whole).unwrap().listed().iter().map(|l| l.entry.bytes).sum::<u64>();
         assert_eq!(resumed.table_bytes, whole_bytes, "a resumed solve reports every table's bytes");
         // Only layers 6 and 7 written; the solve still runs to the start and finds its value.
-        let partial = solve_tables::<f32>(&space, &Alone, &top, SolveOptions { write_from: 6, ..every }, |_| {});
+        let partial =
+            solve_tables::<f32>(&space, &Alone, &top, SolveOptions { write_from: 6, ..every.clone() }, |_| {});
         let partial = partial.unwrap();
         assert_eq!(partial.layers.iter().filter(|l| l.written).count(), 2);
         assert!(partial.first_value.is_some());
@@ -1307,7 +1346,7 @@ pub(crate) mod tests {
         // The same tables again are solved afresh; another game only with --force.
         solve_tables::<f32>(&four, &Alone, &dir, SolveOptions::whole(&four), |_| {}).unwrap();
         let forced = SolveOptions { force: true, ..SolveOptions::whole(&three) };
-        solve_tables::<f32>(&three, &Alone, &dir, forced, |_| {}).unwrap();
+        solve_tables::<f32>(&three, &Alone, &dir, forced.clone(), |_| {}).unwrap();
         // A user's file that looks a little like a temporary one survives a solve.
         std::fs::write(dir.join(".thesis.tmp.backup"), b"mine").unwrap();
         let held = lock_dir(&dir, Duration::ZERO).unwrap();
@@ -1318,7 +1357,7 @@ pub(crate) mod tests {
             std::thread::sleep(Duration::from_millis(500));
             drop(held);
         });
-        solve_tables::<f32>(&three, &Alone, &dir, forced, |_| {}).unwrap();
+        solve_tables::<f32>(&three, &Alone, &dir, forced.clone(), |_| {}).unwrap();
         release.join().unwrap();
         assert!(dir.join(".thesis.tmp.backup").exists());
     }
@@ -1432,11 +1471,11 @@ pub(crate) mod tests {
         let root = tempfile::tempdir().unwrap();
         let (whole, cut) = (root.path().join("whole"), root.path().join("cut"));
         let every = SolveOptions::whole(&space);
-        solve_tables::<f32>(&space, &Alone, &whole, every, |_| {}).unwrap();
+        solve_tables::<f32>(&space, &Alone, &whole, every.clone(), |_| {}).unwrap();
         // The fourth exchange is layer 4's (after 7, 6 and 5).
         let (from, to, call, layer) = (2, 1, 3, 4);
         let group = threads::group(3).into_iter().map(|rank| threads::FlipByte::new(rank, from, to, call)).collect();
-        let results = solve_on_group::<f32, _>(&space, group, &cut, every);
+        let results = solve_on_group::<f32, _>(&space, group, &cut, every.clone());
         assert!(results[from].1.fired(), "the part was empty");
         for (me, (result, _)) in results.iter().enumerate() {
             match result {
@@ -1452,7 +1491,7 @@ pub(crate) mod tests {
         assert!(message.contains("--resume"), "{message}");
         let manifest = Manifest::open(&cut).unwrap();
         assert_eq!(manifest.layers.iter().map(|l| l.layer).collect::<Vec<_>>(), vec![7, 6, 5]);
-        let resumed = solve_on_threads_with::<f32>(&space, 3, &cut, SolveOptions { resume: true, ..every });
+        let resumed = solve_on_threads_with::<f32>(&space, 3, &cut, SolveOptions { resume: true, ..every.clone() });
         assert_eq!(resumed.resumed_from, Some(5));
         assert_eq!(files(&cut), files(&whole));
     }
@@ -1467,14 +1506,14 @@ pub(crate) mod tests {
         let (whole, cut) = (root.path().join("whole"), root.path().join("cut"));
         solve_tables::<f32>(&space, &Alone, &whole, SolveOptions::whole(&space), |_| {}).unwrap();
         let every = SolveOptions::whole(&space);
-        solve_tables::<f32>(&space, &Alone, &cut, SolveOptions { stop_after: 3, ..every }, |_| {}).unwrap();
+        solve_tables::<f32>(&space, &Alone, &cut, SolveOptions { stop_after: 3, ..every.clone() }, |_| {}).unwrap();
         let flipped = cut.join("layer-06-shard-00000.yzs");
         let mut bytes = std::fs::read(&flipped).unwrap();
         let at = bytes.len() - 9;
         bytes[at] ^= 0x40;
         std::fs::write(&flipped, bytes).unwrap();
         std::fs::remove_file(cut.join("layer-04-shard-00000.yzs")).unwrap();
-        let resumed = solve_on_threads_with::<f32>(&space, 3, &cut, SolveOptions { resume: true, ..every });
+        let resumed = solve_on_threads_with::<f32>(&space, 3, &cut, SolveOptions { resume: true, ..every.clone() });
         assert_eq!(resumed.repaired, vec!["layer-04-shard-00000.yzs", "layer-06-shard-00000.yzs"]);
         assert_eq!(resumed.resumed_from, Some(3));
         assert_eq!(files(&cut), files(&whole));
@@ -1490,15 +1529,92 @@ pub(crate) mod tests {
         let root = tempfile::tempdir().unwrap();
         let (whole, cut) = (root.path().join("whole"), root.path().join("cut"));
         let every = SolveOptions::whole(&space);
-        let uninterrupted = solve_tables::<WinDraw<f32>>(&space, &Alone, &whole, every, |_| {}).unwrap();
-        solve_tables::<WinDraw<f32>>(&space, &Alone, &cut, SolveOptions { stop_after: 4, ..every }, |_| {}).unwrap();
+        let uninterrupted = solve_tables::<WinDraw<f32>>(&space, &Alone, &whole, every.clone(), |_| {}).unwrap();
+        solve_tables::<WinDraw<f32>>(&space, &Alone, &cut, SolveOptions { stop_after: 4, ..every.clone() }, |_| {})
+            .unwrap();
         let draws: Vec<String> = files(&cut).into_keys().filter(|name| name.contains("-draw-")).collect();
         assert_eq!(draws, vec!["layer-04-draw-00000.yzs"], "only the last finished layer's draws are kept");
-        let resumed = solve_on_threads_with::<WinDraw<f32>>(&space, 2, &cut, SolveOptions { resume: true, ..every });
+        let resumed =
+            solve_on_threads_with::<WinDraw<f32>>(&space, 2, &cut, SolveOptions { resume: true, ..every.clone() });
         let (a, b) = (uninterrupted.first_value.unwrap(), resumed.first_value.unwrap());
         assert!(b.draw() > 0.0, "the draw probability is known");
         assert_eq!((a.value.to_bits(), a.draw.to_bits()), (b.value.to_bits(), b.draw.to_bits()));
         assert_eq!(resumed.table_bytes, uninterrupted.table_bytes);
         assert_eq!(files(&cut), files(&whole));
+    }
+
+    /// A streamed solve of `space` into `dir` within `budget` bytes per rank on `size`
+    /// thread ranks, scratch in `scratch`.
+    fn streamed(budget: u64, scratch: &Path, options: &SolveOptions) -> SolveOptions {
+        let stream = Stream { budget, scratch: scratch.to_owned() };
+        SolveOptions { stream: Some(stream), ..options.clone() }
+    }
+
+    #[test]
+    fn streamed_solves_write_the_in_memory_files_at_any_budget_and_rank_count() {
+        let cards = Cards::new(Game { rules: Rules::OFFICIAL, categories: Rules::OFFICIAL.first(5).unwrap() });
+        let space = Space::whole_game(&cards);
+        let root = tempfile::tempdir().unwrap();
+        for shard_positions in [shard::SHARD_POSITIONS, 40] {
+            let every = SolveOptions { shard_positions, ..SolveOptions::whole(&space) };
+            let alone = root.path().join(format!("alone-{shard_positions}"));
+            let expected = solve_tables::<WinDraw<f32>>(&space, &Alone, &alone, every.clone(), |_| {}).unwrap();
+            let value_bytes = std::mem::size_of::<WinDraw<f32>>() as u64;
+            let (floor, _) =
+                crate::cluster::stream::floor(&space, (space.end_layer(), 0), shard_positions, value_bytes);
+            for (size, budget) in [(1, floor), (3, floor), (2, 5 * floor)] {
+                let dir = root.path().join(format!("streamed-{shard_positions}-{size}-{budget}"));
+                let scratch = root.path().join(format!("scratch-{shard_positions}-{size}-{budget}"));
+                let options = streamed(budget, &scratch, &every);
+                let outcome = solve_on_threads_with::<WinDraw<f32>>(&space, size, &dir, options);
+                assert_eq!(files(&dir), files(&alone), "{size} ranks, {budget} bytes, shards of {shard_positions}");
+                assert_eq!(outcome.table_bytes, expected.table_bytes);
+                let (a, b) = (outcome.first_value.unwrap(), expected.first_value.unwrap());
+                assert_eq!((a.value.to_bits(), a.draw.to_bits()), (b.value.to_bits(), b.draw.to_bits()));
+                assert!(!scratch.exists(), "the scratch directory is removed");
+            }
+            // Below the floor: refused before anything is solved, naming the floor.
+            let dir = root.path().join(format!("too-small-{shard_positions}"));
+            let options = streamed(floor - 1, &root.path().join("unused"), &every);
+            match solve_tables::<WinDraw<f32>>(&space, &Alone, &dir, options, |_| {}) {
+                Err(ClusterError::Budget(below)) => assert_eq!(below.needed, floor),
+                other => panic!("{other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn a_streamed_solve_stopped_or_killed_between_passes_resumes_to_the_same_files() {
+        let cards = Cards::new(Game { rules: Rules::OFFICIAL, categories: Rules::OFFICIAL.first(5).unwrap() });
+        let space = Space::whole_game(&cards);
+        let root = tempfile::tempdir().unwrap();
+        let every = SolveOptions { shard_positions: 200, ..SolveOptions::whole(&space) };
+        let whole = root.path().join("whole");
+        solve_tables::<f32>(&space, &Alone, &whole, every.clone(), |_| {}).unwrap();
+        let (floor, _) = crate::cluster::stream::floor(&space, (space.end_layer(), 0), 200, 4);
+        let scratch = root.path().join("scratch");
+        let options = streamed(floor, &scratch, &every);
+        // Stopped cleanly after layer 6, then resumed from its shards at 2 ranks.
+        let stopped = root.path().join("stopped");
+        solve_tables::<f32>(&space, &Alone, &stopped, SolveOptions { stop_after: 6, ..options.clone() }, |_| {})
+            .unwrap();
+        let resumed = SolveOptions { resume: true, ..options.clone() };
+        let outcome = solve_on_threads_with::<f32>(&space, 2, &stopped, resumed.clone());
+        assert_eq!(outcome.resumed_from, Some(6));
+        assert_eq!(files(&stopped), files(&whole));
+        // Killed at the end of a pass (after listing a layer, scratch frames left), then
+        // resumed from those frames at 3 ranks.
+        let killed = root.path().join("killed");
+        let killing = std::panic::catch_unwind(|| {
+            solve_tables::<f32>(&space, &Alone, &killed, options.clone(), |report| {
+                assert!(report.layer > 4, "killed after layer {}", report.layer);
+            })
+        });
+        assert!(killing.is_err());
+        let left = std::fs::read_dir(&scratch).unwrap().count();
+        assert!(left > 0, "the killed solve left its scratch files");
+        solve_on_threads_with::<f32>(&space, 3, &killed, resumed);
+        assert_eq!(files(&killed), files(&whole));
+        assert!(!scratch.exists());
     }
 }

@@ -36,7 +36,7 @@ use super::layout::LayerShape;
 use super::solve::Space;
 use super::value::DuelValue;
 use crate::game::Game;
-use crate::store::{self, Checksum, FileKind, Identity, IdentityError, StoreError, StoreFile};
+use crate::store::{self, Checksum, Durability, FileKind, Identity, IdentityError, StoreError, StoreFile};
 
 /// What to do with two-player tables made for something else.
 const REMEDY: &str = "pass the tables of this game, or solve them with yz duel solve";
@@ -469,6 +469,22 @@ impl Manifest {
         Manifest::from_parts(&metadata, records)
     }
 
+    /// Lists the finished layer `entry` (its shards written and durable) and writes the
+    /// manifest into `dir` atomically. Only the last listed layer's draws are kept: those
+    /// of the layer listed before it are removed once the manifest no longer lists them.
+    pub fn list(&mut self, dir: &Path, entry: LayerEntry) -> Result<(), ShardError> {
+        let stale = self.layers.last_mut().map(|l| (l.layer, std::mem::take(&mut l.draws).len()));
+        self.layers.push(entry);
+        self.complete = self.layers.len() == self.end_layer - self.first_layer;
+        self.write(dir)?;
+        if let Some((stale_layer, count)) = stale {
+            for i in 0..count {
+                remove_file(&dir.join(shard_file(stale_layer, i, Column::Draw)))?;
+            }
+        }
+        Ok(())
+    }
+
     /// The entry of `layer`, if written.
     pub fn layer(&self, layer: usize) -> Option<&LayerEntry> {
         self.layers.iter().find(|l| l.layer == layer)
@@ -631,14 +647,16 @@ impl Manifest {
 
 /// Writes shard number `index` of a layer, the `column` of the positions `span` holds
 /// from their `values` (in layer order), and returns its manifest entry. The bytes depend
-/// only on the values, so any process that holds them writes the same file.
+/// only on the values, so any process that holds them writes the same file. A layer's many
+/// shards are written [`Durability::Batched`] and made durable together before a manifest
+/// lists them; a lone repaired shard is written [`Durability::Synced`].
 pub fn write_shard<V: DuelValue>(
     dir: &Path,
     game: Game,
     shape: &LayerShape,
     (index, span): (usize, &ShardSpan),
     values: &[V],
-    column: Column,
+    (column, durability): (Column, Durability),
 ) -> Result<ShardEntry, ShardError> {
     debug_assert_eq!(values.len() as u64, span.positions.end - span.positions.start);
     let header = ShardHeader {
@@ -662,7 +680,7 @@ pub fn write_shard<V: DuelValue>(
     let packed = zstd::bulk::compress(&raw, ZSTD_LEVEL)
         .map_err(|e| ShardError::Decompress { path: path.clone(), reason: format!("compression failed: {e}") })?;
     let metadata = serde_json::to_value(&header).expect("a shard header serialises");
-    let checksum = store::write_atomic(&path, SHARD_KIND.name, &metadata, &packed)?;
+    let checksum = store::write_atomic_with(&path, SHARD_KIND.name, &metadata, &packed, durability)?;
     let bytes =
         std::fs::metadata(&path).map_err(|source| StoreError::Io { path: path.clone(), action: "stat", source })?.len();
     Ok(ShardEntry {

@@ -65,7 +65,10 @@ mod write;
 pub use error::StoreError;
 pub use identity::{Field, FileKind, Identity, IdentityError};
 pub use read::{StoreFile, VerifyReport, read_text, verify};
-pub use write::{StoreWriter, is_temp_name, remove_stale_temp_files, write_atomic, write_text_atomic};
+pub use write::{
+    Durability, StoreWriter, is_temp_name, remove_stale_temp_files, sync_batch, write_atomic, write_atomic_with,
+    write_text_atomic,
+};
 
 use std::fmt;
 use std::path::Path;
@@ -453,6 +456,26 @@ mod tests {
         let parent = path.parent().unwrap();
         assert!(temp_files(parent).is_empty());
         assert_eq!(fs::read_dir(parent).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn batched_writes_are_the_same_files_and_sync_together() {
+        let dir = TempDir::new().unwrap();
+        let payload: Vec<u8> = (0..3000u32).map(|i| (i * 7) as u8).collect();
+        let synced = dir.path().join("synced.yzs");
+        let checksum = write_atomic(&synced, KIND, &metadata(), &payload).unwrap();
+        let batched: Vec<PathBuf> = (0..3).map(|i| dir.path().join(format!("batched-{i}.yzs"))).collect();
+        for path in &batched {
+            let written = write_atomic_with(path, KIND, &metadata(), &payload, Durability::Batched).unwrap();
+            assert_eq!(written, checksum);
+        }
+        sync_batch(dir.path(), &batched).unwrap();
+        for path in &batched {
+            assert_eq!(fs::read(path).unwrap(), fs::read(&synced).unwrap());
+        }
+        assert!(temp_files(dir.path()).is_empty());
+        let missing = dir.path().join("no such directory");
+        assert!(matches!(sync_batch(&missing, &[]), Err(StoreError::Io { .. })));
     }
 
     #[test]

@@ -24,9 +24,57 @@ pub fn write_atomic(
     metadata: &serde_json::Value,
     payload: &[u8],
 ) -> Result<Checksum, StoreError> {
+    write_atomic_with(path, kind, metadata, payload, Durability::Synced)
+}
+
+/// When a written file reaches the disk.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Durability {
+    /// Before the write returns: the file and its directory are synced, two disk flushes
+    /// per file.
+    Synced,
+    /// At the writer's next [`sync_batch`]: for many small files (a layer's shards), which
+    /// would otherwise cost two flushes each. Until then a crash may lose the file or leave
+    /// it empty under its final name, so nothing may refer to it (a manifest may not list
+    /// it) before the batch is synced.
+    Batched,
+}
+
+/// [`write_atomic`] with a choice of [`Durability`].
+pub fn write_atomic_with(
+    path: &Path,
+    kind: &str,
+    metadata: &serde_json::Value,
+    payload: &[u8],
+    durability: Durability,
+) -> Result<Checksum, StoreError> {
     let mut writer = StoreWriter::create(path, kind, metadata, payload.len() as u64)?;
     writer.write_payload(payload)?;
-    writer.finish()
+    writer.finish_with(durability)
+}
+
+/// Makes every file written with [`Durability::Batched`] in `dir` durable, with their
+/// renames: on Linux one `syncfs` of the file system holding `dir` (which flushes it
+/// whole), elsewhere a sync of each of `files` and of `dir`.
+pub fn sync_batch(dir: &Path, files: &[PathBuf]) -> Result<(), StoreError> {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::fd::AsRawFd;
+        let _ = files;
+        let handle = File::open(dir).map_err(io_error(dir, "open directory"))?;
+        // SAFETY: syncfs only reads the descriptor, which `handle` keeps open.
+        if unsafe { libc::syncfs(handle.as_raw_fd()) } != 0 {
+            return Err(io_error(dir, "sync file system")(std::io::Error::last_os_error()));
+        }
+        Ok(())
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        for file in files {
+            File::open(file).and_then(|f| f.sync_all()).map_err(io_error(file, "sync"))?;
+        }
+        sync_dir(dir)
+    }
 }
 
 /// Writes a text file (a game record) atomically, as [`write_atomic`] writes a store file:
@@ -166,7 +214,9 @@ impl StoreWriter {
         let mut writer = StoreWriter {
             path: path.to_owned(),
             tmp_path,
-            out: Some(BufWriter::with_capacity(1 << 20, file)),
+            // A small file's buffer is its size: a megabyte for each of many small shards
+            // would be mapped and unmapped each time.
+            out: Some(BufWriter::with_capacity(payload_len.saturating_add(1 << 12).min(1 << 20) as usize, file)),
             renamed: false,
             payload_len,
             written: 0,
@@ -214,7 +264,12 @@ impl StoreWriter {
     /// directory and returns the checksum.
     ///
     /// Fails if fewer payload bytes were written than declared.
-    pub fn finish(mut self) -> Result<Checksum, StoreError> {
+    pub fn finish(self) -> Result<Checksum, StoreError> {
+        self.finish_with(Durability::Synced)
+    }
+
+    /// [`finish`](Self::finish), syncing now or leaving it to a [`sync_batch`].
+    pub fn finish_with(mut self, durability: Durability) -> Result<Checksum, StoreError> {
         if self.written != self.payload_len {
             return Err(self.invalid(format!(
                 "the payload was declared as {} bytes, but only {} were written",
@@ -232,11 +287,15 @@ impl StoreWriter {
 
         let out = self.out.take().ok_or_else(|| self.broken())?;
         let file = out.into_inner().map_err(|err| io_error(&self.tmp_path, "write")(err.into_error()))?;
-        file.sync_all().map_err(io_error(&self.tmp_path, "sync"))?;
+        if durability == Durability::Synced {
+            file.sync_all().map_err(io_error(&self.tmp_path, "sync"))?;
+        }
         drop(file);
         fs::rename(&self.tmp_path, &self.path).map_err(io_error(&self.path, "rename into place"))?;
         self.renamed = true;
-        sync_dir(parent_dir(&self.path))?;
+        if durability == Durability::Synced {
+            sync_dir(parent_dir(&self.path))?;
+        }
 
         tracing::debug!(path = %self.path.display(), %checksum, bytes = self.payload_len, "wrote store file");
         Ok(checksum)

@@ -1,0 +1,560 @@
+//! The streamed solve: layers larger than a rank's memory, solved in blocks of opponent
+//! cards through files in a scratch directory.
+//!
+//! **Data flow.** The pairs of layer `t` whose opponent is card `B` read only row `B` of
+//! layer `t + 1` (every pair whose mover is `B`). So the cards between two layers (the
+//! opponents of `t`, the movers of `t + 1`) are cut into consecutive *blocks*. One *pass*
+//! of the sweep reads the rows of layer `u` block by block and, per block, writes the shards
+//! of `u` those rows hold, then solves the column of layer `u − 1` whose opponents are the
+//! block (every mover against them) and writes it to scratch as *frames*: one per block of
+//! the next pass (a range of movers of `u − 1`), each the column's pairs of those movers,
+//! mover by mover. The next pass assembles a block's rows from one frame of every block of
+//! this pass, and deletes those frames once the block is done. The last pass only reads
+//! the rows of the last layer solved and writes its shards.
+//!
+//! **Memory.** A block holds its rows, its column, their offsets, and one frame compressed
+//! at a time; blocks are cut so that twice their rows and column fit the budget (the
+//! second copy bounds the transient buffers), at the boundaries of the layer's shards,
+//! so that each shard is written from the rows of one block. What a rank holds besides
+//! (the per-card tables, each thread's turn scratch) is a constant, stated by `duel solve`.
+//!
+//! **Resume.** A finished block leaves a *done record* (written after its frames and
+//! shards are durable) naming its shards; a killed solve resumes from the blocks finished.
+//! Every file is the same bytes as the in-memory solve's: shards depend only on the values,
+//! and each pair's value only on the layer after it ([`crate::duel::solve`]).
+//!
+//! Blocks go round-robin to the ranks, which share the scratch directory (the table
+//! directory's file system, or a parallel one). A pass ends with every rank's records
+//! gathered on rank 0, which lists the layer in the manifest.
+
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use bytemuck::Pod;
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use super::ranks::Ranks;
+use super::solve::{ClusterError, LayerReport, Outcome, pack_part, read_rows, unpack_part};
+use crate::duel::cards::window;
+use crate::duel::layout::{per_card_sums, window_len};
+use crate::duel::shard::{self, Column, LayerEntry, Manifest, ShardEntry, ShardError, ShardSpan, shard_ranges};
+use crate::duel::solve::{LayerRows, solve_tile};
+use crate::duel::{DuelValue, LayerShape, Space, Tile};
+use crate::store::{self, Durability, StoreError, StoreFile};
+
+/// Bytes of tile offsets per pair a block computes: the tile's offset and the kernel's
+/// per-pair output slot ([`solve_tile`]).
+const COLUMN_PAIR_BYTES: u64 = 8 + 32;
+/// Bytes of tile offsets per pair of the rows a block reads.
+const ROW_PAIR_BYTES: u64 = 8;
+
+/// Store kind of a frame: a part of a solved column, compressed ([`pack_part`]).
+const FRAME_KIND: &str = "duel-stream-frame";
+/// Store kind of a done record: a finished block and the shards it wrote.
+const DONE_KIND: &str = "duel-stream-done";
+
+/// How a solve streams: the memory a rank may use and where its scratch files go.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Stream {
+    /// Bytes a rank may hold in blocks (rows, column, offsets, buffers).
+    pub budget: u64,
+    /// The scratch directory, seen by every rank; created if missing, removed when the
+    /// solve finishes.
+    pub scratch: PathBuf,
+}
+
+/// The scratch directory of a solve into `dir` when none is given: the job's node-local
+/// `$TMPDIR` under Slurm when all `ranks` run on one node (ranks on several nodes must
+/// share it), else `scratch/` inside `dir`. `var` reads the environment.
+pub fn default_scratch(dir: &Path, var: impl Fn(&str) -> Option<String>, ranks: usize) -> PathBuf {
+    let one_node = var("SLURM_JOB_NUM_NODES").is_some_and(|n| n.trim() == "1") || ranks == 1;
+    match (var("SLURM_JOB_ID"), var("TMPDIR")) {
+        (Some(job), Some(tmp)) if one_node && !tmp.is_empty() => Path::new(&tmp).join(format!("yz-stream-{job}")),
+        _ => dir.join("scratch"),
+    }
+}
+
+/// Why a streamed solve cannot run in its budget.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error(
+    "--mem-per-rank: a rank may hold {budget} bytes in blocks, but this streamed solve needs at least {needed} \
+     ({needed_gib:.4} GiB) for layer {layer}: twice one row and one column of it, cut at shard boundaries, \
+     besides the per-card tables; give at least that"
+)]
+pub struct BelowFloor {
+    /// The budget given.
+    pub budget: u64,
+    /// The least budget that streams every pass.
+    pub needed: u64,
+    /// The same in GiB.
+    pub needed_gib: f64,
+    /// The layer whose block needs it.
+    pub layer: usize,
+}
+
+/// One pass: it reads the rows of layer `upper` (none at the game's end) in blocks, writes
+/// that layer's shards (where not listed yet) and solves layer `upper − 1` (where it is
+/// solved) block by block.
+struct Pass {
+    upper: usize,
+    /// The shape of `upper`, whose rows are read (none at the end of the game).
+    rows: Option<LayerShape>,
+    /// The shape of `upper − 1`, solved (none in the last pass).
+    column: Option<LayerShape>,
+    /// The blocks: ranges of the cards between the two layers.
+    blocks: Vec<Range<usize>>,
+    /// The shards of `upper`.
+    shards: Vec<ShardSpan>,
+}
+
+impl Pass {
+    /// The pass reading layer `upper`, for a solve down to `last`, with blocks cut for
+    /// `budget` bytes (at least the [`floor`]) of values of `value_bytes` each.
+    fn new(space: &Space, (upper, last): (usize, usize), shard_positions: u64, budget: u64, value_bytes: u64) -> Pass {
+        let rows = (upper < space.end_layer()).then(|| LayerShape::new(space, upper));
+        let column = (upper > last).then(|| LayerShape::new(space, upper - 1));
+        let shards = rows.as_ref().map_or_else(Vec::new, |shape| shard_ranges(shape, shard_positions));
+        let units = units(space, rows.as_ref(), column.as_ref(), &shards, value_bytes);
+        // Twice a block's bytes fit the budget.
+        let limit = budget / 2;
+        let mut blocks = Vec::new();
+        let (mut start, mut held) = (0, 0u64);
+        for (unit, bytes) in &units {
+            assert!(
+                *bytes <= limit,
+                "a block of {bytes} bytes is over the budget's half, {limit}: check the floor first"
+            );
+            if held + bytes > limit && held > 0 {
+                blocks.push(start..unit.start);
+                (start, held) = (unit.start, 0);
+            }
+            held += bytes;
+        }
+        if let Some((unit, _)) = units.last() {
+            blocks.push(start..unit.end);
+        }
+        Pass { upper, rows, column, blocks, shards }
+    }
+}
+
+/// The cards between layer `rows` (read) and layer `column` (solved) cut into the units a
+/// block never splits (at the starts of rows where a shard starts), with the bytes a block
+/// holds for each: its rows' and its column's values and offsets.
+fn units(
+    space: &Space,
+    rows: Option<&LayerShape>,
+    column: Option<&LayerShape>,
+    shards: &[ShardSpan],
+    value_bytes: u64,
+) -> Vec<(Range<usize>, u64)> {
+    let count = rows.map(|r| r.movers.len()).or(column.map(|c| c.opponents.len())).unwrap_or(0);
+    let mut cost = vec![0u64; count];
+    if let Some(shape) = rows {
+        let pairs = shape.opponents.len() as u64 * ROW_PAIR_BYTES;
+        for (k, c) in cost.iter_mut().enumerate() {
+            let row = shape.rows(k..k + 1);
+            *c += (row.end - row.start) * value_bytes + pairs;
+        }
+    }
+    if let Some(shape) = column {
+        let lengths = per_card_sums(space.cards(), &shape.opponents, &shape.movers, |o, m| window_len(window(m, o)));
+        let pairs = shape.movers.len() as u64 * COLUMN_PAIR_BYTES;
+        for (c, len) in cost.iter_mut().zip(lengths) {
+            *c += len * value_bytes + pairs;
+        }
+    }
+    let mut cuts: Vec<usize> = match rows {
+        Some(shape) => shards
+            .iter()
+            .filter(|s| s.positions.start == shape.rows(s.movers.start..s.movers.start).start)
+            .map(|s| s.movers.start)
+            .collect(),
+        None => (0..count).collect(),
+    };
+    cuts.push(count);
+    cuts.dedup();
+    cuts.windows(2).map(|pair| (pair[0]..pair[1], cost[pair[0]..pair[1]].iter().sum())).collect()
+}
+
+/// The least budget per rank that streams the passes of a solve of `space` from layer
+/// `top` (the lowest listed, or the game's end) down to `last`: twice the largest unit of
+/// any of them. Returns it with the layer whose unit needs it.
+pub fn floor(space: &Space, (top, last): (usize, usize), shard_positions: u64, value_bytes: u64) -> (u64, usize) {
+    (last..=top)
+        .map(|upper| {
+            let rows = (upper < space.end_layer()).then(|| LayerShape::new(space, upper));
+            let column = (upper > last).then(|| LayerShape::new(space, upper - 1));
+            let shards = rows.as_ref().map_or_else(Vec::new, |shape| shard_ranges(shape, shard_positions));
+            let most =
+                units(space, rows.as_ref(), column.as_ref(), &shards, value_bytes).into_iter().map(|u| u.1).max();
+            (2 * most.unwrap_or(0), column.map_or(upper, |c| c.layer))
+        })
+        .max()
+        .unwrap_or((0, last))
+}
+
+/// What a finished block records: its place in the pass, and the shards of the layer read
+/// that it wrote (index, values, draws).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+struct Done {
+    upper: usize,
+    block: usize,
+    cards: Range<usize>,
+    /// The blocks of the pass after it (the frames its column was cut into).
+    frames: Vec<Range<usize>>,
+    budget: u64,
+    written: Vec<(usize, ShardEntry, Option<ShardEntry>)>,
+}
+
+/// The file of frame `frame` of block `block` of solved layer `layer`.
+fn frame_file(scratch: &Path, layer: usize, block: usize, frame: usize) -> PathBuf {
+    scratch.join(format!("values-{layer:02}-{block:06}-{frame:06}.yzs"))
+}
+
+/// The done record of block `block` of the pass reading layer `upper`.
+fn done_file(scratch: &Path, upper: usize, block: usize) -> PathBuf {
+    scratch.join(format!("done-{upper:02}-{block:06}.yzs"))
+}
+
+/// The record of a finished block, if its file is there, sound and of this very block.
+fn read_done(scratch: &Path, expected: &Done) -> Option<Done> {
+    let path = done_file(scratch, expected.upper, expected.block);
+    if !path.exists() {
+        return None;
+    }
+    // SAFETY: scratch files are written by rename and never in place.
+    let file = unsafe { StoreFile::open(&path, DONE_KIND) }.ok()?;
+    let done: Done = serde_json::from_slice(file.payload()).ok()?;
+    let same = (done.upper, done.block, &done.cards, &done.frames, done.budget)
+        == (expected.upper, expected.block, &expected.cards, &expected.frames, expected.budget);
+    same.then_some(done)
+}
+
+/// Solves the layers of `space` from what `manifest` lists (nothing: the game's end) down
+/// to `last`, streaming, and lists each finished layer in `manifest`.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn solve_streamed<V: DuelValue + Pod>(
+    space: &Space,
+    ranks: &impl Ranks,
+    dir: &Path,
+    stream: &Stream,
+    manifest: &mut Manifest,
+    last: usize,
+    outcome: &mut Outcome<V>,
+    progress: &mut impl FnMut(&LayerReport),
+) -> Result<(), ClusterError> {
+    let (me, size) = (ranks.rank(), ranks.size());
+    let scratch = &stream.scratch;
+    let value_bytes = std::mem::size_of::<V>() as u64;
+    let shard_positions = manifest.shard_positions;
+    let pass = |upper| Pass::new(space, (upper, last), shard_positions, stream.budget, value_bytes);
+    // Every pass's blocks fit, checked before anything is computed.
+    let listed = manifest.layers.last().map_or(space.end_layer(), |l| l.layer);
+    outcome.resumed_from = manifest.layers.last().map(|l| l.layer);
+    let (needed, layer) = floor(space, (listed, last), shard_positions, value_bytes);
+    if needed > stream.budget {
+        let needed_gib = needed as f64 / (1u64 << 30) as f64;
+        return Err(ClusterError::Budget(BelowFloor { budget: stream.budget, needed, needed_gib, layer }));
+    }
+    if listed == last {
+        return finish(ranks, scratch, last);
+    }
+    // Rank 0 decides where to continue: after the pass reading the lowest listed layer if
+    // its blocks are all done (their frames hold the layer below), else at that pass.
+    let mut first = pass(listed);
+    let decision = if me == 0 {
+        std::fs::create_dir_all(scratch).map_err(io_error(scratch, "create"))?;
+        store::remove_stale_temp_files(scratch).map_err(io_error(scratch, "clean"))?;
+        let next_frames = if first.column.is_some() { pass(listed - 1).blocks } else { Vec::new() };
+        let done = (0..first.blocks.len())
+            .all(|b| read_done(scratch, &expected(&first, b, &next_frames, stream.budget)).is_some());
+        let keep = |name: &str| {
+            name.starts_with(&format!("done-{listed:02}-"))
+                || name.starts_with(&format!("values-{:02}-", listed.wrapping_sub(1)))
+                || (done && name.starts_with(&format!("done-{:02}-", listed.wrapping_sub(1))))
+        };
+        remove_scratch_files(scratch, |name| !keep(name))?;
+        vec![u8::from(done)]
+    } else {
+        Vec::new()
+    };
+    let pass_done = ranks.broadcast(decision).map_err(ClusterError::Exchange)? == [1];
+    let mut from_frames = false;
+    if pass_done {
+        first = pass(listed - 1);
+        from_frames = true;
+    }
+    let mut current = Some(first);
+    while let Some(this) = current.take() {
+        let next = (this.upper > last).then(|| pass(this.upper - 1));
+        let frames = next.as_ref().map_or_else(Vec::new, |n| n.blocks.clone());
+        // The frames read were cut by the pass before this one.
+        let previous = from_frames.then(|| pass(this.upper + 1).blocks);
+        let started = Instant::now();
+        let mut records = Vec::new();
+        for b in (me..this.blocks.len()).step_by(size) {
+            records.push(run_block::<V>(space, dir, stream, manifest, (&this, b), &frames, previous.as_deref())?);
+        }
+        end_pass(ranks, dir, scratch, manifest, &this, records)?;
+        if let Some(column) = &this.column {
+            let report = LayerReport {
+                layer: column.layer,
+                positions: column.positions(),
+                written: true,
+                seconds: started.elapsed().as_secs_f64(),
+                ..LayerReport::default()
+            };
+            if me == 0 {
+                progress(&report);
+                outcome.layers.push(report);
+            }
+        }
+        from_frames = this.column.is_some();
+        current = next;
+    }
+    finish(ranks, scratch, last)?;
+    if me == 0 && last == space.first_layer() {
+        // The first position's value, as the in-memory solve hands it back: row 0's first.
+        let shape = LayerShape::new(space, last);
+        let entry = manifest.checked_layer(dir, &shape)?;
+        outcome.first_value = read_rows::<V>(dir, space, &shape, entry, 0..1)?.first().copied();
+    }
+    Ok(())
+}
+
+/// The record block `b` of `pass` leaves when done, before its shards are named.
+fn expected(pass: &Pass, b: usize, frames: &[Range<usize>], budget: u64) -> Done {
+    Done {
+        upper: pass.upper,
+        block: b,
+        cards: pass.blocks[b].clone(),
+        frames: frames.to_vec(),
+        budget,
+        written: Vec::new(),
+    }
+}
+
+/// Runs block `b` of `pass` unless its record says it is done: reads its rows (from the
+/// frames of the blocks `previous` of the pass before, else from the listed shards),
+/// writes the shards they hold, solves its column into frames cut by `frames`, and
+/// records it.
+fn run_block<V: DuelValue + Pod>(
+    space: &Space,
+    dir: &Path,
+    stream: &Stream,
+    manifest: &Manifest,
+    (pass, b): (&Pass, usize),
+    frames: &[Range<usize>],
+    previous: Option<&[Range<usize>]>,
+) -> Result<Done, ClusterError> {
+    let scratch = &stream.scratch;
+    let mut record = expected(pass, b, frames, stream.budget);
+    let cards = pass.blocks[b].clone();
+    if let Some(done) = read_done(scratch, &record) {
+        return Ok(done);
+    }
+    let rows = match &pass.rows {
+        None => None,
+        Some(shape) => {
+            let tile = Tile::new(space, shape, cards.clone(), 0..shape.opponents.len());
+            let values = match previous {
+                Some(blocks) => read_frames::<V>(scratch, shape, &tile, blocks, b)?,
+                None => {
+                    let entry = manifest.checked_layer(dir, shape)?;
+                    read_rows::<V>(dir, space, shape, entry, cards.clone())?
+                }
+            };
+            Some((tile, values))
+        }
+    };
+    if let (Some(shape), Some((_, values))) = (&pass.rows, &rows)
+        && manifest.layer(pass.upper).is_none()
+    {
+        let base = shape.rows(cards.clone()).start;
+        let game = space.cards().game();
+        let inside: Vec<(usize, &ShardSpan)> =
+            pass.shards.iter().enumerate().filter(|(_, s)| cards.contains(&s.movers.start)).collect();
+        record.written = inside
+            .into_par_iter()
+            .map(|(i, span)| {
+                let values = &values[(span.positions.start - base) as usize..(span.positions.end - base) as usize];
+                let write =
+                    |column| shard::write_shard(dir, game, shape, (i, span), values, (column, Durability::Batched));
+                let draws = if V::DRAWS { Some(write(Column::Draw)?) } else { None };
+                Ok((i, write(Column::Value)?, draws))
+            })
+            .collect::<Result<_, ShardError>>()?;
+        let files: Vec<PathBuf> = record
+            .written
+            .iter()
+            .flat_map(|(i, _, draws)| {
+                let draw = draws.as_ref().map(|_| shard::shard_file(pass.upper, *i, Column::Draw));
+                [Some(shard::shard_file(pass.upper, *i, Column::Value)), draw]
+            })
+            .flatten()
+            .map(|file| dir.join(file))
+            .collect();
+        store::sync_batch(dir, &files)?;
+    }
+    if let Some(shape) = &pass.column {
+        let tile = Tile::new(space, shape, 0..shape.movers.len(), cards.clone());
+        let next = rows.as_ref().map(|(tile, values)| LayerRows { tile, values });
+        let values = solve_tile(space, shape, next.as_ref(), &tile);
+        drop(rows);
+        let mut files = Vec::with_capacity(frames.len());
+        for (j, movers) in frames.iter().enumerate() {
+            let raw: &[u8] = bytemuck::cast_slice(&values[tile.rows(movers.clone())]);
+            let packed = pack_part(raw).map_err(|e| ClusterError::Exchange(format!("compressing a frame: {e}")))?;
+            let metadata = serde_json::json!({ "bytes": raw.len() });
+            let path = frame_file(scratch, shape.layer, b, j);
+            store::write_atomic_with(&path, FRAME_KIND, &metadata, &packed, Durability::Batched)?;
+            files.push(path);
+        }
+        store::sync_batch(scratch, &files)?;
+    }
+    let payload = serde_json::to_vec(&record).expect("a record serialises");
+    store::write_atomic(&done_file(scratch, pass.upper, b), DONE_KIND, &serde_json::json!({}), &payload)?;
+    if let Some(blocks) = previous {
+        for b_above in 0..blocks.len() {
+            shard::remove_file(&frame_file(scratch, pass.upper, b_above, b))?;
+        }
+    }
+    Ok(record)
+}
+
+/// Assembles the rows `tile` of layer `shape` from frame `b` of every block `blocks` of the
+/// pass that solved it.
+fn read_frames<V: DuelValue + Pod>(
+    scratch: &Path,
+    shape: &LayerShape,
+    tile: &Tile,
+    blocks: &[Range<usize>],
+    b: usize,
+) -> Result<Vec<V>, ClusterError> {
+    let mut values = vec![V::NOTHING; tile.positions() as usize];
+    for (b_above, opponents) in blocks.iter().enumerate() {
+        let path = frame_file(scratch, shape.layer, b_above, b);
+        // SAFETY: scratch files are written by rename and never in place.
+        let file = unsafe { StoreFile::open(&path, FRAME_KIND) }?;
+        let bytes = file.metadata()["bytes"].as_u64().unwrap_or(u64::MAX) as usize;
+        let expected: usize =
+            tile.movers.clone().map(|m| tile.span(m, opponents.clone()).len()).sum::<usize>() * size_of::<V>();
+        if bytes != expected {
+            return Err(damaged(&path, format!("it holds {bytes} bytes of values, the block needs {expected}")));
+        }
+        let mut movers = tile.movers.clone();
+        let (mut at, mut left) = (0..0, 0);
+        unpack_part::<V>(file.payload(), bytes, |mut piece| {
+            while !piece.is_empty() {
+                if left == 0 {
+                    let Some(m) = movers.next() else { return };
+                    at = tile.span(m, opponents.clone());
+                    left = at.len();
+                    continue;
+                }
+                let n = left.min(piece.len());
+                let start = at.end - left;
+                values[start..start + n].copy_from_slice(&piece[..n]);
+                (left, piece) = (left - n, &piece[n..]);
+            }
+        })
+        .map_err(|damage| damaged(&path, damage.to_string()))?;
+    }
+    Ok(values)
+}
+
+/// Gathers the pass's records on rank 0, which lists the layer read (if this pass wrote
+/// it) and removes the scratch files no pass reads any more; every rank waits for it.
+fn end_pass(
+    ranks: &impl Ranks,
+    dir: &Path,
+    scratch: &Path,
+    manifest: &mut Manifest,
+    pass: &Pass,
+    records: Vec<Done>,
+) -> Result<(), ClusterError> {
+    let mine = serde_json::to_vec(&records).expect("records serialise");
+    let all = ranks.gather(mine).map_err(ClusterError::Exchange)?;
+    let mut outcome = Vec::new();
+    if ranks.rank() == 0 {
+        let result = (|| -> Result<(), ClusterError> {
+            let mut written = Vec::new();
+            for bytes in all {
+                let theirs: Vec<Done> = serde_json::from_slice(&bytes)
+                    .map_err(|e| ClusterError::Exchange(format!("finished blocks: {e}")))?;
+                written.extend(theirs.into_iter().flat_map(|d| d.written));
+            }
+            if let Some(shape) = &pass.rows
+                && manifest.layer(pass.upper).is_none()
+            {
+                written.sort_by_key(|w| w.0);
+                if written.len() != pass.shards.len() || written.iter().enumerate().any(|(i, w)| w.0 != i) {
+                    return Err(ClusterError::Exchange(format!(
+                        "layer {}: the blocks wrote {} of its {} shards",
+                        pass.upper,
+                        written.len(),
+                        pass.shards.len()
+                    )));
+                }
+                let (shards, draws): (Vec<ShardEntry>, Vec<Option<ShardEntry>>) =
+                    written.into_iter().map(|(_, value, draw)| (value, draw)).unzip();
+                let entry = LayerEntry {
+                    layer: pass.upper,
+                    positions: shape.positions(),
+                    shards,
+                    draws: draws.into_iter().flatten().collect(),
+                };
+                manifest.list(dir, entry)?;
+            }
+            let above = pass.upper + 1;
+            remove_scratch_files(scratch, |name| {
+                name.starts_with(&format!("done-{above:02}-"))
+                    || name.starts_with(&format!("values-{:02}-", pass.upper))
+            })
+        })();
+        if let Err(e) = &result {
+            outcome = e.to_string().into_bytes();
+        }
+        result?;
+    }
+    let verdict = ranks.broadcast(outcome).map_err(ClusterError::Exchange)?;
+    if !verdict.is_empty() {
+        return Err(ClusterError::StoppedByRankZero);
+    }
+    Ok(())
+}
+
+/// Removes the scratch directory once the solve is done (rank 0), after every rank.
+fn finish(ranks: &impl Ranks, scratch: &Path, last: usize) -> Result<(), ClusterError> {
+    ranks.gather(Vec::new()).map_err(ClusterError::Exchange)?;
+    if ranks.rank() == 0 && scratch.exists() {
+        remove_scratch_files(scratch, |name| name.starts_with("done-") || name.starts_with("values-"))?;
+        // A scratch directory the user gave, holding other files, stays.
+        let _ = std::fs::remove_dir(scratch);
+        tracing::info!(last, scratch = %scratch.display(), "streamed solve finished; scratch removed");
+    }
+    Ok(())
+}
+
+/// Removes the scratch files of the streamed solve whose names `doomed` picks.
+fn remove_scratch_files(scratch: &Path, doomed: impl Fn(&str) -> bool) -> Result<(), ClusterError> {
+    let entries = std::fs::read_dir(scratch).map_err(io_error(scratch, "list"))?;
+    for entry in entries {
+        let name = entry.map_err(io_error(scratch, "list"))?.file_name().to_string_lossy().into_owned();
+        if name.ends_with(".yzs") && doomed(&name) {
+            shard::remove_file(&scratch.join(name))?;
+        }
+    }
+    Ok(())
+}
+
+fn damaged(path: &Path, reason: String) -> ClusterError {
+    ClusterError::Shard(ShardError::from(StoreError::InvalidInput { path: path.to_owned(), reason }))
+}
+
+fn io_error(path: &Path, action: &'static str) -> impl Fn(std::io::Error) -> ClusterError {
+    let path = path.to_owned();
+    move |source| ClusterError::Shard(ShardError::from(StoreError::Io { path: path.clone(), action, source }))
+}
