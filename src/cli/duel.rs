@@ -421,6 +421,7 @@ fn solve_on(
             "ranks": ranks.size(),
             "resumed_from": outcome.resumed_from,
             "streamed": sizing.streams(),
+            "resumed_blocks": outcome.resumed_blocks,
             "mem_per_rank_bytes": available,
             "repaired": outcome.repaired,
             "layers": outcome.layers,

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use super::ranks::Ranks;
 use super::solve::{ClusterError, LayerReport, Outcome, SolveOptions, solve_tables};
-use super::stream::Stream;
+use super::stream::{BelowFloor, Stream, floor};
 use crate::duel::calibrate::{LayerRate, calibrate};
 use crate::duel::count::{LayerCount, count_layers_from};
 use crate::duel::plan::{
@@ -69,6 +69,9 @@ pub enum SetupError {
     /// The solve does not fit the memory of a rank.
     #[error(transparent)]
     DoesNotFit(#[from] DoesNotFit),
+    /// Streamed, the solve's blocks do not fit the memory of a rank.
+    #[error(transparent)]
+    BelowFloor(#[from] BelowFloor),
 }
 
 impl SolveOptions {
@@ -189,15 +192,16 @@ impl Sizing {
 
     /// The solve in memory where it fits `budget` bytes per rank (else [`Sizing::checked`]'s
     /// refusal when it may not stream), or else streamed through `scratch` within the
-    /// budget ([`super::stream`]). A streamed solve of the game from its start carries the
-    /// draw probability unless `options.draws` says otherwise: it costs disk, not memory.
+    /// budget ([`super::stream`]), refused below its [`floor`]. A streamed solve of the
+    /// game from its start carries the draw probability unless `options.draws` says
+    /// otherwise: it costs disk, not memory.
     pub fn in_budget(
         space: &Space,
         options: SolveOptions,
         ranks: u64,
         budget: Option<u64>,
         scratch: &Path,
-    ) -> Result<Sizing, DoesNotFit> {
+    ) -> Result<Sizing, SetupError> {
         let refusal = match Sizing::checked(space, options.clone(), ranks, budget) {
             Ok(sizing) => return Ok(sizing),
             Err(refusal) => refusal,
@@ -205,9 +209,17 @@ impl Sizing {
         // Streaming reads every layer back from the tables or scratch, so every layer
         // solved must be written.
         let (Some(budget), true) = (budget, options.write_from <= options.stop_after) else {
-            return Err(refusal);
+            return Err(refusal.into());
         };
         let draws = options.draws.unwrap_or(space.first_layer() == 0);
+        let value_bytes = if draws { DRAW_VALUE_BYTES } else { PLAIN_VALUE_BYTES };
+        // From the game's end: at least what a resume from any listed layer needs.
+        let (needed, layer) =
+            floor(space, (space.end_layer(), options.stop_after), options.shard_positions, value_bytes);
+        if needed > budget {
+            let needed_gib = needed as f64 / (1u64 << 30) as f64;
+            return Err(BelowFloor { budget, needed, needed_gib, layer }.into());
+        }
         let stream = Stream { budget, scratch: scratch.to_owned() };
         let options = SolveOptions { draws: Some(draws), stream: Some(stream), ..options };
         Ok(Sizing::new(space, options, ranks, None))
@@ -314,6 +326,18 @@ mod tests {
         assert_eq!(check_runs(101), Err(SetupError::Runs(101)));
         let sizing = Sizing::checked(&space, SolveOptions::whole(&space), 1, None).unwrap();
         assert!(sizing.with_draws(), "a small game from the start carries draws");
+        let scratch = Path::new("scratch");
+        let fits = Sizing::in_budget(&space, SolveOptions::whole(&space), 1, Some(1 << 30), scratch).unwrap();
+        assert!(!fits.streams(), "a game that fits is solved in memory");
+        let tiny = Sizing::in_budget(&space, SolveOptions::whole(&space), 1, Some(10), scratch);
+        assert!(matches!(tiny, Err(SetupError::BelowFloor(ref below)) if below.needed > 10), "{tiny:?}");
+        // Small shards let blocks be smaller than the layers held in memory.
+        let cards = Cards::new(Game::first(Rules::OFFICIAL, 5).unwrap());
+        let space = Space::whole_game(&cards);
+        let small = SolveOptions { shard_positions: 5, ..SolveOptions::whole(&space) };
+        let (floor, _) = floor(&space, (space.end_layer(), 0), 5, 8);
+        let streamed = Sizing::in_budget(&space, small, 1, Some(floor), scratch).unwrap();
+        assert!(streamed.streams() && streamed.with_draws());
         let plain = SolveOptions { draws: Some(false), ..SolveOptions::whole(&space) };
         assert!(!Sizing::checked(&space, plain, 1, None).unwrap().with_draws(), "--no-draws");
         let endgame = Space::endgame(&cards, 3);

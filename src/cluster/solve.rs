@@ -165,6 +165,9 @@ pub struct Outcome<V> {
     /// Shards found damaged or missing by `--resume` and recomputed, bit-identical, from
     /// the layer above (rank 0 only).
     pub repaired: Vec<String>,
+    /// Blocks of a streamed solve found finished by an earlier run and not solved again
+    /// (rank 0 only).
+    pub resumed_blocks: usize,
 }
 
 /// A finished layer's rows that this rank holds: those it keeps for the layer before (with
@@ -368,8 +371,14 @@ pub fn solve_tables<V: DuelValue + Pod>(
     let last = options.stop_after.max(first);
     // Rank 0 holds the table directory's lock until the solve ends.
     let Start { mut manifest, _lock, repairs: damaged } = start(space, ranks, dir, options.clone())?;
-    let mut outcome =
-        Outcome { resumed_from: None, layers: Vec::new(), table_bytes: 0, first_value: None, repaired: Vec::new() };
+    let mut outcome = Outcome {
+        resumed_from: None,
+        layers: Vec::new(),
+        table_bytes: 0,
+        first_value: None,
+        repaired: Vec::new(),
+        resumed_blocks: 0,
+    };
     // Damaged shards are recomputed from the top down, each layer from the one above.
     for layer in damaged.iter().map(|&(layer, _)| layer).collect::<std::collections::BTreeSet<_>>().into_iter().rev() {
         let shards: Vec<usize> = damaged.iter().filter(|d| d.0 == layer).map(|d| d.1).collect();
@@ -1118,6 +1127,7 @@ impl<V> Outcome<V> {
             table_bytes: self.table_bytes,
             first_value: self.first_value.map(f),
             repaired: self.repaired,
+            resumed_blocks: self.resumed_blocks,
         }
     }
 }
@@ -1584,7 +1594,7 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn a_streamed_solve_stopped_or_killed_between_passes_resumes_to_the_same_files() {
+    fn a_streamed_solve_stopped_or_killed_resumes_to_the_same_files() {
         let cards = Cards::new(Game { rules: Rules::OFFICIAL, categories: Rules::OFFICIAL.first(5).unwrap() });
         let space = Space::whole_game(&cards);
         let root = tempfile::tempdir().unwrap();
@@ -1613,7 +1623,22 @@ pub(crate) mod tests {
         assert!(killing.is_err());
         let left = std::fs::read_dir(&scratch).unwrap().count();
         assert!(left > 0, "the killed solve left its scratch files");
-        solve_on_threads_with::<f32>(&space, 3, &killed, resumed);
+        // Stopped in the middle of the next pass: a frame its last block reads is moved
+        // away, so the resume stops there with the blocks before it finished; put back,
+        // a resume at 3 ranks continues from those blocks.
+        let mut frames: Vec<PathBuf> = std::fs::read_dir(&scratch)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with("values-"))
+            .collect();
+        frames.sort();
+        let (frame, aside) = (frames.last().unwrap().clone(), root.path().join("aside"));
+        std::fs::rename(&frame, &aside).unwrap();
+        let stopped = solve_tables::<f32>(&space, &Alone, &killed, resumed.clone(), |_| {});
+        assert!(matches!(stopped, Err(ClusterError::Shard(_))), "{stopped:?}");
+        std::fs::rename(&aside, &frame).unwrap();
+        let outcome = solve_on_threads_with::<f32>(&space, 3, &killed, resumed);
+        assert!(outcome.resumed_blocks > 1, "{} blocks found finished", outcome.resumed_blocks);
         assert_eq!(files(&killed), files(&whole));
         assert!(!scratch.exists());
     }

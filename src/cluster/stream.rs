@@ -264,23 +264,43 @@ pub(super) fn solve_streamed<V: DuelValue + Pod>(
     // Rank 0 decides where to continue: after the pass reading the lowest listed layer if
     // its blocks are all done (their frames hold the layer below), else at that pass.
     let mut first = pass(listed);
-    let decision = if me == 0 {
+    let decide = || -> Result<bool, ClusterError> {
         std::fs::create_dir_all(scratch).map_err(io_error(scratch, "create"))?;
         store::remove_stale_temp_files(scratch).map_err(io_error(scratch, "clean"))?;
         let next_frames = if first.column.is_some() { pass(listed - 1).blocks } else { Vec::new() };
         let done = (0..first.blocks.len())
             .all(|b| read_done(scratch, &expected(&first, b, &next_frames, stream.budget)).is_some());
+        // The pass to run next, and its finished blocks' records and frames (those of the
+        // layer below it), are kept; so is what the pass before left it.
         let keep = |name: &str| {
-            name.starts_with(&format!("done-{listed:02}-"))
-                || name.starts_with(&format!("values-{:02}-", listed.wrapping_sub(1)))
-                || (done && name.starts_with(&format!("done-{:02}-", listed.wrapping_sub(1))))
+            let of = |what: &str, layer: usize| name.starts_with(&format!("{what}-{layer:02}-"));
+            of("done", listed)
+                || of("values", listed - 1)
+                || (done && (of("done", listed - 1) || (listed >= 2 && of("values", listed - 2))))
         };
         remove_scratch_files(scratch, |name| !keep(name))?;
-        vec![u8::from(done)]
+        Ok(done)
+    };
+    // 1: continue after the pass; 0: at it; 2: rank 0 failed (and says why).
+    let decision = if me == 0 {
+        match decide() {
+            Ok(done) => vec![u8::from(done)],
+            Err(e) => {
+                ranks.broadcast(vec![2]).map_err(ClusterError::Exchange)?;
+                return Err(e);
+            }
+        }
     } else {
         Vec::new()
     };
-    let pass_done = ranks.broadcast(decision).map_err(ClusterError::Exchange)? == [1];
+    let decision = ranks.broadcast(decision).map_err(ClusterError::Exchange)?;
+    if decision == [2] {
+        return Err(ClusterError::StoppedByRankZero);
+    }
+    let pass_done = decision == [1];
+    if pass_done && me == 0 {
+        outcome.resumed_blocks += first.blocks.len();
+    }
     let mut from_frames = false;
     if pass_done {
         first = pass(listed - 1);
@@ -294,10 +314,14 @@ pub(super) fn solve_streamed<V: DuelValue + Pod>(
         let previous = from_frames.then(|| pass(this.upper + 1).blocks);
         let started = Instant::now();
         let mut records = Vec::new();
+        let mut resumed = 0;
         for b in (me..this.blocks.len()).step_by(size) {
-            records.push(run_block::<V>(space, dir, stream, manifest, (&this, b), &frames, previous.as_deref())?);
+            let (record, found) =
+                run_block::<V>(space, dir, stream, manifest, (&this, b), &frames, previous.as_deref())?;
+            records.push(record);
+            resumed += usize::from(found);
         }
-        end_pass(ranks, dir, scratch, manifest, &this, records)?;
+        outcome.resumed_blocks += end_pass(ranks, dir, scratch, manifest, &this, (records, resumed))?;
         if let Some(column) = &this.column {
             let report = LayerReport {
                 layer: column.layer,
@@ -339,7 +363,7 @@ fn expected(pass: &Pass, b: usize, frames: &[Range<usize>], budget: u64) -> Done
 /// Runs block `b` of `pass` unless its record says it is done: reads its rows (from the
 /// frames of the blocks `previous` of the pass before, else from the listed shards),
 /// writes the shards they hold, solves its column into frames cut by `frames`, and
-/// records it.
+/// records it. Returns the record and whether it was found finished.
 fn run_block<V: DuelValue + Pod>(
     space: &Space,
     dir: &Path,
@@ -348,12 +372,13 @@ fn run_block<V: DuelValue + Pod>(
     (pass, b): (&Pass, usize),
     frames: &[Range<usize>],
     previous: Option<&[Range<usize>]>,
-) -> Result<Done, ClusterError> {
+) -> Result<(Done, bool), ClusterError> {
     let scratch = &stream.scratch;
     let mut record = expected(pass, b, frames, stream.budget);
     let cards = pass.blocks[b].clone();
     if let Some(done) = read_done(scratch, &record) {
-        return Ok(done);
+        tracing::info!(upper = pass.upper, block = b, "block finished by an earlier run");
+        return Ok((done, true));
     }
     let rows = match &pass.rows {
         None => None,
@@ -421,7 +446,7 @@ fn run_block<V: DuelValue + Pod>(
             shard::remove_file(&frame_file(scratch, pass.upper, b_above, b))?;
         }
     }
-    Ok(record)
+    Ok((record, false))
 }
 
 /// Assembles the rows `tile` of layer `shape` from frame `b` of every block `blocks` of the
@@ -465,26 +490,29 @@ fn read_frames<V: DuelValue + Pod>(
     Ok(values)
 }
 
-/// Gathers the pass's records on rank 0, which lists the layer read (if this pass wrote
-/// it) and removes the scratch files no pass reads any more; every rank waits for it.
+/// Gathers the pass's records (and how many blocks each rank found finished) on rank 0,
+/// which lists the layer read (if this pass wrote it) and removes the scratch files no
+/// pass reads any more; every rank waits for it. Returns the blocks found finished (on
+/// rank 0).
 fn end_pass(
     ranks: &impl Ranks,
     dir: &Path,
     scratch: &Path,
     manifest: &mut Manifest,
     pass: &Pass,
-    records: Vec<Done>,
-) -> Result<(), ClusterError> {
+    records: (Vec<Done>, usize),
+) -> Result<usize, ClusterError> {
     let mine = serde_json::to_vec(&records).expect("records serialise");
     let all = ranks.gather(mine).map_err(ClusterError::Exchange)?;
-    let mut outcome = Vec::new();
+    let mut resumed = 0;
     if ranks.rank() == 0 {
         let result = (|| -> Result<(), ClusterError> {
             let mut written = Vec::new();
             for bytes in all {
-                let theirs: Vec<Done> = serde_json::from_slice(&bytes)
+                let (theirs, found): (Vec<Done>, usize) = serde_json::from_slice(&bytes)
                     .map_err(|e| ClusterError::Exchange(format!("finished blocks: {e}")))?;
                 written.extend(theirs.into_iter().flat_map(|d| d.written));
+                resumed += found;
             }
             if let Some(shape) = &pass.rows
                 && manifest.layer(pass.upper).is_none()
@@ -514,16 +542,17 @@ fn end_pass(
                     || name.starts_with(&format!("values-{:02}-", pass.upper))
             })
         })();
-        if let Err(e) = &result {
-            outcome = e.to_string().into_bytes();
+        if let Err(e) = result {
+            // Every rank hears of it before rank 0 stops with its own error.
+            ranks.broadcast(e.to_string().into_bytes()).map_err(ClusterError::Exchange)?;
+            return Err(e);
         }
-        result?;
     }
-    let verdict = ranks.broadcast(outcome).map_err(ClusterError::Exchange)?;
+    let verdict = ranks.broadcast(Vec::new()).map_err(ClusterError::Exchange)?;
     if !verdict.is_empty() {
         return Err(ClusterError::StoppedByRankZero);
     }
-    Ok(())
+    Ok(resumed)
 }
 
 /// Removes the scratch directory once the solve is done (rank 0), after every rank.
