@@ -113,10 +113,7 @@ impl Pass {
     /// The pass reading layer `upper`, for a solve down to `last`, with blocks cut for
     /// `budget` bytes (at least the [`floor`]) of values of `value_bytes` each.
     fn new(space: &Space, (upper, last): (usize, usize), shard_positions: u64, budget: u64, value_bytes: u64) -> Pass {
-        let rows = (upper < space.end_layer()).then(|| LayerShape::new(space, upper));
-        let column = (upper > last).then(|| LayerShape::new(space, upper - 1));
-        let shards = rows.as_ref().map_or_else(Vec::new, |shape| shard_ranges(shape, shard_positions));
-        let units = units(space, rows.as_ref(), column.as_ref(), &shards, value_bytes);
+        let Layout { rows, column, shards, units } = Layout::new(space, (upper, last), shard_positions, value_bytes);
         // Twice a block's bytes fit the budget.
         let limit = budget / 2;
         let mut blocks = Vec::new();
@@ -136,6 +133,29 @@ impl Pass {
             blocks.push(start..unit.end);
         }
         Pass { upper, rows, column, blocks, shards }
+    }
+}
+
+/// What a pass reads, writes and solves, before it is cut into blocks.
+struct Layout {
+    /// The shape of the layer read (none at the end of the game).
+    rows: Option<LayerShape>,
+    /// The shape of the layer solved (none in the last pass).
+    column: Option<LayerShape>,
+    /// The shards of the layer read.
+    shards: Vec<ShardSpan>,
+    /// The units a block never splits, with the bytes a block holds for each.
+    units: Vec<(Range<usize>, u64)>,
+}
+
+impl Layout {
+    /// The layout of the pass reading layer `upper` of a solve down to `last`.
+    fn new(space: &Space, (upper, last): (usize, usize), shard_positions: u64, value_bytes: u64) -> Layout {
+        let rows = (upper < space.end_layer()).then(|| LayerShape::new(space, upper));
+        let column = (upper > last).then(|| LayerShape::new(space, upper - 1));
+        let shards = rows.as_ref().map_or_else(Vec::new, |shape| shard_ranges(shape, shard_positions));
+        let units = units(space, rows.as_ref(), column.as_ref(), &shards, value_bytes);
+        Layout { rows, column, shards, units }
     }
 }
 
@@ -184,12 +204,9 @@ fn units(
 pub fn floor(space: &Space, (top, last): (usize, usize), shard_positions: u64, value_bytes: u64) -> (u64, usize) {
     (last..=top)
         .map(|upper| {
-            let rows = (upper < space.end_layer()).then(|| LayerShape::new(space, upper));
-            let column = (upper > last).then(|| LayerShape::new(space, upper - 1));
-            let shards = rows.as_ref().map_or_else(Vec::new, |shape| shard_ranges(shape, shard_positions));
-            let most =
-                units(space, rows.as_ref(), column.as_ref(), &shards, value_bytes).into_iter().map(|u| u.1).max();
-            (2 * most.unwrap_or(0), column.map_or(upper, |c| c.layer))
+            let layout = Layout::new(space, (upper, last), shard_positions, value_bytes);
+            let most = layout.units.iter().map(|u| u.1).max();
+            (2 * most.unwrap_or(0), layout.column.map_or(upper, |c| c.layer))
         })
         .max()
         .unwrap_or((0, last))
@@ -301,25 +318,31 @@ pub(super) fn solve_streamed<V: DuelValue + Pod>(
     if pass_done && me == 0 {
         outcome.resumed_blocks += first.blocks.len();
     }
-    let mut from_frames = false;
+    // The blocks of the pass before, whose frames hold the rows the next pass reads (none:
+    // the rows are read from the listed shards).
+    let mut previous = None;
     if pass_done {
-        first = pass(listed - 1);
-        from_frames = true;
+        let next = pass(listed - 1);
+        previous = Some(std::mem::replace(&mut first, next).blocks);
     }
     let mut current = Some(first);
     while let Some(this) = current.take() {
         let next = (this.upper > last).then(|| pass(this.upper - 1));
         let frames = next.as_ref().map_or_else(Vec::new, |n| n.blocks.clone());
-        // The frames read were cut by the pass before this one.
-        let previous = from_frames.then(|| pass(this.upper + 1).blocks);
         let started = Instant::now();
         let mut records = Vec::new();
         let mut resumed = 0;
-        for b in (me..this.blocks.len()).step_by(size) {
-            let (record, found) =
-                run_block::<V>(space, dir, stream, manifest, (&this, b), &frames, previous.as_deref())?;
-            records.push(record);
-            resumed += usize::from(found);
+        {
+            let source = match (&this.rows, &previous) {
+                (None, _) => Rows::End,
+                (Some(_), Some(blocks)) => Rows::Frames(blocks),
+                (Some(shape), None) => Rows::Shards(manifest.checked_layer(dir, shape)?),
+            };
+            for b in (me..this.blocks.len()).step_by(size) {
+                let (record, found) = run_block::<V>(space, dir, stream, (&this, b), &frames, &source)?;
+                records.push(record);
+                resumed += usize::from(found);
+            }
         }
         outcome.resumed_blocks += end_pass(ranks, dir, scratch, manifest, &this, (records, resumed))?;
         if let Some(column) = &this.column {
@@ -335,7 +358,7 @@ pub(super) fn solve_streamed<V: DuelValue + Pod>(
                 outcome.layers.push(report);
             }
         }
-        from_frames = this.column.is_some();
+        previous = this.column.is_some().then_some(this.blocks);
         current = next;
     }
     finish(ranks, scratch, last)?;
@@ -360,18 +383,26 @@ fn expected(pass: &Pass, b: usize, frames: &[Range<usize>], budget: u64) -> Done
     }
 }
 
-/// Runs block `b` of `pass` unless its record says it is done: reads its rows (from the
-/// frames of the blocks `previous` of the pass before, else from the listed shards),
+/// Where a pass reads the rows of its layer.
+enum Rows<'a> {
+    /// Nowhere: the pass solves the game's last layer.
+    End,
+    /// From the frames the pass before wrote, cut by its blocks.
+    Frames(&'a [Range<usize>]),
+    /// From the layer's shards, listed in the manifest.
+    Shards(&'a LayerEntry),
+}
+
+/// Runs block `b` of `pass` unless its record says it is done: reads its rows (`source`),
 /// writes the shards they hold, solves its column into frames cut by `frames`, and
 /// records it. Returns the record and whether it was found finished.
 fn run_block<V: DuelValue + Pod>(
     space: &Space,
     dir: &Path,
     stream: &Stream,
-    manifest: &Manifest,
     (pass, b): (&Pass, usize),
     frames: &[Range<usize>],
-    previous: Option<&[Range<usize>]>,
+    source: &Rows,
 ) -> Result<(Done, bool), ClusterError> {
     let scratch = &stream.scratch;
     let mut record = expected(pass, b, frames, stream.budget);
@@ -380,23 +411,19 @@ fn run_block<V: DuelValue + Pod>(
         tracing::info!(upper = pass.upper, block = b, "block finished by an earlier run");
         return Ok((done, true));
     }
-    let rows = match &pass.rows {
-        None => None,
-        Some(shape) => {
+    let rows = match (&pass.rows, source) {
+        (Some(shape), Rows::Frames(blocks)) => {
             let tile = Tile::new(space, shape, cards.clone(), 0..shape.opponents.len());
-            let values = match previous {
-                Some(blocks) => read_frames::<V>(scratch, shape, &tile, blocks, b)?,
-                None => {
-                    let entry = manifest.checked_layer(dir, shape)?;
-                    read_rows::<V>(dir, space, shape, entry, cards.clone())?
-                }
-            };
-            Some((tile, values))
+            Some((read_frames::<V>(scratch, shape, &tile, blocks, b)?, tile))
         }
+        (Some(shape), Rows::Shards(entry)) => {
+            let tile = Tile::new(space, shape, cards.clone(), 0..shape.opponents.len());
+            Some((read_rows::<V>(dir, space, shape, entry, cards.clone())?, tile))
+        }
+        _ => None,
     };
-    if let (Some(shape), Some((_, values))) = (&pass.rows, &rows)
-        && manifest.layer(pass.upper).is_none()
-    {
+    // Rows read from frames are of a layer not written yet: its shards are written here.
+    if let (Some(shape), Some((values, _)), Rows::Frames(_)) = (&pass.rows, &rows, source) {
         let base = shape.rows(cards.clone()).start;
         let game = space.cards().game();
         let inside: Vec<(usize, &ShardSpan)> =
@@ -425,7 +452,7 @@ fn run_block<V: DuelValue + Pod>(
     }
     if let Some(shape) = &pass.column {
         let tile = Tile::new(space, shape, 0..shape.movers.len(), cards.clone());
-        let next = rows.as_ref().map(|(tile, values)| LayerRows { tile, values });
+        let next = rows.as_ref().map(|(values, tile)| LayerRows { tile, values });
         let values = solve_tile(space, shape, next.as_ref(), &tile);
         drop(rows);
         let mut files = Vec::with_capacity(frames.len());
@@ -441,7 +468,7 @@ fn run_block<V: DuelValue + Pod>(
     }
     let payload = serde_json::to_vec(&record).expect("a record serialises");
     store::write_atomic(&done_file(scratch, pass.upper, b), DONE_KIND, &serde_json::json!({}), &payload)?;
-    if let Some(blocks) = previous {
+    if let Rows::Frames(blocks) = source {
         for b_above in 0..blocks.len() {
             shard::remove_file(&frame_file(scratch, pass.upper, b_above, b))?;
         }
