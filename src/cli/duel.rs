@@ -50,8 +50,9 @@ pub enum DuelCommand {
         #[arg(long)]
         force: bool,
         /// Memory a rank may use, in GiB. Where the layers do not fit it, the solve
-        /// streams them in blocks through --scratch [default: MemAvailable, or the Slurm
-        /// allocation, shared by the node's ranks].
+        /// streams them in blocks through --scratch (without this or --scratch, a solve
+        /// that does not fit is refused) [default: MemAvailable, or the Slurm allocation,
+        /// shared by the node's ranks].
         #[arg(long, value_name = "GIB")]
         mem_per_rank: Option<f64>,
         /// Scratch directory of a streamed solve, seen by every rank; removed when the solve
@@ -356,11 +357,14 @@ fn solve_on(
         None => memory_per_rank(|name| std::env::var(name).ok(), mem_available()),
     };
     let dir = out.unwrap_or_else(|| table_dir(data, game, scope.max_empty));
+    // Streaming is asked for by giving the memory per rank or a scratch directory.
+    let streams = memory.mem_per_rank.is_some() || memory.scratch.is_some();
     let scratch = memory
         .scratch
         .clone()
         .unwrap_or_else(|| yz::cluster::stream::default_scratch(&dir, |name| std::env::var(name).ok(), ranks.size()));
-    let sizing = Sizing::in_budget(&space, options.clone(), ranks.size() as u64, available, &scratch)?;
+    let sizing =
+        Sizing::in_budget(&space, options.clone(), ranks.size() as u64, available, streams.then_some(&*scratch))?;
     let positions = sizing.positions();
     if sizing.streams() && ranks.rank() == 0 && !as_json {
         eprintln!(

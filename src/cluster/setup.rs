@@ -190,9 +190,12 @@ impl Sizing {
         Ok(sizing)
     }
 
-    /// The solve in memory where it fits `budget` bytes per rank (else [`Sizing::checked`]'s
-    /// refusal when it may not stream), or else streamed through `scratch` within the
-    /// budget ([`super::stream`]), refused below its [`floor`]. A streamed solve of the
+    /// The solve in memory where it fits `budget` bytes per rank, or else, where a
+    /// `scratch` directory is given, streamed through it within the budget
+    /// ([`super::stream`]), refused below its [`floor`]; else [`Sizing::checked`]'s refusal.
+    /// Streaming is asked for, not chosen by default: a solve too large for memory may
+    /// also be too large for the disk and the hours it would take, which are not checked
+    /// up front yet. A streamed solve of the
     /// game from its start carries the draw probability unless `options.draws` says
     /// otherwise: it costs disk, not memory.
     pub fn in_budget(
@@ -200,7 +203,7 @@ impl Sizing {
         options: SolveOptions,
         ranks: u64,
         budget: Option<u64>,
-        scratch: &Path,
+        scratch: Option<&Path>,
     ) -> Result<Sizing, SetupError> {
         let refusal = match Sizing::checked(space, options.clone(), ranks, budget) {
             Ok(sizing) => return Ok(sizing),
@@ -208,7 +211,7 @@ impl Sizing {
         };
         // Streaming reads every layer back from the tables or scratch, so every layer
         // solved must be written.
-        let (Some(budget), true) = (budget, options.write_from <= options.stop_after) else {
+        let (Some(budget), Some(scratch), true) = (budget, scratch, options.write_from <= options.stop_after) else {
             return Err(refusal.into());
         };
         let draws = options.draws.unwrap_or(space.first_layer() == 0);
@@ -326,9 +329,11 @@ mod tests {
         assert_eq!(check_runs(101), Err(SetupError::Runs(101)));
         let sizing = Sizing::checked(&space, SolveOptions::whole(&space), 1, None).unwrap();
         assert!(sizing.with_draws(), "a small game from the start carries draws");
-        let scratch = Path::new("scratch");
+        let scratch = Some(Path::new("scratch"));
         let fits = Sizing::in_budget(&space, SolveOptions::whole(&space), 1, Some(1 << 30), scratch).unwrap();
         assert!(!fits.streams(), "a game that fits is solved in memory");
+        let in_memory = Sizing::in_budget(&space, SolveOptions::whole(&space), 1, Some(10), None);
+        assert!(matches!(in_memory, Err(SetupError::DoesNotFit(_))), "streams only where asked");
         let tiny = Sizing::in_budget(&space, SolveOptions::whole(&space), 1, Some(10), scratch);
         assert!(matches!(tiny, Err(SetupError::BelowFloor(ref below)) if below.needed > 10), "{tiny:?}");
         // Small shards let blocks be smaller than the layers held in memory.

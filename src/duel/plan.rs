@@ -200,7 +200,10 @@ pub const MAX_RANKS: u64 = 1 << 20;
      but {:.1} GiB are available per rank; {}",
     gib(*.needed), gib(*.values), gib(*.layout), gib(*.available),
     match .min_ranks {
-        Some(n) => format!("it fits on {n} or more ranks of that memory (scripts/submit sizes a job), or choose a smaller game"),
+        Some(n) => format!(
+            "it fits on {n} or more ranks of that memory (scripts/submit sizes a job), or streams through scratch \
+             files with --mem-per-rank GIB, or choose a smaller game"
+        ),
         None => "no number of ranks of that memory fits it; choose a smaller game or give each rank more memory".to_owned(),
     }
 )]
