@@ -426,7 +426,9 @@ fn solve_on(
             "resumed_from": outcome.resumed_from,
             "streamed": sizing.streams(),
             "resumed_blocks": outcome.resumed_blocks,
-            "mem_per_rank_bytes": available,
+            // The budget a streamed solve was cut to; an in-memory solve's reading of the
+            // machine's free memory is left out, as it changes from run to run.
+            "mem_per_rank_bytes": if sizing.streams() { available } else { None },
             "repaired": outcome.repaired,
             "layers": outcome.layers,
         });
