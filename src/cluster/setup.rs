@@ -4,12 +4,12 @@
 use std::path::Path;
 
 use super::ranks::Ranks;
-use super::solve::{ClusterError, LayerReport, Outcome, SolveOptions, solve_tables};
+use super::solve::{ClusterError, LayerReport, Outcome, SolveOptions, segments, solve_tables};
 use super::stream::{BelowFloor, Stream, floor};
 use crate::duel::calibrate::{LayerRate, calibrate};
 use crate::duel::count::{LayerCount, count_layers_from};
 use crate::duel::plan::{
-    ByteCosts, DRAW_VALUE_BYTES, DoesNotFit, MAX_RANKS, PLAIN_VALUE_BYTES, Plan, PlanSpec, check_fits, plan,
+    ByteCosts, DRAW_VALUE_BYTES, DoesNotFit, MAX_RANKS, PLAIN_VALUE_BYTES, Plan, PlanSpec, check_fits, plan, usable,
     value_bytes,
 };
 use crate::duel::shard::ShardError;
@@ -216,14 +216,25 @@ impl Sizing {
         };
         let draws = options.draws.unwrap_or(space.first_layer() == 0);
         let value_bytes = if draws { DRAW_VALUE_BYTES } else { PLAIN_VALUE_BYTES };
+        // Layers whose pair of layers fits the budget stay in memory; the others stream,
+        // each run of them at least at its floor.
+        let layers = count_layers_from(space, options.stop_after);
+        let spec = PlanSpec { ranks, value_bytes, write_from: options.write_from };
+        let in_memory: Vec<usize> = (plan(&layers, space.cards().boxes(), spec).layers.iter())
+            .filter(|l| l.bytes_per_rank <= usable(budget))
+            .map(|l| l.layer)
+            .collect();
         // From the game's end: at least what a resume from any listed layer needs.
-        let (needed, layer) =
-            floor(space, (space.end_layer(), options.stop_after), options.shard_positions, value_bytes);
+        let runs = segments((space.end_layer(), options.stop_after), |layer| !in_memory.contains(&layer));
+        let (needed, layer) = (runs.iter().filter(|run| run.2))
+            .map(|&(top, bottom, _)| floor(space, (top, bottom), options.shard_positions, value_bytes))
+            .max()
+            .unwrap_or((0, options.stop_after));
         if needed > budget {
             let needed_gib = needed as f64 / (1u64 << 30) as f64;
             return Err(BelowFloor { budget, needed, needed_gib, layer }.into());
         }
-        let stream = Stream { budget, scratch: scratch.to_owned() };
+        let stream = Stream { budget, scratch: scratch.to_owned(), in_memory };
         let options = SolveOptions { draws: Some(draws), stream: Some(stream), ..options };
         Ok(Sizing::new(space, options, ranks, None))
     }
@@ -343,6 +354,13 @@ mod tests {
         let (floor, _) = floor(&space, (space.end_layer(), 0), 5, 8);
         let streamed = Sizing::in_budget(&space, small, 1, Some(floor), scratch).unwrap();
         assert!(streamed.streams() && streamed.with_draws());
+        // Layers whose pair fits stay in memory, the others stream.
+        let stream = streamed.options.stream.as_ref().unwrap();
+        let planned = streamed.plan(&space);
+        for l in &planned.layers {
+            assert_eq!(stream.in_memory.contains(&l.layer), l.bytes_per_rank <= usable(floor), "layer {}", l.layer);
+        }
+        assert!(!stream.in_memory.is_empty() && stream.in_memory.len() < planned.layers.len(), "{stream:?}");
         let plain = SolveOptions { draws: Some(false), ..SolveOptions::whole(&space) };
         assert!(!Sizing::checked(&space, plain, 1, None).unwrap().with_draws(), "--no-draws");
         let endgame = Space::endgame(&cards, 3);

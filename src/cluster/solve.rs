@@ -365,10 +365,8 @@ pub fn solve_tables<V: DuelValue + Pod>(
     options: SolveOptions,
     mut progress: impl FnMut(&LayerReport),
 ) -> Result<Outcome<V>, ClusterError> {
-    let (me, size) = (ranks.rank(), ranks.size());
-    let game = space.cards().game();
-    let first = space.first_layer();
-    let last = options.stop_after.max(first);
+    let me = ranks.rank();
+    let last = options.stop_after.max(space.first_layer());
     // Rank 0 holds the table directory's lock until the solve ends.
     let Start { mut manifest, _lock, repairs: damaged } = start(space, ranks, dir, options.clone())?;
     let mut outcome = Outcome {
@@ -388,23 +386,75 @@ pub fn solve_tables<V: DuelValue + Pod>(
         }
     }
     outcome.repaired.sort();
-    if let Some(stream) = &options.stream {
-        solve_streamed(space, ranks, dir, stream, &mut manifest, last, &mut outcome, &mut progress)?;
-        if me == 0 {
-            outcome.table_bytes = manifest.listed().iter().map(|l| l.entry.bytes).sum();
+    outcome.resumed_from = manifest.layers.last().map(|l| l.layer);
+    let top = manifest.layers.last().map_or(space.end_layer(), |l| l.layer);
+    let streams = |layer: usize| options.stream.as_ref().is_some_and(|s| !s.in_memory.contains(&layer));
+    for (run, (_, bottom, streamed)) in segments((top, last), streams).into_iter().enumerate() {
+        // Rank 0 listed the layers of the run before; every rank reads the last one.
+        if run > 0 {
+            share_manifest(ranks, &mut manifest)?;
         }
-        return Ok(outcome);
+        match &options.stream {
+            Some(stream) if streamed => {
+                solve_streamed(space, ranks, dir, stream, &mut manifest, bottom, &mut outcome, &mut progress)?
+            }
+            _ => solve_in_memory(space, ranks, dir, &options, &mut manifest, bottom, &mut outcome, &mut progress)?,
+        }
     }
+    if me == 0 {
+        outcome.table_bytes = manifest.listed().iter().map(|l| l.entry.bytes).sum();
+    }
+    Ok(outcome)
+}
+
+/// Rank 0's manifest, the one it lists layers in, handed to every rank.
+fn share_manifest(ranks: &impl Ranks, manifest: &mut Manifest) -> Result<(), ClusterError> {
+    let mine = if ranks.rank() == 0 { manifest.to_bytes() } else { Vec::new() };
+    let shared = ranks.broadcast(mine).map_err(ClusterError::Exchange)?;
+    *manifest = Manifest::from_bytes(&shared).map_err(|e| ClusterError::Exchange(format!("manifest: {e}")))?;
+    Ok(())
+}
+
+/// The layers below `top` (listed, or the game's end) down to `last` cut into runs solved
+/// alike, from the top: each run's top (the layer it reads its first rows from), its
+/// lowest layer and whether it streams (`streams`). Every run ends on a layer the next one
+/// reads back from its shards.
+pub(super) fn segments((top, last): (usize, usize), streams: impl Fn(usize) -> bool) -> Vec<(usize, usize, bool)> {
+    let mut runs: Vec<(usize, usize, bool)> = Vec::new();
+    for layer in (last..top).rev() {
+        match runs.last_mut() {
+            Some(run) if run.2 == streams(layer) => run.1 = layer,
+            _ => runs.push((layer + 1, layer, streams(layer))),
+        }
+    }
+    runs
+}
+
+/// Solves the layers of `space` from what `manifest` lists (nothing: the game's end) down
+/// to `last` with whole layers in memory, spread over `ranks`, and lists each written
+/// layer in `manifest`.
+#[allow(clippy::too_many_arguments)]
+fn solve_in_memory<V: DuelValue + Pod>(
+    space: &Space,
+    ranks: &impl Ranks,
+    dir: &Path,
+    options: &SolveOptions,
+    manifest: &mut Manifest,
+    last: usize,
+    outcome: &mut Outcome<V>,
+    progress: &mut impl FnMut(&LayerReport),
+) -> Result<(), ClusterError> {
+    let (me, size) = (ranks.rank(), ranks.size());
+    let game = space.cards().game();
     // The rows of the last finished layer this rank holds.
     let mut held: Option<Arc<Held<V>>> = None;
     let mut top = space.end_layer();
     if let Some(entry) = manifest.layers.last() {
         top = entry.layer;
-        outcome.resumed_from = Some(top);
         let shape = Arc::new(LayerShape::new(space, top));
         let before = (top > last).then(|| LayerShape::new(space, top - 1));
         held = Some(Arc::new(read_held(space, dir, entry, shape, before.as_ref(), size, me)?));
-        tracing::info!(layer = top, rank = me, "resuming from the tables' last layer");
+        tracing::info!(layer = top, rank = me, "reading the rows of the tables' last layer");
     }
     std::thread::scope(|scope| -> Result<(), ClusterError> {
         let (jobs, job_inbox) = bounded::<WriteJob<V>>(1);
@@ -423,7 +473,7 @@ pub fn solve_tables<V: DuelValue + Pod>(
             let block = solve_tile(space, &shape, held.as_ref().map(|h| h.rows()).as_ref(), &computed);
             let compute_seconds = started.elapsed().as_secs_f64();
             if let Some(previous) = pending.take() {
-                record(ranks, dir, &mut manifest, previous, &done, &mut outcome, &mut progress)?;
+                record(ranks, dir, manifest, previous, &done, outcome, progress)?;
             }
             // The next layer's rows are read and written: free them before the exchange.
             let (held_values, held_layout) = held.take().map_or((0, 0), |h| (h.values.len() as u64, h.kept.bytes()));
@@ -464,22 +514,19 @@ pub fn solve_tables<V: DuelValue + Pod>(
             next_shape = before;
         }
         if let Some(previous) = pending.take() {
-            record(ranks, dir, &mut manifest, previous, &done, &mut outcome, &mut progress)?;
+            record(ranks, dir, manifest, previous, &done, outcome, progress)?;
         }
         drop(jobs);
         Ok(())
     })?;
     if let Some(held) = &held
         && held.first_mover == 0
-        && held.shape.layer == first
+        && held.shape.layer == space.first_layer()
         && let Some(&value) = held.values.first()
     {
         outcome.first_value = Some(value);
     }
-    if me == 0 {
-        outcome.table_bytes = manifest.listed().iter().map(|l| l.entry.bytes).sum();
-    }
-    Ok(outcome)
+    Ok(())
 }
 
 /// A layer solved and exchanged whose shards may still be being written.
@@ -1556,7 +1603,7 @@ pub(crate) mod tests {
     /// A streamed solve of `space` into `dir` within `budget` bytes per rank on `size`
     /// thread ranks, scratch in `scratch`.
     fn streamed(budget: u64, scratch: &Path, options: &SolveOptions) -> SolveOptions {
-        let stream = Stream { budget, scratch: scratch.to_owned() };
+        let stream = Stream { budget, scratch: scratch.to_owned(), in_memory: Vec::new() };
         SolveOptions { stream: Some(stream), ..options.clone() }
     }
 
@@ -1583,6 +1630,18 @@ pub(crate) mod tests {
                 assert_eq!((a.value.to_bits(), a.draw.to_bits()), (b.value.to_bits(), b.draw.to_bits()));
                 assert!(!scratch.exists(), "the scratch directory is removed");
             }
+            // Runs of layers in memory between streamed runs, at 2 ranks: the same files.
+            let end = space.end_layer();
+            for in_memory in [(0..=end).filter(|l| l % 3 == 1).collect(), (end - 3..=end).collect::<Vec<_>>()] {
+                let tag = format!("{shard_positions}-{}", in_memory.len());
+                let (dir, scratch) = (root.path().join(format!("mixed-{tag}")), root.path().join(format!("s-{tag}")));
+                let mut options = streamed(floor, &scratch, &every);
+                options.stream.as_mut().unwrap().in_memory = in_memory;
+                let outcome = solve_on_threads_with::<WinDraw<f32>>(&space, 2, &dir, options);
+                assert_eq!(files(&dir), files(&alone), "layers in memory and streamed ({tag})");
+                let (a, b) = (outcome.first_value.unwrap(), expected.first_value.unwrap());
+                assert_eq!((a.value.to_bits(), a.draw.to_bits()), (b.value.to_bits(), b.draw.to_bits()));
+            }
             // Below the floor: refused before anything is solved, naming the floor.
             let dir = root.path().join(format!("too-small-{shard_positions}"));
             let options = streamed(floor - 1, &root.path().join("unused"), &every);
@@ -1591,6 +1650,15 @@ pub(crate) mod tests {
                 other => panic!("{other:?}"),
             }
         }
+    }
+
+    /// Runs of layers solved alike, from the top, each ending where the next reads.
+    #[test]
+    fn layers_are_cut_into_runs_solved_alike() {
+        assert_eq!(segments((10, 3), |l| l >= 8), vec![(10, 8, true), (8, 3, false)]);
+        assert_eq!(segments((10, 3), |l| l % 5 == 0), vec![(10, 6, false), (6, 5, true), (5, 3, false)]);
+        assert_eq!(segments((4, 0), |_| true), vec![(4, 0, true)]);
+        assert!(segments((3, 3), |_| true).is_empty(), "nothing left to solve");
     }
 
     #[test]

@@ -63,6 +63,9 @@ pub struct Stream {
     /// The scratch directory, seen by every rank; created if missing, removed when the
     /// solve finishes.
     pub scratch: PathBuf,
+    /// Layers that fit the budget whole and are solved in memory (with rows read back
+    /// from the shards of a streamed layer above); the others stream.
+    pub in_memory: Vec<usize>,
 }
 
 /// The scratch directory of a solve into `dir` when none is given: the job's node-local
@@ -269,7 +272,6 @@ pub(super) fn solve_streamed<V: DuelValue + Pod>(
     let pass = |upper| Pass::new(space, (upper, last), shard_positions, stream.budget, value_bytes);
     // Every pass's blocks fit, checked before anything is computed.
     let listed = manifest.layers.last().map_or(space.end_layer(), |l| l.layer);
-    outcome.resumed_from = manifest.layers.last().map(|l| l.layer);
     let (needed, layer) = floor(space, (listed, last), shard_positions, value_bytes);
     if needed > stream.budget {
         let needed_gib = needed as f64 / (1u64 << 30) as f64;
