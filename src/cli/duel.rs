@@ -4,14 +4,14 @@ use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 use clap::{Args, Subcommand};
 use serde_json::json;
 
 use super::progress::Bar;
 use super::{GameArgs, print_json};
 use yz::cluster::launch::{mem_available, memory_per_rank};
-use yz::cluster::setup::{Sizing, Solution, check_rank, check_ranks, check_runs, mem_per_rank_bytes};
+use yz::cluster::setup::{SetupError, Sizing, Solution, check_rank, check_ranks, check_runs, mem_per_rank_bytes};
 use yz::cluster::{LayerReport, Ranks, SolveOptions};
 use yz::duel::count::{LayerCount, count_layers_reporting, count_terminal, group};
 use yz::duel::plan::{LayerHours, MAX_RANKS, gib, min_ranks, usable};
@@ -118,6 +118,14 @@ pub struct Calibration {
     /// Times each layer's sample is measured; the spread between runs is reported.
     #[arg(long, default_value_t = 3)]
     runs: usize,
+    /// Where streamed layers' scratch frames would go: the disk bandwidth is measured
+    /// there (default: a temporary directory).
+    #[arg(long, value_name = "DIR")]
+    scratch: Option<PathBuf>,
+    /// Disk bandwidth per node for scratch and tables, in GB/s (default: measured on the
+    /// scratch directory); machines with a stated disk keep theirs.
+    #[arg(long, value_name = "GB_PER_S")]
+    disk_gbps: Option<f64>,
 }
 
 /// Which layers a solve runs and writes.
@@ -484,23 +492,51 @@ fn plan(
     let cards = Cards::new(game);
     let space = scope.space(&cards)?;
     let options = layer_args.options(&space, false, false)?;
-    let sizing = Sizing::new(&space, options, ranks, Some(mem_bytes));
+    if let Some(gbps) = calibration.disk_gbps
+        && !(gbps.is_finite() && gbps > 0.0)
+    {
+        bail!("--disk-gbps: {gbps} is not a bandwidth; give GB per second, above 0");
+    }
+    let temporary = tempfile::tempdir().context("creating a scratch directory for the byte costs")?;
+    let scratch = calibration.scratch.clone().unwrap_or_else(|| temporary.path().to_owned());
+    // The solve as `duel solve --mem-per-rank` sizes it: streaming where layers do not fit.
+    let in_memory = Sizing::new(&space, options.clone(), ranks, Some(mem_bytes));
+    let (sizing, below_floor) = match Sizing::in_budget(&space, options, ranks, Some(mem_bytes), Some(&scratch)) {
+        Ok(sizing) => (sizing, None),
+        Err(SetupError::BelowFloor(below)) => (in_memory.clone(), Some(below)),
+        Err(SetupError::DoesNotFit(_)) => (in_memory.clone(), None),
+        Err(e) => return Err(e.into()),
+    };
     let (counts, spec) = (&sizing.layers, sizing.spec);
     let plan = sizing.plan(&space);
+    let (floor, floor_layer) = sizing.stream_floor(&space, &plan.streamed_layers());
     if !as_json {
         eprintln!("measuring the solve rate of each of the {} layers on a sample of its pairs ...", counts.len());
     }
     let rates = sizing.calibrate(&space, (calibration.sample, calibration.runs, 1), &Bar::new(as_json));
-    let scratch = tempfile::tempdir().context("creating a scratch directory for the byte costs")?;
-    let costs = sizing.byte_costs(&space, scratch.path())?;
-    let hours = plan.hours(|layer| rates.iter().find(|r| r.layer == layer).map_or(0.0, |r| r.core_hours), &costs);
+    let costs = sizing.byte_costs(&space, temporary.path())?;
+    let bandwidth = match calibration.disk_gbps {
+        Some(gbps) => gbps * 1e9,
+        None => yz::cluster::costs::disk_bandwidth(&scratch)
+            .with_context(|| format!("measuring the disk bandwidth in {}", scratch.display()))?,
+    };
+    let kernel_hours = |layer| rates.iter().find(|r| r.layer == layer).map_or(0.0, |r| r.core_hours);
+    let hours = plan.hours(kernel_hours, &costs);
+    let machines: Vec<_> = (yz::duel::plan::MACHINES.iter())
+        .map(|m| {
+            let sizes = (spec.value_bytes, spec.write_from);
+            let floor = |streamed: &[usize]| sizing.stream_floor(&space, streamed).0;
+            m.price(counts, cards.boxes(), sizes, floor, bandwidth, kernel_hours, &costs)
+        })
+        .collect();
+    let disk_hours = (plan.disk_read_bytes + plan.disk_written_bytes) as f64 / bandwidth / 3600.0;
     let LayerHours { kernel, exchange, writing, checking, total: core_hours, .. } = LayerHours::sum(&hours);
     let core_hours_min: f64 = rates.iter().map(|r| r.core_hours_min).sum::<f64>() + exchange + writing + checking;
     let core_hours_max: f64 = rates.iter().map(|r| r.core_hours_max).sum::<f64>() + exchange + writing + checking;
     let worst_error = rates.iter().map(|r| r.rate_error).fold(0.0, f64::max);
-    // The same test the solve makes before it starts.
-    let fits = plan.peak_bytes_per_rank <= usable(mem_bytes);
-    let min_ranks = min_ranks(counts, cards.boxes(), spec, usable(mem_bytes), MAX_RANKS);
+    // The same test the solve makes before it starts (in memory).
+    let fits = in_memory.plan(&space).peak_bytes_per_rank <= usable(mem_bytes);
+    let min_ranks = min_ranks(counts, cards.boxes(), in_memory.spec, usable(mem_bytes), MAX_RANKS);
     if as_json {
         print_json(json!({
             "rules": game.rules.name(),
@@ -519,6 +555,13 @@ fn plan(
             "mem_per_rank_gib": mem_per_rank,
             "fits": fits,
             "min_ranks": min_ranks,
+            "streamed_layers": plan.streamed_layers(),
+            "stream_floor_bytes": floor,
+            "stream_floor_layer": floor_layer,
+            "below_floor": below_floor.is_some(),
+            "disk_bytes_per_second": bandwidth,
+            "disk_hours": disk_hours,
+            "machines": machines,
         }));
         return Ok(());
     }
@@ -531,13 +574,16 @@ fn plan(
     );
     println!();
     println!(
-        "  {:>5} {:>18} {:>9} {:>9} {:>9} {:>9} {:>10} {:>5} {:>9} {:>8} {:>8} {:>8}",
+        "  {:>5} {:>18} {:>9} {:>6} {:>9} {:>9} {:>9} {:>9} {:>9} {:>10} {:>5} {:>9} {:>8} {:>8} {:>8}",
         "layer",
         "positions",
         "GiB",
+        "solved",
         "values/rk",
         "layout/rk",
         "GiB exch",
+        "GiB scr",
+        "GiB disk",
         "lane-upd/s",
         "±se",
         "kernel h",
@@ -547,13 +593,16 @@ fn plan(
     );
     for ((l, r), h) in plan.layers.iter().zip(&rates).zip(&hours) {
         println!(
-            "  {:>5} {:>18} {:>9.3} {:>9.3} {:>9.3} {:>9.1} {:>10.2e} {:>4.1}% {:>9.2} {:>8.2} {:>8.2} {:>8.2}{}",
+            "  {:>5} {:>18} {:>9.3} {:>6} {:>9.3} {:>9.3} {:>9.1} {:>9.1} {:>9.1} {:>10.2e} {:>4.1}% {:>9.2} {:>8.2} {:>8.2} {:>8.2}{}",
             l.layer,
             group(l.positions),
             gib(l.bytes),
+            if l.streamed { "stream" } else { "memory" },
             gib(l.value_bytes_per_rank),
             gib(l.layout_bytes_per_rank),
             gib(l.exchanged_bytes),
+            gib(l.scratch_bytes),
+            gib(l.disk_read_bytes + l.disk_written_bytes),
             r.lane_updates_per_core_second,
             100.0 * r.rate_error,
             h.kernel,
@@ -575,13 +624,15 @@ fn plan(
     println!(
         "peak per rank      {:.2} GiB of values and layout ({})",
         gib(plan.peak_bytes_per_rank),
-        if fits {
-            "fits".to_owned()
-        } else {
-            match min_ranks {
-                Some(n) => format!("does not fit: needs at least {n} ranks"),
-                None => "does not fit at any number of ranks".to_owned(),
-            }
+        match (fits, min_ranks) {
+            (true, _) => "fits in memory".to_owned(),
+            (false, _) if sizing.streams() => format!(
+                "layers that do not fit stream, each rank holding its budget in blocks and its per-card tables; \
+                 in memory it would need {}",
+                min_ranks.map_or("more memory per rank".to_owned(), |n| format!("at least {n} ranks"))
+            ),
+            (false, Some(n)) => format!("does not fit: needs at least {n} ranks, or streaming"),
+            (false, None) => "does not fit at any number of ranks; streaming is below its floor".to_owned(),
         }
     );
     println!(
@@ -615,6 +666,57 @@ fn plan(
         calibration.runs,
         100.0 * worst_error,
     );
+    let streamed = plan.streamed_layers();
+    match &below_floor {
+        Some(below) => println!(
+            "streaming          refused at {mem_per_rank} GiB per rank: below its floor of {:.2} GiB (layer {})",
+            below.needed_gib, below.layer
+        ),
+        None if streamed.is_empty() => {
+            println!("streaming          none: every layer fits {mem_per_rank} GiB per rank")
+        }
+        None => println!(
+            "streaming          {} of {} layers at {mem_per_rank} GiB per rank (floor {:.2} GiB, layer {floor_layer}); \
+             scratch at most {:.1} GiB; disk {:.1} GiB read, {:.1} GiB written",
+            streamed.len(),
+            plan.layers.len(),
+            gib(floor),
+            gib(plan.scratch_bytes),
+            gib(plan.disk_read_bytes),
+            gib(plan.disk_written_bytes)
+        ),
+    }
+    println!(
+        "disk               {:.2} GB/s{}: {} hours of reads and writes beside the compute",
+        bandwidth / 1e9,
+        if calibration.disk_gbps.is_some() { " (given)" } else { " (measured, fsync'd writes)" },
+        h(disk_hours)
+    );
+    println!();
+    println!(
+        "  {:<56} {:>6} {:>8} {:>8} {:>10} {:>10} {:>10} {:>9} {:>8} {:>8}",
+        "machine", "ranks", "GiB/rk", "streamed", "GiB peak", "TiB scr", "TiB table", "core-h", "disk h", "wall h"
+    );
+    for m in &machines {
+        println!(
+            "  {:<56} {:>6} {:>8.1} {:>8} {:>10.2} {:>10.2} {:>10.2} {:>9} {:>8} {:>8}{}",
+            m.machine.name,
+            m.ranks,
+            gib(m.mem_per_rank),
+            m.streamed.len(),
+            gib(m.peak_bytes_per_rank),
+            gib(m.scratch_bytes) / 1024.0,
+            gib(m.table_bytes) / 1024.0,
+            h(m.core_hours),
+            h(m.disk_hours),
+            h(m.wall_hours),
+            match (m.fits_memory, m.fits_disk) {
+                (false, _) => "  below the streaming floor",
+                (true, Some(false)) => "  does not fit its disk",
+                _ => "",
+            }
+        );
+    }
     Ok(())
 }
 

@@ -133,3 +133,43 @@ fn median_seconds(mut work: impl FnMut()) -> f64 {
     seconds.sort_by(f64::total_cmp);
     seconds[REPEATS / 2]
 }
+
+/// Bytes the bandwidth measurement writes.
+pub const BANDWIDTH_BYTES: usize = 64 << 20;
+
+/// The disk bandwidth of the file system holding `dir`, in bytes per second: the median
+/// over [`REPEATS`] writes of [`BANDWIDTH_BYTES`] of incompressible bytes to a fresh file
+/// made durable (fsync), as scratch frames and shards are. Reads are taken to run at least
+/// as fast. The file is removed.
+pub fn disk_bandwidth(dir: &Path) -> std::io::Result<f64> {
+    use std::io::Write;
+    std::fs::create_dir_all(dir)?;
+    // Incompressible: a file system that compresses must not flatter the figure.
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    let chunk: Vec<u8> = (0..4 << 20)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state as u8
+        })
+        .collect();
+    let path = dir.join(format!(".yz-bandwidth-{}", std::process::id()));
+    let mut failed = Ok(());
+    let seconds = median_seconds(|| {
+        let written = (|| -> std::io::Result<()> {
+            let mut file = std::fs::File::create(&path)?;
+            for _ in 0..BANDWIDTH_BYTES / chunk.len() {
+                file.write_all(&chunk)?;
+            }
+            file.sync_all()
+        })();
+        if let Err(e) = written {
+            failed = Err(e);
+        }
+    });
+    let removed = std::fs::remove_file(&path);
+    failed?;
+    removed?;
+    Ok(BANDWIDTH_BYTES as f64 / seconds)
+}

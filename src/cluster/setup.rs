@@ -9,7 +9,7 @@ use super::stream::{BelowFloor, Stream, floor};
 use crate::duel::calibrate::{LayerRate, calibrate};
 use crate::duel::count::{LayerCount, count_layers_from};
 use crate::duel::plan::{
-    ByteCosts, DRAW_VALUE_BYTES, DoesNotFit, MAX_RANKS, PLAIN_VALUE_BYTES, Plan, PlanSpec, check_fits, plan, usable,
+    ByteCosts, DRAW_VALUE_BYTES, DoesNotFit, MAX_RANKS, PLAIN_VALUE_BYTES, Plan, PlanSpec, check_fits, plan,
     value_bytes,
 };
 use crate::duel::shard::ShardError;
@@ -220,16 +220,9 @@ impl Sizing {
         // each run of them at least at its floor.
         let layers = count_layers_from(space, options.stop_after);
         let spec = PlanSpec { ranks, value_bytes, write_from: options.write_from };
-        let in_memory: Vec<usize> = (plan(&layers, space.cards().boxes(), spec).layers.iter())
-            .filter(|l| l.bytes_per_rank <= usable(budget))
-            .map(|l| l.layer)
-            .collect();
-        // From the game's end: at least what a resume from any listed layer needs.
-        let runs = segments((space.end_layer(), options.stop_after), |layer| !in_memory.contains(&layer));
-        let (needed, layer) = (runs.iter().filter(|run| run.2))
-            .map(|&(top, bottom, _)| floor(space, (top, bottom), options.shard_positions, value_bytes))
-            .max()
-            .unwrap_or((0, options.stop_after));
+        let planned = plan(&layers, space.cards().boxes(), spec).streamed(budget);
+        let in_memory: Vec<usize> = planned.layers.iter().filter(|l| !l.streamed).map(|l| l.layer).collect();
+        let (needed, layer) = runs_floor(space, &options, value_bytes, &planned.streamed_layers());
         if needed > budget {
             let needed_gib = needed as f64 / (1u64 << 30) as f64;
             return Err(BelowFloor { budget, needed, needed_gib, layer }.into());
@@ -249,9 +242,20 @@ impl Sizing {
         self.layers.iter().map(|l| l.positions).sum()
     }
 
-    /// The plan of the layers solved: bytes per layer and rank, traffic.
+    /// The plan of the layers solved: bytes per layer and rank, traffic, and where the
+    /// solve streams, its scratch and disk traffic ([`Plan::streamed`]).
     pub fn plan(&self, space: &Space) -> Plan {
-        plan(&self.layers, space.cards().boxes(), self.spec)
+        let planned = plan(&self.layers, space.cards().boxes(), self.spec);
+        match &self.options.stream {
+            Some(stream) => planned.streamed(stream.budget),
+            None => planned,
+        }
+    }
+
+    /// The least memory per rank that streams the layers `streamed` of the solve (the
+    /// others in memory), with the layer that needs it ([`floor`]).
+    pub fn stream_floor(&self, space: &Space, streamed: &[usize]) -> (u64, usize) {
+        runs_floor(space, &self.options, self.spec.value_bytes, streamed)
     }
 
     /// Whether the draw probability rides along with the winning chance.
@@ -303,6 +307,18 @@ impl Sizing {
     }
 }
 
+/// The least budget per rank that streams the layers `streamed` of a solve with `options`
+/// and values of `value_bytes`, the others in memory: the largest [`floor`] of its runs of
+/// streamed layers, cut from the game's end (at least what a resume from any listed layer
+/// needs), with the layer that needs it.
+fn runs_floor(space: &Space, options: &SolveOptions, value_bytes: u64, streamed: &[usize]) -> (u64, usize) {
+    let runs = segments((space.end_layer(), options.stop_after), |layer| streamed.contains(&layer));
+    (runs.iter().filter(|run| run.2))
+        .map(|&(top, bottom, _)| floor(space, (top, bottom), options.shard_positions, value_bytes))
+        .max()
+        .unwrap_or((0, options.stop_after))
+}
+
 /// A finished solve, in the value type it was sized for.
 #[derive(Clone, Debug)]
 pub enum Solution {
@@ -316,6 +332,7 @@ pub enum Solution {
 mod tests {
     use super::*;
     use crate::duel::Cards;
+    use crate::duel::plan::usable;
     use crate::game::{Game, Rules};
 
     #[test]
@@ -356,7 +373,7 @@ mod tests {
         assert!(streamed.streams() && streamed.with_draws());
         // Layers whose pair fits stay in memory, the others stream.
         let stream = streamed.options.stream.as_ref().unwrap();
-        let planned = streamed.plan(&space);
+        let planned = plan(&streamed.layers, cards.boxes(), streamed.spec);
         for l in &planned.layers {
             assert_eq!(stream.in_memory.contains(&l.layer), l.bytes_per_rank <= usable(floor), "layer {}", l.layer);
         }

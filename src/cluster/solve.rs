@@ -401,6 +401,13 @@ pub fn solve_tables<V: DuelValue + Pod>(
             _ => solve_in_memory(space, ranks, dir, &options, &mut manifest, bottom, &mut outcome, &mut progress)?,
         }
     }
+    // Where the first layer was streamed, or listed before this run, its first value (row
+    // 0's first, as the in-memory solve hands it back) is read from its shards.
+    if me == 0 && outcome.first_value.is_none() && last == space.first_layer() && manifest.layer(last).is_some() {
+        let shape = LayerShape::new(space, last);
+        let entry = manifest.checked_layer(dir, &shape)?;
+        outcome.first_value = read_rows::<V>(dir, space, &shape, entry, 0..1)?.first().copied();
+    }
     if me == 0 {
         outcome.table_bytes = manifest.listed().iter().map(|l| l.entry.bytes).sum();
     }

@@ -363,14 +363,7 @@ pub(super) fn solve_streamed<V: DuelValue + Pod>(
         previous = this.column.is_some().then_some(this.blocks);
         current = next;
     }
-    finish(ranks, scratch, last)?;
-    if me == 0 && last == space.first_layer() {
-        // The first position's value, as the in-memory solve hands it back: row 0's first.
-        let shape = LayerShape::new(space, last);
-        let entry = manifest.checked_layer(dir, &shape)?;
-        outcome.first_value = read_rows::<V>(dir, space, &shape, entry, 0..1)?.first().copied();
-    }
-    Ok(())
+    finish(ranks, scratch, last)
 }
 
 /// The record block `b` of `pass` leaves when done, before its shards are named.

@@ -66,6 +66,23 @@ pub struct LayerPlan {
     pub layout_bytes_per_rank: u64,
     /// Their sum: what a rank needs for this layer.
     pub bytes_per_rank: u64,
+    /// Of the layout, the per-card tables (shapes, row starts): what a rank holds whether
+    /// the layer is in memory or streamed.
+    pub card_bytes_per_rank: u64,
+    /// Whether the layer streams through scratch frames ([`Plan::streamed`]): its pair
+    /// of layers does not fit the memory budget whole.
+    pub streamed: bool,
+    /// Bytes of values that go through scratch frames, before compression (every value of
+    /// a streamed layer, none otherwise).
+    pub framed_bytes: u64,
+    /// Scratch held while the layer is solved: its frames being written and the frames of
+    /// the layer above being read, compressed by [`EXCHANGE_COMPRESSION`].
+    pub scratch_bytes: u64,
+    /// Bytes read from disk for this layer (all ranks): its frames, and the layer above's
+    /// shards where a run of streamed layers starts below a layer solved in memory.
+    pub disk_read_bytes: u64,
+    /// Bytes written to disk for this layer (all ranks): its frames and its shards.
+    pub disk_written_bytes: u64,
     /// Bytes of values sent between ranks after the layer, before compression, at the
     /// solve's bytes per value.
     pub exchanged_bytes: u64,
@@ -90,6 +107,14 @@ pub struct Plan {
     pub written_bytes: u64,
     /// Most bytes one rank holds at once (values and layout).
     pub peak_bytes_per_rank: u64,
+    /// The memory budget per rank layers stream under, if any ([`Plan::streamed`]).
+    pub stream_budget: Option<u64>,
+    /// Most scratch held at once (all ranks).
+    pub scratch_bytes: u64,
+    /// Bytes read from disk over the solve.
+    pub disk_read_bytes: u64,
+    /// Bytes written to disk over the solve.
+    pub disk_written_bytes: u64,
     /// Bytes exchanged over the whole solve, before compression.
     pub exchanged_bytes: u64,
     /// The same as sent, compressed by [`EXCHANGE_COMPRESSION`].
@@ -144,18 +169,24 @@ pub fn plan(counts: &[LayerCount], boxes: usize, spec: PlanSpec) -> Plan {
             let values = value_bytes * (share(c.positions) + share(after));
             let value_bytes_per_rank = ((values as f64 + parts) * value_imbalance) as u64;
             let tiles = OFFSET_BYTES * (2 * share(pairs) + share(next_pairs)) + OUTPUT_BYTES * share(pairs);
-            let layout_bytes_per_rank = (tiles as f64 * tile_imbalance) as u64
-                + OFFSET_BYTES * c.movers
-                + CARD_BYTES * 2 * (c.movers + c.opponents);
+            let card_bytes_per_rank = OFFSET_BYTES * c.movers + CARD_BYTES * 2 * (c.movers + c.opponents);
+            let layout_bytes_per_rank = (tiles as f64 * tile_imbalance) as u64 + card_bytes_per_rank;
+            let written = c.layer >= write_from;
             LayerPlan {
                 layer: c.layer,
                 positions: c.positions,
                 pairs: c.pairs,
                 bytes: c.positions * VALUE_BYTES,
-                written: c.layer >= write_from,
+                written,
                 value_bytes_per_rank,
                 layout_bytes_per_rank,
                 bytes_per_rank: value_bytes_per_rank + layout_bytes_per_rank,
+                card_bytes_per_rank,
+                streamed: false,
+                framed_bytes: 0,
+                scratch_bytes: 0,
+                disk_read_bytes: 0,
+                disk_written_bytes: if written { compressed(c.positions * value_bytes) } else { 0 },
                 exchanged_bytes,
                 sent_bytes: (exchanged_bytes as f64 / EXCHANGE_COMPRESSION) as u64,
                 lane_updates: c.lane_updates(boxes),
@@ -164,6 +195,10 @@ pub fn plan(counts: &[LayerCount], boxes: usize, spec: PlanSpec) -> Plan {
         .collect();
     Plan {
         spec: PlanSpec { ranks, ..spec },
+        stream_budget: None,
+        scratch_bytes: 0,
+        disk_read_bytes: 0,
+        disk_written_bytes: layers.iter().map(|l| l.disk_written_bytes).sum(),
         positions: layers.iter().map(|l| l.positions).sum(),
         bytes: layers.iter().map(|l| l.bytes).sum(),
         written_bytes: layers.iter().filter(|l| l.written).map(|l| l.bytes).sum(),
@@ -173,6 +208,11 @@ pub fn plan(counts: &[LayerCount], boxes: usize, spec: PlanSpec) -> Plan {
         lane_updates: layers.iter().map(|l| l.lane_updates).sum(),
         layers,
     }
+}
+
+/// Bytes on disk or on the wire of `raw` bytes of values, at [`EXCHANGE_COMPRESSION`].
+fn compressed(raw: u64) -> u64 {
+    (raw as f64 / EXCHANGE_COMPRESSION) as u64
 }
 
 /// The fewest ranks (up to `limit`) whose peak per rank fits in `bytes_per_rank`, if any:
@@ -346,9 +386,56 @@ impl Plan {
         ((self.written_bytes + draws) as f64 / EXCHANGE_COMPRESSION) as u64
     }
 
+    /// The plan under a memory budget of `budget` bytes per rank, as `yz duel solve
+    /// --mem-per-rank` runs it: layers whose pair of layers fits what the budget allows
+    /// ([`usable`]) stay in memory; the others stream ([`crate::cluster::stream`]). A
+    /// streamed layer holds the budget in blocks beside its per-card tables, exchanges
+    /// nothing between ranks, and sends every value through compressed scratch frames,
+    /// written once and read once; where a run of streamed layers starts, the rows of the
+    /// layer above are read back from its shards.
+    pub fn streamed(mut self, budget: u64) -> Plan {
+        let columns = self.columns();
+        let mut above: Option<LayerPlan> = None;
+        for l in &mut self.layers {
+            if l.bytes_per_rank > usable(budget) {
+                let framed = l.positions * self.spec.value_bytes;
+                *l = LayerPlan {
+                    streamed: true,
+                    value_bytes_per_rank: budget,
+                    layout_bytes_per_rank: l.card_bytes_per_rank,
+                    bytes_per_rank: budget + l.card_bytes_per_rank,
+                    exchanged_bytes: 0,
+                    sent_bytes: 0,
+                    framed_bytes: framed,
+                    scratch_bytes: compressed(framed) + above.as_ref().map_or(0, |a| compressed(a.framed_bytes)),
+                    disk_read_bytes: compressed(framed)
+                        + above.as_ref().filter(|a| !a.streamed).map_or(0, |a| compressed(a.bytes * columns)),
+                    disk_written_bytes: compressed(framed) + l.disk_written_bytes,
+                    ..*l
+                };
+            }
+            above = Some(*l);
+        }
+        Plan {
+            stream_budget: Some(budget),
+            peak_bytes_per_rank: self.layers.iter().map(|l| l.bytes_per_rank).max().unwrap_or(0),
+            exchanged_bytes: self.layers.iter().map(|l| l.exchanged_bytes).sum(),
+            sent_bytes: self.layers.iter().map(|l| l.sent_bytes).sum(),
+            scratch_bytes: self.layers.iter().map(|l| l.scratch_bytes).max().unwrap_or(0),
+            disk_read_bytes: self.layers.iter().map(|l| l.disk_read_bytes).sum(),
+            disk_written_bytes: self.layers.iter().map(|l| l.disk_written_bytes).sum(),
+            ..self
+        }
+    }
+
+    /// The layers that stream.
+    pub fn streamed_layers(&self) -> Vec<usize> {
+        self.layers.iter().filter(|l| l.streamed).map(|l| l.layer).collect()
+    }
+
     /// Core-hours of each layer by part: `kernel_hours(layer)` for the turns (measured),
-    /// the rest from the bytes each layer exchanges, writes and checks at the measured
-    /// `costs`.
+    /// the rest from the bytes each layer exchanges (or, streamed, sends through scratch
+    /// frames, at the same codec's cost), writes and checks at the measured `costs`.
     pub fn hours(&self, kernel_hours: impl Fn(usize) -> f64, costs: &ByteCosts) -> Vec<LayerHours> {
         let hours = |bytes: u64, seconds_per_byte: f64| bytes as f64 * seconds_per_byte / 3600.0;
         (self.layers.iter())
@@ -356,7 +443,7 @@ impl Plan {
                 let written = if l.written { l.bytes * self.columns() } else { 0 };
                 let (kernel, exchange, writing, checking) = (
                     kernel_hours(l.layer),
-                    hours(l.exchanged_bytes, costs.exchange_seconds_per_byte),
+                    hours(l.exchanged_bytes + l.framed_bytes, costs.exchange_seconds_per_byte),
                     hours(written, costs.write_seconds_per_byte),
                     hours(written, costs.check_seconds_per_byte),
                 );
@@ -370,6 +457,136 @@ impl Plan {
                 }
             })
             .collect()
+    }
+}
+
+/// A machine a solve is priced on: nodes alike, each with its cores, memory, ranks and disk.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct Machine {
+    /// What it is, in words.
+    pub name: &'static str,
+    /// Nodes.
+    pub nodes: u64,
+    /// MPI ranks per node (each runs threads on its share of the cores).
+    pub ranks_per_node: u64,
+    /// Cores per node.
+    pub cores_per_node: u64,
+    /// Memory per node, shared by its ranks.
+    pub memory_per_node: u64,
+    /// Disk per node for scratch and tables, where it is stated.
+    pub disk_per_node: Option<u64>,
+    /// Bytes per second a node reads or writes its disk, where it is stated (else the
+    /// bandwidth measured on the scratch directory or given).
+    pub disk_bandwidth: Option<f64>,
+}
+
+/// The machines `yz duel plan` prices a solve on. The second and third are built of the
+/// same node (64 cores, 256 GiB): 16 of them with a rank per core, and the 1,024 ranks of
+/// 64 GiB the plan assumes by default (256 nodes of 4 ranks).
+pub const MACHINES: [Machine; 3] = [
+    Machine {
+        name: "1 node: 128 cores, 1 TiB, 30 TB of NVMe at 8 GB/s",
+        nodes: 1,
+        ranks_per_node: 128,
+        cores_per_node: 128,
+        memory_per_node: 1 << 40,
+        disk_per_node: Some(30_000_000_000_000),
+        disk_bandwidth: Some(8e9),
+    },
+    Machine {
+        name: "16 nodes: 64 cores, 256 GiB",
+        nodes: 16,
+        ranks_per_node: 64,
+        cores_per_node: 64,
+        memory_per_node: 256 << 30,
+        disk_per_node: None,
+        disk_bandwidth: None,
+    },
+    Machine {
+        name: "1,024 ranks of 64 GiB: 256 nodes of 64 cores, 256 GiB",
+        nodes: 256,
+        ranks_per_node: 4,
+        cores_per_node: 64,
+        memory_per_node: 256 << 30,
+        disk_per_node: None,
+        disk_bandwidth: None,
+    },
+];
+
+/// A solve priced on a [`Machine`].
+#[derive(Clone, Debug, Serialize)]
+pub struct MachinePrice {
+    /// The machine.
+    pub machine: Machine,
+    /// Ranks in all.
+    pub ranks: u64,
+    /// Memory per rank.
+    pub mem_per_rank: u64,
+    /// The layers that stream there.
+    pub streamed: Vec<usize>,
+    /// Most bytes a rank holds: a streamed layer's budget in blocks and its per-card
+    /// tables (the budget plus a few hundred MiB at full scale).
+    pub peak_bytes_per_rank: u64,
+    /// Whether every layer fits: in memory (those that stay there fit by construction),
+    /// or streamed with a budget at or above the floor.
+    pub fits_memory: bool,
+    /// Most scratch held at once, all nodes together.
+    pub scratch_bytes: u64,
+    /// Disk the tables take, all nodes together.
+    pub table_bytes: u64,
+    /// Whether scratch and tables fit the nodes' disks (unknown where not stated).
+    pub fits_disk: Option<bool>,
+    /// Core-hours of compute.
+    pub core_hours: f64,
+    /// Hours of compute with every core busy.
+    pub compute_hours: f64,
+    /// Hours of disk reads and writes at the nodes' bandwidth, all nodes at once.
+    pub disk_hours: f64,
+    /// Their sum: the disk is not counted as overlapping the compute.
+    pub wall_hours: f64,
+}
+
+impl Machine {
+    /// The solve of `counts` (first layer first; `boxes` per player, values of
+    /// `value_bytes`, layers from `write_from` written) on this machine, its ranks
+    /// streaming what does not fit their memory when that is at least `floor(streamed
+    /// layers)` bytes: core-hours from `kernel_hours` and `costs` as [`Plan::hours`], disk at
+    /// `bandwidth` bytes per second per node where the machine states none.
+    #[allow(clippy::too_many_arguments)]
+    pub fn price(
+        &self,
+        counts: &[LayerCount],
+        boxes: usize,
+        (value_bytes, write_from): (u64, usize),
+        floor: impl Fn(&[usize]) -> u64,
+        bandwidth: f64,
+        kernel_hours: impl Fn(usize) -> f64,
+        costs: &ByteCosts,
+    ) -> MachinePrice {
+        let ranks = self.nodes * self.ranks_per_node;
+        let mem_per_rank = self.memory_per_node / self.ranks_per_node;
+        let planned = plan(counts, boxes, PlanSpec { ranks, value_bytes, write_from }).streamed(mem_per_rank);
+        let streamed = planned.streamed_layers();
+        let core_hours = LayerHours::sum(&planned.hours(kernel_hours, costs)).total;
+        let bandwidth = self.disk_bandwidth.unwrap_or(bandwidth) * self.nodes as f64;
+        let disk_hours = (planned.disk_read_bytes + planned.disk_written_bytes) as f64 / bandwidth / 3600.0;
+        let compute_hours = core_hours / (self.nodes * self.cores_per_node) as f64;
+        let table_bytes = planned.disk_bytes();
+        MachinePrice {
+            machine: *self,
+            ranks,
+            mem_per_rank,
+            fits_memory: streamed.is_empty() || floor(&streamed) <= mem_per_rank,
+            streamed,
+            peak_bytes_per_rank: planned.peak_bytes_per_rank,
+            scratch_bytes: planned.scratch_bytes,
+            table_bytes,
+            fits_disk: self.disk_per_node.map(|disk| planned.scratch_bytes + table_bytes <= disk * self.nodes),
+            core_hours,
+            compute_hours,
+            disk_hours,
+            wall_hours: compute_hours + disk_hours,
+        }
     }
 }
 
@@ -406,13 +623,8 @@ mod tests {
     use crate::duel::{Cards, Space};
     use crate::game::{Game, Rules};
 
-    /// Each part of a layer's hours is its bytes at the measured cost: exchange at the
-    /// value size, writing and checking for written layers only, twice with draws.
-    #[test]
-    fn hours_price_each_layers_bytes() {
-        let cards = Cards::new(Game::first(Rules::OFFICIAL, 4).unwrap());
-        let counts = count_layers(&Space::whole_game(&cards));
-        let costs = ByteCosts {
+    fn made_up_costs() -> ByteCosts {
+        ByteCosts {
             sample: "made up".to_owned(),
             sample_bytes: 1,
             exchange_ratio: 2.0,
@@ -420,7 +632,96 @@ mod tests {
             shard_ratio: 2.0,
             write_seconds_per_byte: 2e-9,
             check_seconds_per_byte: 3e-9,
+        }
+    }
+
+    /// Under a budget, the layers whose pair does not fit stream: they hold the budget and
+    /// their per-card tables, exchange nothing, and send every value through scratch
+    /// frames written and read once; the others are planned as in memory.
+    #[test]
+    fn layers_that_do_not_fit_the_budget_stream_through_scratch() {
+        let cards = Cards::new(Game::first(Rules::OFFICIAL, 5).unwrap());
+        let counts = count_layers(&Space::whole_game(&cards));
+        let spec = PlanSpec { ranks: 2, value_bytes: DRAW_VALUE_BYTES, write_from: 3 };
+        let whole = plan(&counts, 5, spec);
+        let mut sizes: Vec<u64> = whole.layers.iter().map(|l| l.bytes_per_rank).collect();
+        sizes.sort_unstable();
+        let budget = sizes[sizes.len() / 2] * 10 / 9 + 10;
+        let planned = whole.clone().streamed(budget);
+        assert_eq!(planned.stream_budget, Some(budget));
+        let streamed = planned.streamed_layers();
+        assert!(!streamed.is_empty() && streamed.len() < planned.layers.len(), "{streamed:?}");
+        let framed = |l: &LayerPlan| compressed(l.positions * DRAW_VALUE_BYTES);
+        let shards = |l: &LayerPlan| if l.layer >= 3 { compressed(l.positions * DRAW_VALUE_BYTES) } else { 0 };
+        for (i, (l, w)) in planned.layers.iter().zip(&whole.layers).enumerate() {
+            assert_eq!(l.streamed, w.bytes_per_rank > usable(budget), "layer {}", l.layer);
+            if !l.streamed {
+                assert_eq!(
+                    (l.bytes_per_rank, l.exchanged_bytes, l.framed_bytes),
+                    (w.bytes_per_rank, w.exchanged_bytes, 0)
+                );
+                assert_eq!((l.scratch_bytes, l.disk_read_bytes, l.disk_written_bytes), (0, 0, shards(l)));
+                continue;
+            }
+            let above = i.checked_sub(1).map(|a| &planned.layers[a]);
+            assert_eq!(l.bytes_per_rank, budget + w.card_bytes_per_rank);
+            assert_eq!((l.exchanged_bytes, l.sent_bytes, l.framed_bytes), (0, 0, l.positions * DRAW_VALUE_BYTES));
+            let above_frames = above.filter(|a| a.streamed).map_or(0, framed);
+            assert_eq!(l.scratch_bytes, framed(l) + above_frames);
+            let read_back = above.filter(|a| !a.streamed).map_or(0, |a| compressed(a.bytes * 2));
+            assert_eq!(l.disk_read_bytes, framed(l) + read_back);
+            assert_eq!(l.disk_written_bytes, framed(l) + shards(l));
+        }
+        assert_eq!(planned.disk_read_bytes, planned.layers.iter().map(|l| l.disk_read_bytes).sum::<u64>());
+        assert_eq!(planned.scratch_bytes, planned.layers.iter().map(|l| l.scratch_bytes).max().unwrap());
+        assert!(planned.exchanged_bytes < whole.exchanged_bytes);
+        // Frames cost the exchange's codec: streaming moves the bytes, not the work.
+        let costs = made_up_costs();
+        let (a, b) = (LayerHours::sum(&planned.hours(|_| 0.0, &costs)), LayerHours::sum(&whole.hours(|_| 0.0, &costs)));
+        let framed_total: u64 = planned.layers.iter().map(|l| l.framed_bytes + l.exchanged_bytes).sum();
+        assert!((a.exchange - framed_total as f64 * 1e-9 / 3600.0).abs() < 1e-12 && a.exchange > b.exchange);
+    }
+
+    /// A machine's price: its ranks and memory per rank, its compute spread over every
+    /// core, its disk time at its nodes' bandwidth, and refusals below the floor or the disk.
+    #[test]
+    fn machines_are_priced_from_their_shape() {
+        let cards = Cards::new(Game::first(Rules::OFFICIAL, 5).unwrap());
+        let counts = count_layers(&Space::whole_game(&cards));
+        let costs = made_up_costs();
+        let machine = Machine {
+            name: "test",
+            nodes: 2,
+            ranks_per_node: 3,
+            cores_per_node: 6,
+            memory_per_node: 3 << 14,
+            disk_per_node: Some(1 << 40),
+            disk_bandwidth: None,
         };
+        let price = machine.price(&counts, 5, (4, 0), |_| 1 << 10, 1e6, |l| l as f64, &costs);
+        assert_eq!((price.ranks, price.mem_per_rank), (6, 1 << 14));
+        let planned = plan(&counts, 5, PlanSpec { ranks: 6, value_bytes: 4, write_from: 0 }).streamed(1 << 14);
+        assert_eq!(price.streamed, planned.streamed_layers());
+        let core_hours = LayerHours::sum(&planned.hours(|l| l as f64, &costs)).total;
+        assert!((price.compute_hours - core_hours / 12.0).abs() < 1e-9);
+        let disk = (planned.disk_read_bytes + planned.disk_written_bytes) as f64 / 2e6 / 3600.0;
+        assert!((price.disk_hours - disk).abs() < 1e-12);
+        assert!((price.wall_hours - price.compute_hours - price.disk_hours).abs() < 1e-12);
+        assert!(price.fits_memory && price.fits_disk == Some(true));
+        assert!(!price.streamed.is_empty(), "the test streams");
+        let tight = Machine { disk_per_node: Some(1), disk_bandwidth: Some(1e9), ..machine };
+        let price = tight.price(&counts, 5, (4, 0), |_| 1 << 20, 1e6, |l| l as f64, &costs);
+        assert!(!price.fits_memory && price.fits_disk == Some(false));
+        assert!((price.disk_hours - disk / 1000.0).abs() < 1e-12, "the machine's own bandwidth");
+    }
+
+    /// Each part of a layer's hours is its bytes at the measured cost: exchange at the
+    /// value size, writing and checking for written layers only, twice with draws.
+    #[test]
+    fn hours_price_each_layers_bytes() {
+        let cards = Cards::new(Game::first(Rules::OFFICIAL, 4).unwrap());
+        let counts = count_layers(&Space::whole_game(&cards));
+        let costs = made_up_costs();
         for (value_bytes, columns) in [(PLAIN_VALUE_BYTES, 1.0), (DRAW_VALUE_BYTES, 2.0)] {
             let planned = plan(&counts, 4, PlanSpec { ranks: 3, value_bytes, write_from: 4 });
             let hours = planned.hours(|layer| layer as f64, &costs);
