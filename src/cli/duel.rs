@@ -510,16 +510,22 @@ fn plan(
     let (counts, spec) = (&sizing.layers, sizing.spec);
     let plan = sizing.plan(&space);
     let (floor, floor_layer) = sizing.stream_floor(&space, &plan.streamed_layers());
+    if scratch.exists() && !scratch.is_dir() {
+        bail!(
+            "--scratch {}: not a directory; give a directory (created if missing) for scratch files",
+            scratch.display()
+        );
+    }
+    let bandwidth = match calibration.disk_gbps {
+        Some(gbps) => gbps * 1e9,
+        None => yz::cluster::costs::disk_bandwidth(&scratch)
+            .with_context(|| format!("--scratch: measuring the disk bandwidth in {}", scratch.display()))?,
+    };
     if !as_json {
         eprintln!("measuring the solve rate of each of the {} layers on a sample of its pairs ...", counts.len());
     }
     let rates = sizing.calibrate(&space, (calibration.sample, calibration.runs, 1), &Bar::new(as_json));
     let costs = sizing.byte_costs(&space, temporary.path())?;
-    let bandwidth = match calibration.disk_gbps {
-        Some(gbps) => gbps * 1e9,
-        None => yz::cluster::costs::disk_bandwidth(&scratch)
-            .with_context(|| format!("measuring the disk bandwidth in {}", scratch.display()))?,
-    };
     let kernel_hours = |layer| rates.iter().find(|r| r.layer == layer).map_or(0.0, |r| r.core_hours);
     let hours = plan.hours(kernel_hours, &costs);
     let machines: Vec<_> = (yz::duel::plan::MACHINES.iter())
