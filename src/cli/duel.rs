@@ -535,7 +535,7 @@ fn plan(
             m.price(counts, cards.boxes(), sizes, floor, bandwidth, kernel_hours, &costs)
         })
         .collect();
-    let disk_hours = (plan.disk_read_bytes + plan.disk_written_bytes) as f64 / bandwidth / 3600.0;
+    let disk_hours = plan.disk_hours(bandwidth);
     let LayerHours { kernel, exchange, writing, checking, total: core_hours, .. } = LayerHours::sum(&hours);
     let core_hours_min: f64 = rates.iter().map(|r| r.core_hours_min).sum::<f64>() + exchange + writing + checking;
     let core_hours_max: f64 = rates.iter().map(|r| r.core_hours_max).sum::<f64>() + exchange + writing + checking;

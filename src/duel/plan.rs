@@ -428,6 +428,11 @@ impl Plan {
         }
     }
 
+    /// Hours of disk reads and writes over the solve at `bandwidth` bytes per second.
+    pub fn disk_hours(&self, bandwidth: f64) -> f64 {
+        (self.disk_read_bytes + self.disk_written_bytes) as f64 / bandwidth / 3600.0
+    }
+
     /// The layers that stream.
     pub fn streamed_layers(&self) -> Vec<usize> {
         self.layers.iter().filter(|l| l.streamed).map(|l| l.layer).collect()
@@ -569,7 +574,7 @@ impl Machine {
         let streamed = planned.streamed_layers();
         let core_hours = LayerHours::sum(&planned.hours(kernel_hours, costs)).total;
         let bandwidth = self.disk_bandwidth.unwrap_or(bandwidth) * self.nodes as f64;
-        let disk_hours = (planned.disk_read_bytes + planned.disk_written_bytes) as f64 / bandwidth / 3600.0;
+        let disk_hours = planned.disk_hours(bandwidth);
         let compute_hours = core_hours / (self.nodes * self.cores_per_node) as f64;
         let table_bytes = planned.disk_bytes();
         MachinePrice {
