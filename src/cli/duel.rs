@@ -50,9 +50,9 @@ pub enum DuelCommand {
         #[arg(long)]
         force: bool,
         /// Memory a rank may use, in GiB. Where the layers do not fit it, the solve
-        /// streams them in blocks through --scratch (without this or --scratch, a solve
-        /// that does not fit is refused) [default: MemAvailable, or the Slurm allocation,
-        /// shared by the node's ranks].
+        /// streams them in blocks through --scratch; a solve whose tables and scratch do
+        /// not fit the free disk is refused before it starts [default: MemAvailable, or the
+        /// Slurm allocation, shared by the node's ranks].
         #[arg(long, value_name = "GIB")]
         mem_per_rank: Option<f64>,
         /// Scratch directory of a streamed solve, seen by every rank; removed when the solve
@@ -311,15 +311,14 @@ fn print_layers(layers: &[LayerCount]) {
     println!("  {:>5} {:>6} {:>16} {:>22}", "total", "", group(pairs), group(positions));
 }
 
-/// Runs the solve on the ranks this build has: the MPI world (feature `mpi`), else this
-/// process alone. In an MPI job a rank that fails reports itself and aborts the job.
-#[allow(clippy::too_many_arguments)]
 /// `duel solve`'s memory per rank and scratch directory, as given.
 struct Memory {
     mem_per_rank: Option<f64>,
     scratch: Option<PathBuf>,
 }
 
+/// Runs the solve on the ranks this build has: the MPI world (feature `mpi`), else this
+/// process alone. In an MPI job a rank that fails reports itself and aborts the job.
 #[allow(clippy::too_many_arguments)]
 fn solve_tables(
     game: Game,
@@ -365,14 +364,11 @@ fn solve_on(
         None => memory_per_rank(|name| std::env::var(name).ok(), mem_available()),
     };
     let dir = out.unwrap_or_else(|| table_dir(data, game, scope.max_empty));
-    // Streaming is asked for by giving the memory per rank or a scratch directory.
-    let streams = memory.mem_per_rank.is_some() || memory.scratch.is_some();
     let scratch = memory
         .scratch
         .clone()
         .unwrap_or_else(|| yz::cluster::stream::default_scratch(&dir, |name| std::env::var(name).ok(), ranks.size()));
-    let sizing =
-        Sizing::in_budget(&space, options.clone(), ranks.size() as u64, available, streams.then_some(&*scratch))?;
+    let sizing = Sizing::in_budget(&space, options.clone(), ranks.size() as u64, available, Some(&scratch))?;
     let positions = sizing.positions();
     if sizing.streams() && ranks.rank() == 0 && !as_json {
         eprintln!(
@@ -502,8 +498,10 @@ fn plan(
     // The solve as `duel solve --mem-per-rank` sizes it: streaming where layers do not fit.
     let in_memory = Sizing::new(&space, options.clone(), ranks, Some(mem_bytes));
     let (sizing, below_floor) = match Sizing::in_budget(&space, options, ranks, Some(mem_bytes), Some(&scratch)) {
-        Ok(sizing) => (sizing, None),
-        Err(SetupError::BelowFloor(below)) => (in_memory.clone(), Some(below)),
+        Ok(sizing) => match sizing.check_floor(&space) {
+            Ok(()) => (sizing, None),
+            Err(below) => (in_memory.clone(), Some(below)),
+        },
         Err(SetupError::DoesNotFit(_)) => (in_memory.clone(), None),
         Err(e) => return Err(e.into()),
     };
@@ -622,10 +620,11 @@ fn plan(
     println!("positions          {}", group(plan.positions));
     println!("all layers         {:.1} GiB (4-byte values; Pawlewicz: 92 TB at 8 bytes)", gib(plan.bytes));
     println!(
-        "written            {:.1} GiB to shard files before compression{} (--write); disk at most about {:.1} GiB",
+        "written            {:.1} GiB to shard files before compression{} (--write); disk at most about {:.1} GiB{}",
         gib(plan.shard_bytes()),
         if plan.columns() == 2 { ", draw shards included" } else { "" },
-        gib(plan.disk_bytes())
+        gib(plan.peak_disk_bytes),
+        if plan.scratch_bytes > 0 { " at once, tables and scratch" } else { "" }
     );
     println!(
         "peak per rank      {:.2} GiB of values and layout ({})",

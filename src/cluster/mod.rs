@@ -66,6 +66,7 @@
 //! aborted (see `cluster::mpi` in builds with the `mpi` feature).
 
 pub mod costs;
+pub mod disk;
 pub mod launch;
 #[cfg(feature = "mpi")]
 pub mod mpi;

@@ -3,6 +3,7 @@
 
 use std::path::Path;
 
+use super::disk::check_disk;
 use super::ranks::Ranks;
 use super::solve::{ClusterError, LayerReport, Outcome, SolveOptions, segments, solve_tables};
 use super::stream::{BelowFloor, Stream, floor};
@@ -69,9 +70,6 @@ pub enum SetupError {
     /// The solve does not fit the memory of a rank.
     #[error(transparent)]
     DoesNotFit(#[from] DoesNotFit),
-    /// Streamed, the solve's blocks do not fit the memory of a rank.
-    #[error(transparent)]
-    BelowFloor(#[from] BelowFloor),
 }
 
 impl SolveOptions {
@@ -175,27 +173,11 @@ impl Sizing {
         Sizing { options, layers, spec: PlanSpec { value_bytes, ..spec } }
     }
 
-    /// [`Sizing::new`], refused where the memory per rank is known and the solve's peak
-    /// does not fit it.
-    pub fn checked(
-        space: &Space,
-        options: SolveOptions,
-        ranks: u64,
-        available: Option<u64>,
-    ) -> Result<Sizing, DoesNotFit> {
-        let sizing = Sizing::new(space, options, ranks, available);
-        if let Some(available) = available {
-            check_fits(&sizing.layers, space.cards().boxes(), sizing.spec, available)?;
-        }
-        Ok(sizing)
-    }
-
     /// The solve in memory where it fits `budget` bytes per rank, or else, where a
     /// `scratch` directory is given, streamed through it within the budget
-    /// ([`super::stream`]), refused below its [`floor`]; else [`Sizing::checked`]'s refusal.
-    /// Streaming is asked for, not chosen by default: a solve too large for memory may
-    /// also be too large for the disk and the hours it would take, which are not checked
-    /// up front yet. A streamed solve of the
+    /// ([`super::stream`]); else refused with the memory the solve needs in memory
+    /// ([`check_fits`]). The streamed solve's floor ([`Sizing::check_floor`]) and the disk
+    /// it needs are checked when it starts ([`Sizing::solve`]). A streamed solve of the
     /// game from its start carries the draw probability unless `options.draws` says
     /// otherwise: it costs disk, not memory.
     pub fn in_budget(
@@ -205,9 +187,11 @@ impl Sizing {
         budget: Option<u64>,
         scratch: Option<&Path>,
     ) -> Result<Sizing, SetupError> {
-        let refusal = match Sizing::checked(space, options.clone(), ranks, budget) {
-            Ok(sizing) => return Ok(sizing),
-            Err(refusal) => refusal,
+        let sizing = Sizing::new(space, options.clone(), ranks, budget);
+        let boxes = space.cards().boxes();
+        let refusal = match budget.map(|budget| check_fits(&sizing.layers, boxes, sizing.spec, budget)) {
+            None | Some(Ok(_)) => return Ok(sizing),
+            Some(Err(refusal)) => refusal,
         };
         // Streaming reads every layer back from the tables or scratch, so every layer
         // solved must be written.
@@ -218,18 +202,12 @@ impl Sizing {
         let value_bytes = if draws { DRAW_VALUE_BYTES } else { PLAIN_VALUE_BYTES };
         // Layers whose pair of layers fits the budget stay in memory; the others stream,
         // each run of them at least at its floor.
-        let layers = count_layers_from(space, options.stop_after);
-        let spec = PlanSpec { ranks, value_bytes, write_from: options.write_from };
-        let planned = plan(&layers, space.cards().boxes(), spec).streamed(budget);
+        let spec = PlanSpec { value_bytes, ..sizing.spec };
+        let planned = plan(&sizing.layers, boxes, spec).streamed(budget);
         let in_memory: Vec<usize> = planned.layers.iter().filter(|l| !l.streamed).map(|l| l.layer).collect();
-        let (needed, layer) = runs_floor(space, &options, value_bytes, &planned.streamed_layers());
-        if needed > budget {
-            let needed_gib = needed as f64 / (1u64 << 30) as f64;
-            return Err(BelowFloor { budget, needed, needed_gib, layer }.into());
-        }
         let stream = Stream { budget, scratch: scratch.to_owned(), in_memory };
         let options = SolveOptions { draws: Some(draws), stream: Some(stream), ..options };
-        Ok(Sizing::new(space, options, ranks, None))
+        Ok(Sizing { options, layers: sizing.layers, spec })
     }
 
     /// Whether the solve streams through scratch files.
@@ -250,6 +228,17 @@ impl Sizing {
             Some(stream) => planned.streamed(stream.budget),
             None => planned,
         }
+    }
+
+    /// Refuses a streamed solve whose budget is below the least memory per rank that its
+    /// streamed layers need ([`Sizing::stream_floor`]).
+    pub fn check_floor(&self, space: &Space) -> Result<(), BelowFloor> {
+        let Some(stream) = &self.options.stream else { return Ok(()) };
+        let (needed, layer) = self.stream_floor(space, &self.plan(space).streamed_layers());
+        if needed <= stream.budget {
+            return Ok(());
+        }
+        Err(BelowFloor { budget: stream.budget, needed, needed_gib: needed as f64 / (1u64 << 30) as f64, layer })
     }
 
     /// The least memory per rank that streams the layers `streamed` of the solve (the
@@ -291,7 +280,8 @@ impl Sizing {
     }
 
     /// Runs the solve of `space` over `ranks` into `dir` ([`solve_tables`]) with the value
-    /// type sized.
+    /// type sized, refused up front where its tables and scratch do not fit the disk
+    /// ([`check_disk`]) or its budget is below the streamed solve's floor.
     pub fn solve(
         &self,
         space: &Space,
@@ -299,6 +289,13 @@ impl Sizing {
         dir: &Path,
         progress: impl FnMut(&LayerReport),
     ) -> Result<Solution, ClusterError> {
+        // Rank 0 checks the disk for all (an error there stops every rank): tables and
+        // scratch are on file systems the ranks share.
+        if ranks.rank() == 0 {
+            let scratch = self.options.stream.as_ref().map(|s| s.scratch.as_path());
+            check_disk(&self.plan(space), dir, scratch)?;
+        }
+        self.check_floor(space)?;
         Ok(if self.with_draws() {
             Solution::WithDraws(solve_tables(space, ranks, dir, self.options.clone(), progress)?)
         } else {
@@ -355,22 +352,22 @@ mod tests {
         assert_eq!(mem_per_rank_bytes(1.0), Ok(1 << 30));
         assert!(mem_per_rank_bytes(f64::NAN).is_err());
         assert_eq!(check_runs(101), Err(SetupError::Runs(101)));
-        let sizing = Sizing::checked(&space, SolveOptions::whole(&space), 1, None).unwrap();
+        let sizing = Sizing::new(&space, SolveOptions::whole(&space), 1, None);
         assert!(sizing.with_draws(), "a small game from the start carries draws");
         let scratch = Some(Path::new("scratch"));
         let fits = Sizing::in_budget(&space, SolveOptions::whole(&space), 1, Some(1 << 30), scratch).unwrap();
         assert!(!fits.streams(), "a game that fits is solved in memory");
         let in_memory = Sizing::in_budget(&space, SolveOptions::whole(&space), 1, Some(10), None);
         assert!(matches!(in_memory, Err(SetupError::DoesNotFit(_))), "streams only where asked");
-        let tiny = Sizing::in_budget(&space, SolveOptions::whole(&space), 1, Some(10), scratch);
-        assert!(matches!(tiny, Err(SetupError::BelowFloor(ref below)) if below.needed > 10), "{tiny:?}");
+        let tiny = Sizing::in_budget(&space, SolveOptions::whole(&space), 1, Some(10), scratch).unwrap();
+        assert!(matches!(tiny.check_floor(&space), Err(ref below) if below.needed > 10));
         // Small shards let blocks be smaller than the layers held in memory.
         let cards = Cards::new(Game::first(Rules::OFFICIAL, 5).unwrap());
         let space = Space::whole_game(&cards);
         let small = SolveOptions { shard_positions: 5, ..SolveOptions::whole(&space) };
         let (floor, _) = floor(&space, (space.end_layer(), 0), 5, 8);
         let streamed = Sizing::in_budget(&space, small, 1, Some(floor), scratch).unwrap();
-        assert!(streamed.streams() && streamed.with_draws());
+        assert!(streamed.streams() && streamed.with_draws() && streamed.check_floor(&space).is_ok());
         // Layers whose pair fits stay in memory, the others stream.
         let stream = streamed.options.stream.as_ref().unwrap();
         let planned = plan(&streamed.layers, cards.boxes(), streamed.spec);
@@ -379,10 +376,10 @@ mod tests {
         }
         assert!(!stream.in_memory.is_empty() && stream.in_memory.len() < planned.layers.len(), "{stream:?}");
         let plain = SolveOptions { draws: Some(false), ..SolveOptions::whole(&space) };
-        assert!(!Sizing::checked(&space, plain, 1, None).unwrap().with_draws(), "--no-draws");
+        assert!(!Sizing::new(&space, plain, 1, None).with_draws(), "--no-draws");
         let endgame = Space::endgame(&cards, 3);
         let forced = SolveOptions { draws: Some(true), ..SolveOptions::whole(&endgame) };
-        assert!(Sizing::checked(&endgame, forced, 1, None).unwrap().with_draws(), "--draws in an endgame");
+        assert!(Sizing::new(&endgame, forced, 1, None).with_draws(), "--draws in an endgame");
         assert_eq!(sizing.layers.len(), 6);
         assert!(sizing.positions() > 0);
     }

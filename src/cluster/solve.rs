@@ -77,6 +77,9 @@ pub enum ClusterError {
     /// A streamed solve's memory per rank is below what its blocks need.
     #[error(transparent)]
     Budget(#[from] super::stream::BelowFloor),
+    /// The tables and scratch do not fit the disk free for them (checked up front).
+    #[error(transparent)]
+    Disk(#[from] super::disk::DiskError),
     /// Rank 0 stopped the solve (its own error says why).
     #[error("rank 0 stopped the solve; its message says why")]
     StoppedByRankZero,

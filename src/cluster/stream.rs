@@ -205,11 +205,16 @@ fn units(
 /// `top` (the lowest listed, or the game's end) down to `last`: twice the largest unit of
 /// any of them. Returns it with the layer whose unit needs it.
 pub fn floor(space: &Space, (top, last): (usize, usize), shard_positions: u64, value_bytes: u64) -> (u64, usize) {
+    // Each layer's shape serves two passes (as rows, then as a column): built once.
+    let shapes: Vec<LayerShape> =
+        (last..=top).filter(|&layer| layer < space.end_layer()).map(|layer| LayerShape::new(space, layer)).collect();
+    let shape = |layer: usize| layer.checked_sub(last).and_then(|i| shapes.get(i));
     (last..=top)
         .map(|upper| {
-            let layout = Layout::new(space, (upper, last), shard_positions, value_bytes);
-            let most = layout.units.iter().map(|u| u.1).max();
-            (2 * most.unwrap_or(0), layout.column.map_or(upper, |c| c.layer))
+            let (rows, column) = (shape(upper), (upper > last).then(|| shape(upper - 1)).flatten());
+            let shards = rows.map_or_else(Vec::new, |rows| shard_ranges(rows, shard_positions));
+            let most = units(space, rows, column, &shards, value_bytes).iter().map(|u| u.1).max();
+            (2 * most.unwrap_or(0), column.map_or(upper, |c| c.layer))
         })
         .max()
         .unwrap_or((0, last))

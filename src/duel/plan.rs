@@ -75,8 +75,10 @@ pub struct LayerPlan {
     /// Bytes of values that go through scratch frames, before compression (every value of
     /// a streamed layer, none otherwise).
     pub framed_bytes: u64,
-    /// Scratch held while the layer is solved: its frames being written and the frames of
-    /// the layer above being read, compressed by [`EXCHANGE_COMPRESSION`].
+    /// Scratch held at most while the layer's frames are written, compressed by
+    /// [`EXCHANGE_COMPRESSION`]: the pass that writes them reads the layer above's frames
+    /// and deletes them block by block, so the two sum to at most the larger of them (one
+    /// block aside).
     pub scratch_bytes: u64,
     /// Bytes read from disk for this layer (all ranks): its frames, and the layer above's
     /// shards where a run of streamed layers starts below a layer solved in memory.
@@ -111,6 +113,8 @@ pub struct Plan {
     pub stream_budget: Option<u64>,
     /// Most scratch held at once (all ranks).
     pub scratch_bytes: u64,
+    /// Most disk held at once, scratch and tables ([`Plan::peak_disk_bytes`]).
+    pub peak_disk_bytes: u64,
     /// Bytes read from disk over the solve.
     pub disk_read_bytes: u64,
     /// Bytes written to disk over the solve.
@@ -197,6 +201,7 @@ pub fn plan(counts: &[LayerCount], boxes: usize, spec: PlanSpec) -> Plan {
         spec: PlanSpec { ranks, ..spec },
         stream_budget: None,
         scratch_bytes: 0,
+        peak_disk_bytes: peak_disk(&layers, value_bytes == DRAW_VALUE_BYTES),
         disk_read_bytes: 0,
         disk_written_bytes: layers.iter().map(|l| l.disk_written_bytes).sum(),
         positions: layers.iter().map(|l| l.positions).sum(),
@@ -208,6 +213,26 @@ pub fn plan(counts: &[LayerCount], boxes: usize, spec: PlanSpec) -> Plan {
         lane_updates: layers.iter().map(|l| l.lane_updates).sum(),
         layers,
     }
+}
+
+/// Most disk the `layers` (in solve order) hold at once, scratch and tables: while a
+/// streamed layer's frames are written, the tables written so far and its scratch
+/// ([`LayerPlan::scratch_bytes`]); after each layer, the value shards written so far and,
+/// `with_draws`, the draw shards of that layer and the one above (a draw shard is removed
+/// one layer after it is written).
+fn peak_disk(layers: &[LayerPlan], with_draws: bool) -> u64 {
+    let shards = |l: &LayerPlan| if l.written { compressed(l.bytes) } else { 0 };
+    let (mut tables, mut peak, mut draws_above) = (0, 0, 0);
+    for l in layers {
+        if l.streamed {
+            peak = peak.max(tables + l.scratch_bytes);
+        }
+        tables += shards(l);
+        let draws = if with_draws { shards(l) } else { 0 };
+        peak = peak.max(tables + draws + draws_above);
+        draws_above = draws;
+    }
+    peak
 }
 
 /// Bytes on disk or on the wire of `raw` bytes of values, at [`EXCHANGE_COMPRESSION`].
@@ -407,7 +432,7 @@ impl Plan {
                     exchanged_bytes: 0,
                     sent_bytes: 0,
                     framed_bytes: framed,
-                    scratch_bytes: compressed(framed) + above.as_ref().map_or(0, |a| compressed(a.framed_bytes)),
+                    scratch_bytes: compressed(framed).max(above.as_ref().map_or(0, |a| compressed(a.framed_bytes))),
                     disk_read_bytes: compressed(framed)
                         + above.as_ref().filter(|a| !a.streamed).map_or(0, |a| compressed(a.bytes * columns)),
                     disk_written_bytes: compressed(framed) + l.disk_written_bytes,
@@ -422,6 +447,7 @@ impl Plan {
             exchanged_bytes: self.layers.iter().map(|l| l.exchanged_bytes).sum(),
             sent_bytes: self.layers.iter().map(|l| l.sent_bytes).sum(),
             scratch_bytes: self.layers.iter().map(|l| l.scratch_bytes).max().unwrap_or(0),
+            peak_disk_bytes: peak_disk(&self.layers, self.columns() == 2),
             disk_read_bytes: self.layers.iter().map(|l| l.disk_read_bytes).sum(),
             disk_written_bytes: self.layers.iter().map(|l| l.disk_written_bytes).sum(),
             ..self
@@ -586,7 +612,7 @@ impl Machine {
             peak_bytes_per_rank: planned.peak_bytes_per_rank,
             scratch_bytes: planned.scratch_bytes,
             table_bytes,
-            fits_disk: self.disk_per_node.map(|disk| planned.scratch_bytes + table_bytes <= disk * self.nodes),
+            fits_disk: self.disk_per_node.map(|disk| planned.peak_disk_bytes <= disk * self.nodes),
             core_hours,
             compute_hours,
             disk_hours,
@@ -672,13 +698,19 @@ mod tests {
             assert_eq!(l.bytes_per_rank, budget + w.card_bytes_per_rank);
             assert_eq!((l.exchanged_bytes, l.sent_bytes, l.framed_bytes), (0, 0, l.positions * DRAW_VALUE_BYTES));
             let above_frames = above.filter(|a| a.streamed).map_or(0, framed);
-            assert_eq!(l.scratch_bytes, framed(l) + above_frames);
+            assert_eq!(l.scratch_bytes, framed(l).max(above_frames));
             let read_back = above.filter(|a| !a.streamed).map_or(0, |a| compressed(a.bytes * 2));
             assert_eq!(l.disk_read_bytes, framed(l) + read_back);
             assert_eq!(l.disk_written_bytes, framed(l) + shards(l));
         }
         assert_eq!(planned.disk_read_bytes, planned.layers.iter().map(|l| l.disk_read_bytes).sum::<u64>());
         assert_eq!(planned.scratch_bytes, planned.layers.iter().map(|l| l.scratch_bytes).max().unwrap());
+        // The disk held at once: the tables alone in memory (with two layers' draw shards),
+        // and with scratch at least its peak but less than the two peaks summed.
+        let values: u64 = whole.layers.iter().map(shards).sum::<u64>() / 2;
+        assert!(whole.peak_disk_bytes > values && whole.peak_disk_bytes <= whole.disk_bytes());
+        assert!(planned.peak_disk_bytes >= planned.scratch_bytes.max(values));
+        assert!(planned.peak_disk_bytes < planned.scratch_bytes + planned.disk_bytes());
         assert!(planned.exchanged_bytes < whole.exchanged_bytes);
         // Frames cost the exchange's codec: streaming moves the bytes, not the work.
         let costs = made_up_costs();
