@@ -15,7 +15,7 @@ use std::time::Instant;
 
 use bytemuck::Pod;
 
-use super::solve::{pack_part, unpack_part};
+use super::exchange::{pack_part, unpack_part};
 use crate::duel::count::count_layers;
 use crate::duel::plan::ByteCosts;
 use crate::duel::shard::{self, Column, Listed, SHARD_POSITIONS, ShardError};

@@ -67,6 +67,8 @@
 
 pub mod costs;
 pub mod disk;
+mod error;
+mod exchange;
 pub mod launch;
 #[cfg(feature = "mpi")]
 pub mod mpi;
@@ -74,8 +76,11 @@ pub mod partition;
 pub mod ranks;
 pub mod rehearse;
 pub mod setup;
+mod shards;
 pub mod solve;
+mod start;
 pub mod stream;
 
+pub use error::{ClusterError, Damage};
 pub use ranks::{Alone, Ranks};
-pub use solve::{ClusterError, LayerReport, Outcome, SolveOptions, solve_tables};
+pub use solve::{LayerReport, Outcome, SolveOptions, solve_tables};

@@ -20,9 +20,9 @@ use mpi::topology::{Communicator, SimpleCommunicator};
 use mpi::traits::*;
 use mpi::{Count, Rank, Threading};
 
+use super::error::ClusterError;
 use super::launch::{self, LaunchMismatch};
 use super::ranks::{PIECE_BYTES, Ranks};
-use super::solve::ClusterError;
 
 /// Why the MPI ranks could not be set up.
 #[derive(Debug, thiserror::Error)]

@@ -4,8 +4,9 @@
 use std::path::Path;
 
 use super::disk::check_disk;
+use super::error::ClusterError;
 use super::ranks::Ranks;
-use super::solve::{ClusterError, LayerReport, Outcome, SolveOptions, segments, solve_tables};
+use super::solve::{LayerReport, Outcome, SolveOptions, segments, solve_tables};
 use super::stream::{BelowFloor, Stream, floor};
 use crate::duel::calibrate::{LayerRate, calibrate};
 use crate::duel::count::{LayerCount, count_layers_from};

@@ -35,8 +35,11 @@ use bytemuck::Pod;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
+use super::error::ClusterError;
+use super::exchange::{pack_part, unpack_part};
 use super::ranks::Ranks;
-use super::solve::{ClusterError, LayerReport, Outcome, pack_part, read_rows, unpack_part};
+use super::shards::read_rows;
+use super::solve::{LayerReport, Outcome};
 use crate::duel::cards::window;
 use crate::duel::layout::{per_card_sums, window_len};
 use crate::duel::shard::{self, Column, LayerEntry, Manifest, ShardEntry, ShardError, ShardSpan, shard_ranges};

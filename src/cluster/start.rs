@@ -1,0 +1,302 @@
+//! Where a solve starts: the table directory locked, a fresh manifest or the one to
+//! continue (checked, with every listed shard checked by the ranks), and the damaged
+//! shards to repair.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use super::error::ClusterError;
+use super::exchange::gather_findings;
+use super::ranks::Ranks;
+use super::solve::SolveOptions;
+use crate::duel::Space;
+use crate::duel::shard::{self, Column, Manifest, ShardError, check_manifest, verify_listed};
+use crate::game::Game;
+use crate::store;
+
+/// The manifest to continue: a fresh one (written by rank 0), or with `resume` the one in
+/// `dir` after rank 0 checked it and every rank checked a share of its shards; with the
+/// directory's lock (rank 0) and the damaged shards to repair.
+pub(super) fn start(
+    space: &Space,
+    ranks: &impl Ranks,
+    dir: &Path,
+    SolveOptions { resume, force, shard_positions, .. }: SolveOptions,
+) -> Result<Start, ClusterError> {
+    let (me, size) = (ranks.rank(), ranks.size());
+    let game = space.cards().game();
+    let fresh = Manifest::new(game, space.first_layer(), space.end_layer(), shard_positions);
+    // Rank 0 decides: a manifest to continue, a fresh start, or an error it reports.
+    let mut decision: Result<Manifest, ClusterError> = Ok(fresh.clone());
+    let mut lock = None;
+    if me == 0 {
+        match lock_dir(dir, LOCK_WAIT) {
+            Ok(held) => lock = Some(held),
+            Err(e) => decision = Err(e),
+        }
+    }
+    if me == 0 && decision.is_ok() {
+        // Writers killed mid-write (a cancelled or requeued job) leave their temporary
+        // files; with the directory locked, no live writer's can be among them.
+        match store::remove_stale_temp_files(dir) {
+            Ok(removed) if !removed.is_empty() => {
+                tracing::info!(dir = %dir.display(), ?removed, "removed temporary files of an interrupted run")
+            }
+            Ok(_) => {}
+            Err(e) => tracing::warn!(dir = %dir.display(), error = %e, "cannot clear old temporary files"),
+        }
+        decision = match decide(dir, game, &fresh, resume, force) {
+            Ok(Decision::Continue(manifest)) => Ok(manifest),
+            Ok(Decision::Fresh) => fresh.write(dir).map(|_| fresh.clone()).map_err(ClusterError::from),
+            Err(e) => Err(e),
+        };
+    }
+    let shared = match &decision {
+        Ok(manifest) => manifest.to_bytes(),
+        Err(_) => Vec::new(),
+    };
+    let shared = ranks.broadcast(shared).map_err(ClusterError::Exchange)?;
+    if shared.is_empty() {
+        return Err(decision.err().unwrap_or(ClusterError::StoppedByRankZero));
+    }
+    let mut manifest = Manifest::from_bytes(&shared).map_err(|e| ClusterError::Exchange(format!("manifest: {e}")))?;
+    // Every rank checks its share of the listed shards; rank 0 collects the problems. A
+    // shard that is missing or fails its checks, under a name the manifest may list, is
+    // repaired from the layer above; any other problem stops the solve.
+    // Damaged draw shards (kept for the last layer only) cannot be recomputed, since the
+    // layer above kept none: they are dropped, and P(draw) is reported unknown.
+    let listed = manifest.listed();
+    let found: Vec<ShardDamage> = listed
+        .par_iter()
+        .enumerate()
+        .filter(|(i, _)| i % size == me)
+        .filter_map(|(_, listed)| {
+            let &shard::Listed { layer, column, index, .. } = listed;
+            let check = verify_listed(dir, game, listed, space.opponent_count(layer));
+            let problem = format!("{}: {}", check.path.display(), check.problem?);
+            let repairable = shard::linked(dir, &listed.file()).is_none();
+            Some(ShardDamage { layer, index, column, problem, repairable })
+        })
+        .collect();
+    let (any, damage) = gather_findings(ranks, &found, "problems")?;
+    let mut damage: Vec<ShardDamage> = damage.into_iter().map(|(_, d)| d).collect();
+    damage.sort_by_key(|d| (d.layer, d.index));
+    // Rank 0's verdict: the value shards to repair and whether to drop the draws, or none
+    // to say the solve stops.
+    let verdict = damage.iter().all(|d| d.repairable).then(|| {
+        let repairs: Vec<(usize, usize)> =
+            damage.iter().filter(|d| d.column == Column::Value).map(|d| (d.layer, d.index)).collect();
+        (repairs, damage.iter().any(|d| d.column == Column::Draw))
+    });
+    let verdict = if any {
+        let shared =
+            ranks.broadcast(serde_json::to_vec(&verdict).expect("serialises")).map_err(ClusterError::Exchange)?;
+        serde_json::from_slice(&shared).map_err(|e| ClusterError::Exchange(format!("verdict: {e}")))?
+    } else {
+        Some((Vec::new(), false))
+    };
+    let Some((repairs, drop_draws)) = verdict else {
+        if me == 0 {
+            let problems = damage.into_iter().filter(|d| !d.repairable).map(|d| d.problem).collect();
+            return Err(ShardError::Unsound { dir: dir.to_owned(), problems }.into());
+        }
+        return Err(ClusterError::StoppedByRankZero);
+    };
+    for d in &damage {
+        match d.column {
+            Column::Value => tracing::warn!(problem = %d.problem, "damaged shard: recomputing it from the layer above"),
+            Column::Draw => tracing::warn!(problem = %d.problem, "damaged draw shard: P(draw) will be unknown"),
+        }
+    }
+    if drop_draws && let Some(last) = manifest.layers.last_mut() {
+        last.draws.clear();
+        if me == 0 {
+            manifest.write(dir)?;
+        }
+    }
+    if me == 0 {
+        let removed = shard::remove_unlisted_draws(dir, &manifest).map_err(ShardError::from)?;
+        if !removed.is_empty() {
+            tracing::info!(?removed, "removed draw shards the manifest no longer lists");
+        }
+    }
+    Ok(Start { manifest, _lock: lock, repairs })
+}
+
+/// What a solve does with the table directory `dir`, decided by rank 0 before any rank
+/// reads it.
+#[derive(Debug, PartialEq)]
+pub(super) enum Decision {
+    /// Start afresh: no manifest there, or (not resuming) tables of the same game and
+    /// layers, which the solve overwrites.
+    Fresh,
+    /// Continue the manifest there (`--resume`), checked against the game and layers.
+    Continue(Manifest),
+}
+
+/// Decides, from what `dir` holds, whether a solve of `game` whose fresh manifest would be
+/// `fresh` continues the tables there (`resume`), starts afresh, or is refused: tables of
+/// another game or layers are not overwritten without `force`, and a manifest to resume
+/// must open, pass its checks and be of this game and layers. Reads files, writes none.
+pub(super) fn decide(
+    dir: &Path,
+    game: Game,
+    fresh: &Manifest,
+    resume: bool,
+    force: bool,
+) -> Result<Decision, ClusterError> {
+    let refuse = |reason: String| ClusterError::Resume { dir: dir.display().to_string(), reason };
+    let exists = dir.join(shard::MANIFEST_FILE).exists();
+    if exists && !resume && !force {
+        let there = match Manifest::open(dir) {
+            Ok(m)
+                if (m.identity == fresh.identity
+                    && (m.first_layer, m.end_layer) == (fresh.first_layer, fresh.end_layer)) =>
+            {
+                None
+            }
+            Ok(m) => Some(format!(
+                "tables of the {} rules with categories {}, layers {}..{}",
+                m.identity.rules,
+                m.identity.categories.join(","),
+                m.first_layer,
+                m.end_layer
+            )),
+            Err(e) => Some(format!("a manifest that does not open ({e})")),
+        };
+        match there {
+            None => Ok(Decision::Fresh),
+            Some(what) => Err(ClusterError::Overwrite { dir: dir.display().to_string(), what }),
+        }
+    } else if resume && exists {
+        match check_manifest(dir) {
+            (Some(manifest), check) if check.problem.is_none() => {
+                if let Err(e) = manifest.check_game(game, dir) {
+                    Err(ShardError::from(e).into())
+                } else if (manifest.first_layer, manifest.end_layer) != (fresh.first_layer, fresh.end_layer) {
+                    Err(refuse(format!(
+                        "the tables are of layers {}..{}, but this solve is of layers {}..{}",
+                        manifest.first_layer, manifest.end_layer, fresh.first_layer, fresh.end_layer
+                    )))
+                } else {
+                    Ok(Decision::Continue(manifest))
+                }
+            }
+            (_, check) => Err(ShardError::Unsound {
+                dir: dir.to_owned(),
+                problems: vec![format!("{}: {}", check.path.display(), check.problem.unwrap_or_default())],
+            }
+            .into()),
+        }
+    } else {
+        if resume {
+            tracing::info!(dir = %dir.display(), "no manifest to resume from: starting afresh");
+        }
+        Ok(Decision::Fresh)
+    }
+}
+
+/// Where a solve starts: what [`start`] found and decided.
+pub(super) struct Start {
+    /// The manifest to continue.
+    pub(super) manifest: Manifest,
+    /// The table directory's lock (rank 0), held until the solve ends.
+    pub(super) _lock: Option<std::fs::File>,
+    /// The damaged shards to repair, as (layer, index in the layer).
+    pub(super) repairs: Vec<(usize, usize)>,
+}
+
+/// A listed shard that failed its checks when a solve resumed.
+#[derive(Serialize, Deserialize)]
+struct ShardDamage {
+    layer: usize,
+    /// Its index in the layer.
+    index: usize,
+    /// What it holds.
+    column: Column,
+    /// What is wrong, naming the file.
+    problem: String,
+    /// Whether recomputing it would repair it (its name is one the solve writes).
+    repairable: bool,
+}
+
+/// How long a solve waits for another writer's lock on its table directory: a killed or
+/// requeued job's processes can take a moment to end.
+pub(super) const LOCK_WAIT: Duration = Duration::from_secs(30);
+
+/// Creates the table directory if needed and takes its advisory lock (`flock`), waiting
+/// up to `wait` for another holder to let go, so that a second solve into the same
+/// directory is refused instead of mixing files; the lock goes with the returned file.
+pub(super) fn lock_dir(dir: &Path, wait: Duration) -> Result<std::fs::File, ClusterError> {
+    use std::os::fd::AsRawFd;
+    let io = |action: &'static str| {
+        move |source| ShardError::from(store::StoreError::Io { path: dir.to_owned(), action, source })
+    };
+    std::fs::create_dir_all(dir).map_err(io("create"))?;
+    let file = std::fs::File::open(dir).map_err(io("open"))?;
+    let started = Instant::now();
+    let mut announced = false;
+    loop {
+        // SAFETY: flock on a descriptor this function owns; it touches no memory.
+        if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0 {
+            return Ok(file);
+        }
+        let error = std::io::Error::last_os_error();
+        if error.kind() != std::io::ErrorKind::WouldBlock {
+            return Err(io("lock")(error).into());
+        }
+        if started.elapsed() >= wait {
+            return Err(ClusterError::Busy { dir: dir.display().to_string() });
+        }
+        if !std::mem::replace(&mut announced, true) {
+            tracing::info!(dir = %dir.display(), "waiting for another writer's lock on the table directory");
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::Rules;
+
+    fn game(boxes: usize) -> Game {
+        Game::first(Rules::OFFICIAL, boxes).unwrap()
+    }
+
+    /// Without ranks: a directory without tables starts afresh; tables of the same game
+    /// are overwritten or continued; another game's are refused unless forced; a manifest
+    /// to resume must be of this game and layers, and sound.
+    #[test]
+    fn the_start_resume_or_overwrite_decision() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join("tables");
+        let fresh = Manifest::new(game(4), 0, 8, 100);
+        for resume in [false, true] {
+            assert_eq!(decide(&dir, game(4), &fresh, resume, false).unwrap(), Decision::Fresh, "no tables");
+        }
+        std::fs::create_dir_all(&dir).unwrap();
+        fresh.write(&dir).unwrap();
+        assert_eq!(decide(&dir, game(4), &fresh, false, false).unwrap(), Decision::Fresh, "same tables");
+        match decide(&dir, game(4), &fresh, true, false).unwrap() {
+            Decision::Continue(manifest) => assert_eq!(manifest.to_bytes(), fresh.to_bytes()),
+            other => panic!("{other:?}"),
+        }
+        // Tables of another game: refused, unless forced; not resumed.
+        let other = Manifest::new(game(5), 0, 10, 100);
+        assert!(matches!(decide(&dir, game(5), &other, false, false), Err(ClusterError::Overwrite { .. })));
+        assert_eq!(decide(&dir, game(5), &other, false, true).unwrap(), Decision::Fresh);
+        assert!(decide(&dir, game(5), &other, true, false).is_err(), "another game's manifest is not resumed");
+        // The same game over other layers (an endgame's tables) is not resumed.
+        let endgame = Manifest::new(game(4), 4, 8, 100);
+        assert!(matches!(decide(&dir, game(4), &endgame, true, false), Err(ClusterError::Resume { .. })));
+        // A damaged manifest: neither resumed nor silently overwritten.
+        std::fs::write(dir.join(shard::MANIFEST_FILE), b"not a manifest").unwrap();
+        assert!(matches!(decide(&dir, game(4), &fresh, true, false), Err(ClusterError::Shard(_))));
+        assert!(matches!(decide(&dir, game(4), &fresh, false, false), Err(ClusterError::Overwrite { .. })));
+        assert_eq!(decide(&dir, game(4), &fresh, false, true).unwrap(), Decision::Fresh);
+    }
+}
