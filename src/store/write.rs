@@ -86,9 +86,9 @@ pub fn write_text_atomic(path: &Path, text: &str) -> Result<(), StoreError> {
         action: "name",
         source: std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a file name"),
     })?;
-    let tmp_path = parent_dir(path).join(temp_name(name, TEMP_COUNTER.fetch_add(1, Ordering::Relaxed)));
+    check_replaceable(path)?;
+    let (mut file, tmp_path) = create_temp(parent_dir(path), name)?;
     let written = (|| {
-        let mut file = File::create(&tmp_path).map_err(io_error(&tmp_path, "create"))?;
         file.write_all(text.as_bytes()).map_err(io_error(&tmp_path, "write"))?;
         file.sync_all().map_err(io_error(&tmp_path, "sync"))?;
         fs::rename(&tmp_path, path).map_err(io_error(path, "rename into place"))
@@ -123,6 +123,50 @@ pub struct StoreWriter {
 
 /// Makes temporary names unique among the writers of one process.
 static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
+
+/// Tries at a fresh temporary name before giving up: names already taken are another
+/// writer's, or planted.
+const TEMP_ATTEMPTS: u32 = 64;
+
+/// Creates a temporary file for `name` in `dir`, at a name no file or link holds yet
+/// (`O_CREAT | O_EXCL`, which never follows a link), so that a link planted at a temporary
+/// name cannot turn the write onto another file. The names' numbers start at a random
+/// point of each process, so that they cannot be foreseen either.
+fn create_temp(dir: &Path, name: &std::ffi::OsStr) -> Result<(File, PathBuf), StoreError> {
+    let start = *temp_start();
+    let mut last = None;
+    for _ in 0..TEMP_ATTEMPTS {
+        let tmp_path = dir.join(temp_name(name, start.wrapping_add(TEMP_COUNTER.fetch_add(1, Ordering::Relaxed))));
+        match OpenOptions::new().write(true).create_new(true).open(&tmp_path) {
+            Ok(file) => return Ok((file, tmp_path)),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => last = Some((tmp_path, e)),
+            Err(e) => return Err(io_error(&tmp_path, "create")(e)),
+        }
+    }
+    let (tmp_path, e) = last.expect("at least one attempt");
+    Err(io_error(&tmp_path, "create (every temporary name tried is taken)")(e))
+}
+
+/// Where this process's temporary names start counting: random, drawn once.
+fn temp_start() -> &'static u64 {
+    use std::hash::{BuildHasher, Hasher};
+    static START: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    START.get_or_init(|| std::collections::hash_map::RandomState::new().build_hasher().finish() >> 16)
+}
+
+/// Refuses to replace what is at `path` unless it is a regular file (or nothing): a
+/// rename over a device, FIFO, socket or directory would put a file in its place.
+fn check_replaceable(path: &Path) -> Result<(), StoreError> {
+    match fs::metadata(path) {
+        Ok(meta) if !meta.is_file() => Err(StoreError::InvalidInput {
+            path: path.to_owned(),
+            reason: "it exists and is not a regular file (a directory, device, FIFO or socket); \
+                     give the path of a file to write"
+                .to_owned(),
+        }),
+        _ => Ok(()),
+    }
+}
 
 /// The temporary name of `name` for this process's writer number `n`: hidden, and never a
 /// name a reader looks for.
@@ -202,13 +246,8 @@ impl StoreWriter {
 
         let dir = parent_dir(path);
         fs::create_dir_all(dir).map_err(io_error(dir, "create directory"))?;
-        let tmp_path = dir.join(temp_name(name, TEMP_COUNTER.fetch_add(1, Ordering::Relaxed)));
-        let file = OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .open(&tmp_path)
-            .map_err(io_error(&tmp_path, "create"))?;
+        check_replaceable(path)?;
+        let (file, tmp_path) = create_temp(dir, name)?;
 
         // Build the writer before writing anything, so that its drop removes the file.
         let mut writer = StoreWriter {
@@ -379,4 +418,50 @@ fn sync_dir(dir: &Path) -> Result<(), StoreError> {
 fn io_error(path: &Path, action: &'static str) -> impl FnOnce(std::io::Error) -> StoreError {
     let path = path.to_owned();
     move |source| StoreError::Io { path, action, source }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Links planted at the next temporary names are skipped, never written through: the
+    /// files they point at keep their bytes, and the output is a file of its own.
+    #[cfg(unix)]
+    #[test]
+    fn a_planted_link_at_a_temporary_name_is_never_followed() {
+        let dir = tempfile::tempdir().unwrap();
+        let victim = dir.path().join("victim");
+        fs::write(&victim, b"precious").unwrap();
+        let out = dir.path().join("record.txt");
+        write_text_atomic(&out, "first").unwrap();
+        let start = *temp_start();
+        let next = TEMP_COUNTER.load(Ordering::Relaxed);
+        for n in next..next + 8 {
+            let name = temp_name(out.file_name().unwrap(), start.wrapping_add(n));
+            std::os::unix::fs::symlink(&victim, dir.path().join(name)).unwrap();
+        }
+        write_text_atomic(&out, "second").unwrap();
+        assert_eq!(fs::read(&victim).unwrap(), b"precious");
+        assert!(fs::symlink_metadata(&out).unwrap().file_type().is_file());
+        assert_eq!(fs::read_to_string(&out).unwrap(), "second");
+    }
+
+    /// A directory or FIFO at the output is refused, left as it was.
+    #[cfg(unix)]
+    #[test]
+    fn an_output_that_is_no_regular_file_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("fifo");
+        let name = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: mkfifo reads the NUL-terminated path it is given.
+        assert_eq!(unsafe { libc::mkfifo(name.as_ptr(), 0o600) }, 0);
+        for path in [fifo.as_path(), dir.path()] {
+            let refused = write_text_atomic(path, "x").unwrap_err().to_string();
+            assert!(refused.contains("not a regular file"), "{refused}");
+            let refused = write_atomic(path, "k", &serde_json::json!({}), b"x").unwrap_err().to_string();
+            assert!(refused.contains("not a regular file"), "{refused}");
+        }
+        use std::os::unix::fs::FileTypeExt;
+        assert!(fs::symlink_metadata(&fifo).unwrap().file_type().is_fifo());
+    }
 }
