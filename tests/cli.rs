@@ -129,3 +129,22 @@ fn a_reader_that_stops_early_ends_yz_without_a_panic() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!stderr.contains("panicked"), "{stderr}");
 }
+
+/// An endless answer line (a device piped in by mistake) is refused after a few KiB, not
+/// read into memory.
+#[test]
+fn play_refuses_an_endless_answer_line() {
+    use std::process::Stdio;
+    let dir = tempfile::tempdir().unwrap();
+    let save = dir.path().join("game.json");
+    let out = Command::new(env!("CARGO_BIN_EXE_yz"))
+        .arg("--data")
+        .arg(dir.path())
+        .args(["play", "--first", "2", "--enter-dice", "--save"])
+        .arg(&save)
+        .stdin(Stdio::from(std::fs::File::open("/dev/zero").unwrap()))
+        .output()
+        .expect("yz runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && stderr.contains("longer than 4096 bytes"), "{stderr}");
+}

@@ -1,6 +1,6 @@
 //! `yz play`: a game in the terminal, coached decision by decision.
 
-use std::io::{BufRead, Write};
+use std::io::{BufRead, Read, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
@@ -151,7 +151,8 @@ fn roll(session: &mut Session, input: &mut impl BufRead) -> Result<()> {
     let who = session.record().players()[session.mover()].clone();
     loop {
         let kept = session.kept().filter(|k| k.size() > 0).map(|k| format!(" (kept {k})")).unwrap_or_default();
-        let line = prompt(input, &format!("{who}'s dice{kept}, all five: "))?.context("no dice entered")?;
+        let whose = if who == "you" { "your".to_owned() } else { format!("{who}'s") };
+        let line = prompt(input, &format!("{whose} dice{kept}, all five: "))?.context("no dice entered")?;
         match read_dice(&line).map(|roll| session.roll(Some(roll))) {
             Ok(Ok(_)) => return Ok(()),
             Ok(Err(error)) => println!("  {error}"),
@@ -226,14 +227,22 @@ fn read_dice(line: &str) -> Result<RollId> {
     Ok(RollId::from_faces([faces[0], faces[1], faces[2], faces[3], faces[4]]))
 }
 
-/// Prints `question` and reads a line; `None` at the end of the input.
+/// Longest answer line read: an answer is a few characters, so a longer line (a file or
+/// device piped in by mistake) is refused before it fills the memory.
+const MAX_ANSWER_BYTES: u64 = 4096;
+
+/// Prints `question` and reads a line of at most [`MAX_ANSWER_BYTES`]; `None` at the end
+/// of the input.
 fn prompt(input: &mut impl BufRead, question: &str) -> Result<Option<String>> {
     print!("{question}");
     std::io::stdout().flush()?;
     let mut line = String::new();
-    if input.read_line(&mut line)? == 0 {
+    if input.take(MAX_ANSWER_BYTES + 1).read_line(&mut line)? == 0 {
         println!();
         return Ok(None);
+    }
+    if line.len() as u64 > MAX_ANSWER_BYTES {
+        bail!("an answer line is longer than {MAX_ANSWER_BYTES} bytes; answer with dice, a box or a command");
     }
     Ok(Some(line))
 }

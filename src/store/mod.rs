@@ -574,4 +574,18 @@ mod tests {
             let _ = read::validate(&tail, Path::new("garbage.yzs"), None);
         }
     }
+
+    /// A file that states no size but holds more (procfs) is read one byte past the limit
+    /// at most, and refused.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_text_file_larger_than_its_stated_size_is_refused() {
+        let maps = Path::new("/proc/self/maps");
+        assert_eq!(fs::metadata(maps).unwrap().len(), 0);
+        match read_text(maps, 16) {
+            Err(StoreError::TooLarge { len, max: 16, .. }) => assert_eq!(len, 17),
+            other => panic!("{other:?}"),
+        }
+        assert!(read_text(maps, 1 << 20).unwrap().contains('\n'));
+    }
 }

@@ -1,6 +1,7 @@
 //! Opening store files: map, check every byte, then hand out views.
 
 use std::fs::File;
+use std::io::Read;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
@@ -167,7 +168,15 @@ pub fn read_text(path: &Path, max_bytes: u64) -> Result<String, StoreError> {
     if len > max_bytes {
         return Err(StoreError::TooLarge { path: path.to_owned(), len, max: max_bytes });
     }
-    std::fs::read_to_string(path).map_err(io("read"))
+    // A file may hold more than its stated size (procfs states 0): read one byte past the
+    // limit at most.
+    let mut text = String::new();
+    let file = File::open(path).map_err(io("open"))?;
+    file.take(max_bytes + 1).read_to_string(&mut text).map_err(io("read"))?;
+    if text.len() as u64 > max_bytes {
+        return Err(StoreError::TooLarge { path: path.to_owned(), len: text.len() as u64, max: max_bytes });
+    }
+    Ok(text)
 }
 
 /// Where things are in a checked file, and what its header says.
