@@ -41,8 +41,9 @@ pub struct PlayArgs {
     /// Your name in the record.
     #[arg(long, default_value = "you")]
     name: String,
-    /// Where to save the game record (after every turn) [default: game-SEED.txt, or
-    /// game.txt with real dice].
+    /// Where to save the game record (after every turn); a file there that is not a
+    /// record is refused [default: game-SEED.txt, or game.txt with real dice, numbered
+    /// game-2.txt, … where taken].
     #[arg(long, value_name = "FILE")]
     save: Option<PathBuf>,
 }
@@ -82,10 +83,17 @@ pub fn run(args: PlayArgs, data: &Path) -> Result<()> {
     let players = lineup.as_ref().map(|(_, l)| l.players()).unwrap_or_default();
     let opponent = lineup.as_ref().map(|(name, _)| (name.as_str(), players[0].as_ref()));
     let seed = (!args.enter_dice).then(|| args.seed.unwrap_or_else(fresh_seed));
-    let save = args.save.clone().unwrap_or_else(|| match seed {
-        Some(seed) => PathBuf::from(format!("game-{seed}.txt")),
-        None => PathBuf::from("game.txt"),
-    });
+    // A record never replaces another file, and a default name never an earlier game.
+    let save = match &args.save {
+        Some(path) => {
+            yz::record::save::check_save_path(path)?;
+            path.clone()
+        }
+        None => yz::record::save::unused_path(&match seed {
+            Some(seed) => PathBuf::from(format!("game-{seed}.txt")),
+            None => PathBuf::from("game.txt"),
+        }),
+    };
     let mut session = Session::new(game, &args.name, coach, opponent, seed)?;
     match seed {
         Some(seed) => println!("yz play: {} rules, dice dealt from seed {seed}", game.rules),

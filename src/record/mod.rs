@@ -12,6 +12,7 @@
 //! line of the text, the turn of the JSON).
 
 pub mod json;
+pub mod save;
 pub mod text;
 
 use std::fmt;
