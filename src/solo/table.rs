@@ -74,6 +74,12 @@ impl SoloTable {
         let mut metadata = KIND.metadata(game);
         metadata["value"] = json!("expected future points at the start of a turn, f64 by state id");
         metadata["states"] = json!(index.len());
+        // A killed solve's temporary file of this table is taken before writing a new one.
+        if let Ok(removed) = store::remove_dead_temp_files(path)
+            && !removed.is_empty()
+        {
+            tracing::info!(?removed, "removed temporary files of killed writers");
+        }
         store::write_atomic(path, KIND.name, &metadata, store::as_bytes(&values))
     }
 

@@ -203,6 +203,51 @@ pub fn remove_stale_temp_files(dir: &Path) -> std::io::Result<Vec<String>> {
     Ok(removed)
 }
 
+/// How long a dead writer's temporary file must have been left untouched before
+/// [`remove_dead_temp_files`] takes it: a writer on another host sharing the directory,
+/// whose process this host cannot see, writes more often than that.
+const DEAD_TEMP_AGE: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// Removes the temporary files of `path` (`.NAME.tmp.PID.N` beside it) that writers killed
+/// before their rename left, and returns their names: a killed solve of a large table
+/// would otherwise leave hundreds of MB for good. A file is taken only if its process is
+/// gone from this host and it has not been written for a minute, so a live writer's file
+/// stays, even beside concurrent writers.
+pub fn remove_dead_temp_files(path: &Path) -> std::io::Result<Vec<String>> {
+    let Some(name) = path.file_name().map(|n| n.to_string_lossy().into_owned()) else { return Ok(Vec::new()) };
+    let prefix = format!(".{name}.tmp.");
+    let mut removed = Vec::new();
+    for entry in fs::read_dir(parent_dir(path))? {
+        let entry = entry?;
+        let file = entry.file_name().to_string_lossy().into_owned();
+        let Some(pid) = file.strip_prefix(&prefix).and_then(|rest| rest.split('.').next()) else { continue };
+        let (Ok(pid), true) = (pid.parse::<i32>(), is_temp_name(&file)) else { continue };
+        let meta = entry.metadata()?;
+        let idle = meta.modified().ok().and_then(|m| m.elapsed().ok()).is_some_and(|age| age >= DEAD_TEMP_AGE);
+        if meta.is_file() && idle && !process_runs(pid) {
+            fs::remove_file(entry.path())?;
+            removed.push(file);
+        }
+    }
+    Ok(removed)
+}
+
+/// Whether process `pid` runs on this host (where it cannot be told: yes).
+fn process_runs(pid: i32) -> bool {
+    #[cfg(unix)]
+    {
+        // SAFETY: signal 0 only checks that the process exists; nothing is sent.
+        pid <= 0
+            || unsafe { libc::kill(pid, 0) } == 0
+            || std::io::Error::last_os_error().raw_os_error() != Some(libc::ESRCH)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = pid;
+        true
+    }
+}
+
 impl StoreWriter {
     /// Starts writing a store file of `kind` whose payload will be exactly `payload_len`
     /// bytes, creating missing parent directories of `path`.
@@ -463,5 +508,28 @@ mod tests {
         }
         use std::os::unix::fs::FileTypeExt;
         assert!(fs::symlink_metadata(&fifo).unwrap().file_type().is_fifo());
+    }
+
+    /// A killed writer's temporary file (its process gone, untouched for a minute) is
+    /// removed; a live writer's, a fresh one and another output's stay.
+    #[cfg(unix)]
+    #[test]
+    fn dead_writers_temporary_files_are_removed() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("table.yzs");
+        let old = std::time::SystemTime::now() - 2 * DEAD_TEMP_AGE;
+        let make = |name: &str, when: std::time::SystemTime| {
+            let file = File::create(dir.path().join(name)).unwrap();
+            file.set_modified(when).unwrap();
+        };
+        let dead = i32::MAX - 1;
+        make(&format!(".table.yzs.tmp.{dead}.7"), old);
+        make(&format!(".table.yzs.tmp.{dead}.8"), std::time::SystemTime::now());
+        make(&format!(".table.yzs.tmp.{}.9", std::process::id()), old);
+        make(&format!(".other.yzs.tmp.{dead}.7"), old);
+        make(".table.yzs.tmp.notes", old);
+        let removed = remove_dead_temp_files(&out).unwrap();
+        assert_eq!(removed, vec![format!(".table.yzs.tmp.{dead}.7")]);
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 4);
     }
 }

@@ -226,6 +226,12 @@ impl TargetTable {
             "transform": "per-curve differences of f32 bit patterns from 1.0, then 4 byte planes, most significant first",
             "uncompressed_when": "the frame would not be smaller",
         });
+        // A killed solve's temporary file of this table is taken before writing a new one.
+        if let Ok(removed) = store::remove_dead_temp_files(path)
+            && !removed.is_empty()
+        {
+            tracing::info!(?removed, "removed temporary files of killed writers");
+        }
         let mut writer = StoreWriter::create(path, KIND.name, &metadata, payload_len)?;
         let padding = [0u8; 8];
         let section = |writer: &mut StoreWriter, bytes: &[u8]| {
