@@ -105,8 +105,9 @@ fn corrupt_shards_and_bad_positions_are_refused() {
     );
     fails_with(d, &["duel", "value", "--first", "3", "--me", "", "--opp", "", "--diff", "7"], "--diff 7 cannot occur");
     fails_with(d, &["duel", "value", "--first", "3", "--me", "ones=7", "--opp", ""], "--me");
-    // The full game from its start is refused on one machine with the plan's figures.
-    fails_with(d, &["duel", "solve"], "or more ranks of that memory");
+    // The full game from its start does not fit one machine's memory, so it would stream:
+    // refused up front with the disk its tables and scratch need (tens of TiB).
+    fails_with(d, &["duel", "solve"], "GiB more disk at once");
     fails_with(d, &["duel", "solve", "--first", "3", "--stop-after-layer", "6"], "this solve covers layers 0..=5");
     fails_with(d, &["duel", "solve", "--first", "3", "--write", "3"], "expected all, none, or K..");
     fails_with(

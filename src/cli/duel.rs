@@ -370,6 +370,9 @@ fn solve_on(
         .unwrap_or_else(|| yz::cluster::stream::default_scratch(&dir, |name| std::env::var(name).ok(), ranks.size()));
     let sizing = Sizing::in_budget(&space, options.clone(), ranks.size() as u64, available, Some(&scratch))?;
     let positions = sizing.positions();
+    let context = || format!("table directory {}", dir.display());
+    // Refused before anything is said of it.
+    sizing.check_resources(&space, ranks.rank(), &dir).with_context(context)?;
     if sizing.streams() && ranks.rank() == 0 && !as_json {
         eprintln!(
             "streaming: the layers do not fit {:.3} GiB per rank in memory; solving in blocks through {}",
@@ -395,7 +398,6 @@ fn solve_on(
             );
         }
     };
-    let context = || format!("table directory {}", dir.display());
     let to_start = options.stop_after == 0;
     let (report, outcome) = match sizing.solve(&space, ranks, &dir, progress).with_context(context)? {
         Solution::WithDraws(outcome) => {

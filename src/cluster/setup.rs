@@ -280,9 +280,23 @@ impl Sizing {
         }
     }
 
+    /// Refuses the solve into `dir` up front where its budget is below the streamed
+    /// solve's floor ([`Sizing::check_floor`]) or, checked on `rank` 0 for all (an error
+    /// there stops every rank: tables and scratch are on file systems the ranks share),
+    /// where its tables and scratch do not fit the disk ([`check_disk`]). [`Sizing::solve`]
+    /// checks it; a caller may check first to say nothing of a solve that will not start.
+    pub fn check_resources(&self, space: &Space, rank: usize, dir: &Path) -> Result<(), ClusterError> {
+        self.check_floor(space)?;
+        if rank == 0 {
+            let scratch = self.options.stream.as_ref().map(|s| s.scratch.as_path());
+            check_disk(&self.plan(space), dir, scratch)?;
+        }
+        Ok(())
+    }
+
     /// Runs the solve of `space` over `ranks` into `dir` ([`solve_tables`]) with the value
-    /// type sized, refused up front where its tables and scratch do not fit the disk
-    /// ([`check_disk`]) or its budget is below the streamed solve's floor.
+    /// type sized, refused up front where it lacks the memory or disk it needs
+    /// ([`Sizing::check_resources`]).
     pub fn solve(
         &self,
         space: &Space,
@@ -290,13 +304,7 @@ impl Sizing {
         dir: &Path,
         progress: impl FnMut(&LayerReport),
     ) -> Result<Solution, ClusterError> {
-        // Rank 0 checks the disk for all (an error there stops every rank): tables and
-        // scratch are on file systems the ranks share.
-        if ranks.rank() == 0 {
-            let scratch = self.options.stream.as_ref().map(|s| s.scratch.as_path());
-            check_disk(&self.plan(space), dir, scratch)?;
-        }
-        self.check_floor(space)?;
+        self.check_resources(space, ranks.rank(), dir)?;
         Ok(if self.with_draws() {
             Solution::WithDraws(solve_tables(space, ranks, dir, self.options.clone(), progress)?)
         } else {
