@@ -280,17 +280,18 @@ impl Sizing {
         }
     }
 
-    /// Refuses the solve into `dir` up front where its budget is below the streamed
-    /// solve's floor ([`Sizing::check_floor`]) or, checked on `rank` 0 for all (an error
+    /// Refuses the solve into `dir` up front where, checked on `rank` 0 for all (an error
     /// there stops every rank: tables and scratch are on file systems the ranks share),
-    /// where its tables and scratch do not fit the disk ([`check_disk`]). [`Sizing::solve`]
+    /// its tables and scratch do not fit the disk ([`check_disk`]), or where its budget is
+    /// below the streamed solve's floor ([`Sizing::check_floor`]). [`Sizing::solve`]
     /// checks it; a caller may check first to say nothing of a solve that will not start.
     pub fn check_resources(&self, space: &Space, rank: usize, dir: &Path) -> Result<(), ClusterError> {
-        self.check_floor(space)?;
+        // The disk first: it is quick, and the floor takes a layout of every streamed pass.
         if rank == 0 {
             let scratch = self.options.stream.as_ref().map(|s| s.scratch.as_path());
             check_disk(&self.plan(space), dir, scratch)?;
         }
+        self.check_floor(space)?;
         Ok(())
     }
 
