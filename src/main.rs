@@ -71,6 +71,7 @@ fn data_dir(flag: Option<PathBuf>) -> PathBuf {
 
 fn main() -> ExitCode {
     die_quietly_on_closed_pipe();
+    fail_cleanly_on_unwritable_stdout();
     let stderr_is_terminal = std::io::stderr().is_terminal();
     tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
@@ -114,6 +115,19 @@ fn die_quietly_on_closed_pipe() {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
+}
+
+/// `yz … > /dev/full` (or any output that fails) ends with a one-line error and exit
+/// status 2, where `println!` panics on the failed print.
+fn fail_cleanly_on_unwritable_stdout() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if let Some(reason) = info.payload_as_str().and_then(|m| m.strip_prefix("failed printing to stdout: ")) {
+            eprintln!("error: cannot write to standard output: {reason}");
+            std::process::exit(2);
+        }
+        default(info);
+    }));
 }
 
 /// The error and its causes on one line, each cause once (an error that already prints

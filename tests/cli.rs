@@ -130,6 +130,43 @@ fn a_reader_that_stops_early_ends_yz_without_a_panic() {
     assert!(!stderr.contains("panicked"), "{stderr}");
 }
 
+/// A full standard output (`> /dev/full`) ends with one line and status 2, not a panic.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_full_output_is_one_line_and_status_2() {
+    let dir = tempfile::tempdir().unwrap();
+    for json in [false, true] {
+        let full = std::fs::OpenOptions::new().write(true).open("/dev/full").expect("/dev/full opens");
+        let args = ["duel", "count", "--first", "4"];
+        let out = Command::new(env!("CARGO_BIN_EXE_yz"))
+            .arg("--data")
+            .arg(dir.path())
+            .args(json.then_some("--json"))
+            .args(args)
+            .stdout(full)
+            .output()
+            .expect("yz runs");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+        assert!(stderr.contains("cannot write to standard output") && !stderr.contains("panicked"), "{stderr}");
+    }
+}
+
+/// `--plot` on a FIFO is refused at once (writing into it would wait for a reader for
+/// good), and the FIFO is left as it was.
+#[cfg(unix)]
+#[test]
+fn a_plot_is_never_written_into_a_fifo() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("plot.svg");
+    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let plot = fifo.to_str().unwrap();
+    fails_with(dir.path(), &["solo", "stats", "--first", "3", "--plot", plot], "not a regular file");
+    use std::os::unix::fs::FileTypeExt;
+    assert!(std::fs::metadata(&fifo).unwrap().file_type().is_fifo());
+}
+
 /// An endless answer line (a device piped in by mistake) is refused after a few KiB, not
 /// read into memory.
 #[test]

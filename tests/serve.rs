@@ -8,23 +8,34 @@ use std::sync::OnceLock;
 use crate::cli::{json, yz};
 use yz::serve::{SERVE_DUEL_POSITIONS, ServeConfig};
 
-/// One server for the whole test binary, on a free port, with its own data directory.
+/// A server on a free port of loopback over the data directory `data`.
+fn start(data: &std::path::Path) -> SocketAddr {
+    let config = ServeConfig { data: data.to_path_buf(), duel_positions: SERVE_DUEL_POSITIONS, host_names: Vec::new() };
+    let (sender, receiver) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        yz::serve::run("127.0.0.1:0".parse().unwrap(), config, |bound| sender.send(bound).unwrap()).unwrap();
+    });
+    receiver.recv().unwrap()
+}
+
+/// One server for the whole test binary, with its own data directory.
 fn server() -> &'static (SocketAddr, tempfile::TempDir) {
     static SERVER: OnceLock<(SocketAddr, tempfile::TempDir)> = OnceLock::new();
     SERVER.get_or_init(|| {
         let data = tempfile::tempdir().unwrap();
-        let config = ServeConfig { data: data.path().to_path_buf(), duel_positions: SERVE_DUEL_POSITIONS };
-        let (sender, receiver) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            yz::serve::run("127.0.0.1:0".parse().unwrap(), config, |bound| sender.send(bound).unwrap()).unwrap();
-        });
-        (receiver.recv().unwrap(), data)
+        (start(data.path()), data)
     })
 }
 
-/// Sends raw request bytes and returns the status and body (the connection closed after).
+/// Sends raw request bytes to the shared server and returns the status and body.
 fn exchange(request: &[u8]) -> (u16, String) {
-    let mut stream = TcpStream::connect(server().0).unwrap();
+    exchange_at(server().0, request)
+}
+
+/// Sends raw request bytes to `address` and returns the status and body (the connection
+/// closed after).
+fn exchange_at(address: SocketAddr, request: &[u8]) -> (u16, String) {
+    let mut stream = TcpStream::connect(address).unwrap();
     stream.set_read_timeout(Some(std::time::Duration::from_secs(60))).unwrap();
     // A server may answer (413) and close before reading a huge body: a failed write is fine.
     let _ = stream.write_all(request);
@@ -34,6 +45,45 @@ fn exchange(request: &[u8]) -> (u16, String) {
     let status = text.split_whitespace().nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);
     let body = text.split_once("\r\n\r\n").map(|(_, b)| b.to_string()).unwrap_or_default();
     (status, body)
+}
+
+/// A failure of the server, not of the request (here its data directory is a file, so no
+/// table can be written), is a 500 whose message names no path and no process id.
+#[test]
+fn server_failures_name_no_paths() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data-is-a-file");
+    std::fs::write(&data, "not a directory").unwrap();
+    let address = start(&data);
+    let body = r#"{"card":"","dice":"1,3,3,5,6","rolls_left":2}"#;
+    let head = format!(
+        "POST /api/solo/advise HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n\
+         Content-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    );
+    let (status, answer) = exchange_at(address, &[head.as_bytes(), body.as_bytes()].concat());
+    let error: serde_json::Value = serde_json::from_str(&answer).unwrap();
+    let message = error["error"].as_str().unwrap();
+    assert_eq!(status, 500, "{answer}");
+    let pid = std::process::id().to_string();
+    assert!(!message.contains("data-is-a-file") && !message.contains('/') && !message.contains(&pid), "{message}");
+}
+
+/// A request naming the server by another site's name (DNS rebinding) is refused (421),
+/// and one naming no host at all (400); addresses and localhost are answered.
+#[test]
+fn only_the_servers_own_names_are_answered() {
+    let request = |host: &str| format!("GET /api/rules HTTP/1.1\r\n{host}Connection: close\r\n\r\n");
+    for (host, status) in [
+        ("Host: evil.example:8080\r\n", 421),
+        ("Host: localhost.evil.example\r\n", 421),
+        ("", 400),
+        ("Host: localhost:8080\r\n", 200),
+        ("Host: 127.0.0.1\r\n", 200),
+    ] {
+        let (got, body) = exchange(request(host).as_bytes());
+        assert_eq!(got, status, "{host:?}: {body}");
+    }
 }
 
 fn post(path: &str, content_type: &str, body: &[u8]) -> (u16, String) {
@@ -130,20 +180,32 @@ fn bad_requests_get_a_4xx_and_the_server_goes_on() {
         (status, answer["error"].as_str()),
         (400, Some("ones=7 is impossible: ones can hold a whole number from 0 to 5"))
     );
+    // Unknown fields are refused by name, nested requests' fields included: a misspelt
+    // field must not be answered as if it were absent.
+    for (path, body, field) in [
+        ("/api/solo/advise", r#"{"rule":"yatzy","card":"","dice":"1,3,3,5,6","rolls_left":2}"#, "rule"),
+        ("/api/targets/advise", r#"{"card":"","dice":"1,3,3,5,6","rolls_left":2,"target":200,"x":1}"#, "x"),
+        ("/api/duel/advise", r#"{"me":"","opp":"","dice":"1,3,3,5,6","rolls_left":2,"dif":3}"#, "dif"),
+        ("/api/review", r#"{"record":"yz-record 1\n","tops":1}"#, "tops"),
+    ] {
+        let (status, answer) = post_json(path, body);
+        let message = answer["error"].as_str().unwrap_or_default();
+        assert!(status == 400 && message.contains(&format!("unknown field {field:?}")), "{path}: {status} {answer}");
+    }
     let raw_cases: [&[u8]; 6] = [
-        b"POST /api/solo/advise HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}",
-        b"POST /api/solo/advise HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}",
-        b"POST /api/solo/advise HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 99999999\r\nConnection: close\r\n\r\n{}",
-        b"GET /api/solo/advise HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+        b"POST /api/solo/advise HTTP/1.1\r\nHost: localhost\r\nContent-Type: text/plain\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}",
+        b"POST /api/solo/advise HTTP/1.1\r\nHost: localhost\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}",
+        b"POST /api/solo/advise HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 99999999\r\nConnection: close\r\n\r\n{}",
+        b"GET /api/solo/advise HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n",
         b"GARBAGE\r\n\r\n",
-        b"GET /../../etc/passwd HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+        b"GET /../../etc/passwd HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n",
     ];
     for raw in raw_cases {
         let (status, _) = exchange(raw);
         assert!((400..500).contains(&status), "{}: {status}", String::from_utf8_lossy(&raw[..40.min(raw.len())]));
         assert_eq!(post_json("/api/solo/advise", good).0, 200);
     }
-    let (status, page) = exchange(b"GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    let (status, page) = exchange(b"GET / HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n");
     assert_eq!(status, 200);
     assert!(page.contains("<script src=\"/app.js\">") && !page.contains("http://") && !page.contains("https://"));
 }

@@ -372,7 +372,7 @@ fn solve_on(
     let positions = sizing.positions();
     let context = || format!("table directory {}", dir.display());
     // Refused before anything is said of it.
-    sizing.check_resources(&space, ranks.rank(), &dir).with_context(context)?;
+    let checked = sizing.check_resources(&space, ranks.rank(), &dir).with_context(context)?;
     if sizing.streams() && ranks.rank() == 0 && !as_json {
         eprintln!(
             "streaming: the layers do not fit {:.3} GiB per rank in memory; solving in blocks through {}",
@@ -399,7 +399,7 @@ fn solve_on(
         }
     };
     let to_start = options.stop_after == 0;
-    let (report, outcome) = match sizing.solve(&space, ranks, &dir, progress).with_context(context)? {
+    let (report, outcome) = match checked.solve(&space, ranks, &dir, progress).with_context(context)? {
         Solution::WithDraws(outcome) => {
             let start = outcome.first_value.unwrap_or_default();
             let known = |x: f64| if x.is_nan() { serde_json::Value::Null } else { json!(x) };
@@ -499,17 +499,19 @@ fn plan(
     let scratch = calibration.scratch.clone().unwrap_or_else(|| temporary.path().to_owned());
     // The solve as `duel solve --mem-per-rank` sizes it: streaming where layers do not fit.
     let in_memory = Sizing::new(&space, options.clone(), ranks, Some(mem_bytes));
-    let (sizing, below_floor) = match Sizing::in_budget(&space, options, ranks, Some(mem_bytes), Some(&scratch)) {
-        Ok(sizing) => match sizing.check_floor(&space) {
-            Ok(()) => (sizing, None),
-            Err(below) => (in_memory.clone(), Some(below)),
-        },
-        Err(SetupError::DoesNotFit(_)) => (in_memory.clone(), None),
-        Err(e) => return Err(e.into()),
-    };
+    // A solve in memory streams nothing: its floor is nil.
+    let nil_floor = (0, in_memory.options.stop_after);
+    let (sizing, below_floor, (floor, floor_layer)) =
+        match Sizing::in_budget(&space, options, ranks, Some(mem_bytes), Some(&scratch)) {
+            Ok(sizing) => match sizing.check_floor(&space) {
+                Ok(floor) => (sizing, None, floor),
+                Err(below) => (in_memory.clone(), Some(below), nil_floor),
+            },
+            Err(SetupError::DoesNotFit(_)) => (in_memory.clone(), None, nil_floor),
+            Err(e) => return Err(e.into()),
+        };
     let (counts, spec) = (&sizing.layers, sizing.spec);
     let plan = sizing.plan(&space);
-    let (floor, floor_layer) = sizing.stream_floor(&space, &plan.streamed_layers());
     if scratch.exists() && !scratch.is_dir() {
         bail!(
             "--scratch {}: not a directory; give a directory (created if missing) for scratch files",

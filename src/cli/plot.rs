@@ -78,7 +78,7 @@ pub fn score_distribution(path: &Path, game: Game, distribution: &ScoreDistribut
             .map_err(drawing)?;
         root.present().map_err(drawing)?;
     }
-    std::fs::write(path, svg).with_context(|| format!("cannot write the plot to {}", path.display()))
+    yz::store::write_text_atomic(path, &svg).with_context(|| format!("cannot write the plot to {}", path.display()))
 }
 
 /// Plotters' errors borrow the backend; keep their message only.

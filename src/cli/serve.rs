@@ -18,12 +18,25 @@ pub struct ServeArgs {
     /// The port (0 picks a free one).
     #[arg(long, default_value_t = 8080)]
     port: u16,
+    /// A name the server is reached by besides its IP addresses and localhost (a LAN name
+    /// such as yz.local; repeat for more): requests naming any other host are refused, so
+    /// that a web page elsewhere cannot reach the server through a browser here.
+    #[arg(long = "host", value_name = "NAME")]
+    host_names: Vec<String>,
 }
 
 /// Runs `yz serve` until interrupted.
 pub fn run(args: ServeArgs, data: &Path) -> Result<()> {
-    let config = ServeConfig { data: data.to_path_buf(), duel_positions: SERVE_DUEL_POSITIONS };
+    let config =
+        ServeConfig { data: data.to_path_buf(), duel_positions: SERVE_DUEL_POSITIONS, host_names: args.host_names };
     let address = SocketAddr::new(args.bind, args.port);
+    if !args.bind.is_loopback() {
+        eprintln!(
+            "warning: yz serve listens on {}, beyond this machine: anyone who can reach it may use \
+             its CPU and read its answers (the app has no login); --bind 127.0.0.1 keeps it local",
+            args.bind
+        );
+    }
     yz::serve::run(address, config, |bound| {
         println!("yz serve: open http://{bound}/ (tables in {}; Ctrl-C stops)", data.display());
     })

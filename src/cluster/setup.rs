@@ -231,15 +231,18 @@ impl Sizing {
         }
     }
 
-    /// Refuses a streamed solve whose budget is below the least memory per rank that its
-    /// streamed layers need ([`Sizing::stream_floor`]).
-    pub fn check_floor(&self, space: &Space) -> Result<(), BelowFloor> {
-        let Some(stream) = &self.options.stream else { return Ok(()) };
+    /// The least memory per rank its streamed layers need, with the layer that needs it
+    /// ([`Sizing::stream_floor`]; nothing for a solve in memory), or the refusal of a
+    /// streamed solve whose budget is below it.
+    pub fn check_floor(&self, space: &Space) -> Result<(u64, usize), BelowFloor> {
         let (needed, layer) = self.stream_floor(space, &self.plan(space).streamed_layers());
-        if needed <= stream.budget {
-            return Ok(());
+        match &self.options.stream {
+            Some(stream) if needed > stream.budget => {
+                let needed_gib = needed as f64 / (1u64 << 30) as f64;
+                Err(BelowFloor { budget: stream.budget, needed, needed_gib, layer })
+            }
+            _ => Ok((needed, layer)),
         }
-        Err(BelowFloor { budget: stream.budget, needed, needed_gib: needed as f64 / (1u64 << 30) as f64, layer })
     }
 
     /// The least memory per rank that streams the layers `streamed` of the solve (the
@@ -280,24 +283,33 @@ impl Sizing {
         }
     }
 
-    /// Refuses the solve into `dir` up front where, checked on `rank` 0 for all (an error
+    /// The solve into `dir`, refused up front where, checked on `rank` 0 for all (an error
     /// there stops every rank: tables and scratch are on file systems the ranks share),
     /// its tables and scratch do not fit the disk ([`check_disk`]), or where its budget is
-    /// below the streamed solve's floor ([`Sizing::check_floor`]). [`Sizing::solve`]
-    /// checks it; a caller may check first to say nothing of a solve that will not start.
-    pub fn check_resources(&self, space: &Space, rank: usize, dir: &Path) -> Result<(), ClusterError> {
+    /// below the streamed solve's floor ([`Sizing::check_floor`]). Only a checked solve
+    /// runs ([`CheckedSizing::solve`]), so a caller that checks first (to say nothing of a
+    /// solve that will not start) checks once.
+    pub fn check_resources(&self, space: &Space, rank: usize, dir: &Path) -> Result<CheckedSizing<'_>, ClusterError> {
         // The disk first: it is quick, and the floor takes a layout of every streamed pass.
         if rank == 0 {
             let scratch = self.options.stream.as_ref().map(|s| s.scratch.as_path());
             check_disk(&self.plan(space), dir, scratch)?;
         }
         self.check_floor(space)?;
-        Ok(())
+        Ok(CheckedSizing { sizing: self })
     }
+}
 
-    /// Runs the solve of `space` over `ranks` into `dir` ([`solve_tables`]) with the value
-    /// type sized, refused up front where it lacks the memory or disk it needs
-    /// ([`Sizing::check_resources`]).
+/// A [`Sizing`] whose memory floor and disk were checked for its table directory
+/// ([`Sizing::check_resources`]).
+#[derive(Clone, Copy, Debug)]
+pub struct CheckedSizing<'a> {
+    sizing: &'a Sizing,
+}
+
+impl CheckedSizing<'_> {
+    /// Runs the solve of `space` over `ranks` into `dir`, the directory it was checked for
+    /// ([`solve_tables`]), with the value type sized.
     pub fn solve(
         &self,
         space: &Space,
@@ -305,11 +317,11 @@ impl Sizing {
         dir: &Path,
         progress: impl FnMut(&LayerReport),
     ) -> Result<Solution, ClusterError> {
-        self.check_resources(space, ranks.rank(), dir)?;
-        Ok(if self.with_draws() {
-            Solution::WithDraws(solve_tables(space, ranks, dir, self.options.clone(), progress)?)
+        let options = self.sizing.options.clone();
+        Ok(if self.sizing.with_draws() {
+            Solution::WithDraws(solve_tables(space, ranks, dir, options, progress)?)
         } else {
-            Solution::Plain(solve_tables(space, ranks, dir, self.options.clone(), progress)?)
+            Solution::Plain(solve_tables(space, ranks, dir, options, progress)?)
         })
     }
 }

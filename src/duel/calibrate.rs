@@ -7,8 +7,9 @@
 //! cards: a sample of tiles, each one random mover against a run of [`RUN`] consecutive
 //! opponents (the mover-major order in which a rank computes, so a mover's plan is shared
 //! as in the solve), solved by the solver's own [`solve_tile`]. The next layer's values are
-//! synthetic ([`SyntheticNext`]): the pairs' real windows, read from a pool far larger than
-//! the caches, since the values themselves do not change the work.
+//! synthetic ([`SyntheticNext`]): the pairs' real windows at the places the solve keeps
+//! them, read from a pool far larger than the caches, since the values themselves do not
+//! change the work.
 //!
 //! The rate divides lane-updates by the CPU seconds the process used, on one thread (so
 //! other jobs sharing the cores slow the clock but not the rate, and no thread waits for
@@ -43,16 +44,26 @@ pub const RUN: usize = 64;
 pub const TARGET_ERROR: f64 = 0.03;
 /// How many times its first size a layer's sample may grow to reach [`TARGET_ERROR`].
 pub const MAX_GROWTH: u64 = 8;
-/// Made-up values for [`SyntheticNext`]: 128 MiB of `f32`, far more than a core's caches
-/// (a random block repeated; only where a read lands matters for the work).
-static POOL: LazyLock<Vec<f32>> = LazyLock::new(|| {
+/// Values in each pool of made-up next-layer values: 512 MiB of `f32` (1 GiB of value and
+/// draw pairs). Only where the reads land matters for the work, and the pool's size sets
+/// how often they miss the caches and the TLB: against real solves here (`scripts/plan-check`),
+/// 2^25 values (128 MiB of `f32`) made the endgame layers sample 20-25% faster than they
+/// solve, 2^26 (with draws) 22%, and 2^27 gives the solves' CPU time within 15%.
+const POOL_VALUES: usize = 1 << 27;
+
+/// A random block of winning chances, each made a lane by `lane`, repeated to
+/// [`POOL_VALUES`] values.
+fn pool_of<V: Copy>(lane: impl Fn(f32) -> V) -> Vec<V> {
     let mut rng = ChaCha8Rng::seed_from_u64(1);
-    let block: Vec<f32> = (0..4093).map(|_| rng.random_range(0.0f32..1.0)).collect();
-    block.iter().copied().cycle().take(1 << 25).collect()
-});
-/// [`POOL`] with a made-up draw probability beside each value.
+    let block: Vec<V> = (0..4093).map(|_| lane(rng.random_range(0.0f32..1.0))).collect();
+    block.iter().copied().cycle().take(POOL_VALUES).collect()
+}
+
+/// The pool of winning chances.
+static POOL: LazyLock<Vec<f32>> = LazyLock::new(|| pool_of(|v| v));
+/// The pool of winning chances with a made-up draw probability beside each.
 static DRAW_POOL: LazyLock<Vec<WinDraw<f32>>> =
-    LazyLock::new(|| POOL.iter().map(|&v| WinDraw { value: v, draw: 0.1 * (1.0 - v) }).collect());
+    LazyLock::new(|| pool_of(|v| WinDraw { value: v, draw: 0.1 * (1.0 - v) }));
 
 /// A lane type the solve runs, with its pool of made-up next-layer values, built once.
 pub trait SyntheticValue: DuelValue {
@@ -74,11 +85,17 @@ impl SyntheticValue for WinDraw<f32> {
 
 /// The next layer's values as a pair's turn reads them, with real window lengths and
 /// made-up values of the solve's lane type `V` from its large pool
-/// ([`SyntheticValue::pool`]), at a place that depends on the pair.
+/// ([`SyntheticValue::pool`]), laid out as the solve lays out the layer: row by row (a
+/// mover's pairs with every opponent), each pair at its row's start plus its opponent's
+/// place times the row's mean window, wrapped round the pool. The tiles' turns read
+/// neighbouring rows as the solve's do (scattered places made narrow-window layers sample
+/// 20-45% slower than they solve).
 pub struct SyntheticNext<V> {
     /// Bounds of the layer's movers and opponents, by position.
     movers: Vec<CardBounds>,
     opponents: Vec<CardBounds>,
+    /// Where each mover's row starts, and its length, in values of the real layer.
+    rows: Vec<(u64, u64)>,
     lanes: std::marker::PhantomData<V>,
 }
 
@@ -86,11 +103,13 @@ impl<V: SyntheticValue> SyntheticNext<V> {
     /// Synthetic values for `layer` of `space`.
     pub fn new(space: &Space, layer: usize) -> SyntheticNext<V> {
         let cards = space.cards();
-        let (mover_filled, opponent_filled) = super::count::layer_split(layer);
+        let shape = LayerShape::new(space, layer);
         let bounds = |ids: &[StateId]| ids.iter().map(|&id| cards.bounds(id)).collect();
+        let rows = (0..shape.movers.len()).map(|m| shape.rows(m..m + 1)).map(|r| (r.start, r.end - r.start)).collect();
         SyntheticNext {
-            movers: bounds(space.movers(layer).with_filled(mover_filled)),
-            opponents: bounds(space.opponents(layer).with_filled(opponent_filled)),
+            movers: bounds(&shape.movers),
+            opponents: bounds(&shape.opponents),
+            rows,
             lanes: std::marker::PhantomData,
         }
     }
@@ -99,8 +118,8 @@ impl<V: SyntheticValue> SyntheticNext<V> {
 impl<V: SyntheticValue> NextValues<V> for SyntheticNext<V> {
     fn pair(&self, m: usize, o: usize) -> &[V] {
         let len = window_len(window(self.movers[m], self.opponents[o])) as usize;
-        // A fixed, scattered place per pair (a multiplicative hash of the pair).
-        let at = ((m as u64 * 0x9E37_79B9_7F4A_7C15) ^ (o as u64 * 0xC2B2_AE3D_27D4_EB4F)) >> 40;
+        let (row_start, row_len) = self.rows[m];
+        let at = row_start + o as u64 * row_len / self.opponents.len() as u64;
         let pool = V::pool();
         let start = at as usize % (pool.len() - len);
         &pool[start..start + len]

@@ -46,8 +46,12 @@ impl ApiError {
         ApiError { status: StatusCode::SERVICE_UNAVAILABLE, message: format!("{what}; try again shortly") }
     }
 
+    /// A failure of the server, not of the request: the whole error (paths included) goes to
+    /// the server's log, the client gets a message without paths or process ids.
     fn internal(error: impl std::fmt::Display) -> ApiError {
-        ApiError { status: StatusCode::INTERNAL_SERVER_ERROR, message: error.to_string() }
+        tracing::error!(%error, "request failed");
+        let message = "the server could not answer this request (its log says why); try again later".to_owned();
+        ApiError { status: StatusCode::INTERNAL_SERVER_ERROR, message }
     }
 }
 
@@ -64,6 +68,39 @@ impl From<JsonRejection> for ApiError {
 }
 
 type Answer<T> = Result<Json<T>, ApiError>;
+
+/// A request's fields: every name it takes, its flattened parts' included (serde's
+/// `deny_unknown_fields` does not work beside `flatten`).
+trait Fields: serde::de::DeserializeOwned {
+    /// The names of the fields the request takes.
+    fn fields() -> Vec<&'static str>;
+}
+
+/// A JSON body of a request that refuses fields it does not take (400, naming the field):
+/// `{"rule": "yatzy"}` must not get advice under the official rules.
+pub(super) struct Strict<T>(T);
+
+impl<S: Send + Sync, T: Fields> axum::extract::FromRequest<S> for Strict<T> {
+    type Rejection = ApiError;
+
+    async fn from_request(request: Request, state: &S) -> Result<Strict<T>, ApiError> {
+        let Json(body) = Json::<serde_json::Value>::from_request(request, state).await?;
+        if let Some(object) = body.as_object() {
+            let known = T::fields();
+            if let Some(unknown) = object.keys().find(|key| !known.contains(&key.as_str())) {
+                return Err(ApiError::bad(format!(
+                    "unknown field {unknown:?}; this request takes {}",
+                    known.iter().map(|name| format!("{name:?}")).collect::<Vec<_>>().join(", ")
+                )));
+            }
+        }
+        let request = serde_json::from_value(body).map_err(|e| ApiError {
+            status: StatusCode::UNPROCESSABLE_ENTITY,
+            message: format!("Failed to deserialize the JSON body into the target type: {e}"),
+        })?;
+        Ok(Strict(request))
+    }
+}
 
 /// A target table: being solved (the first request for it), or ready.
 enum TargetSlot {
@@ -153,6 +190,12 @@ pub(super) struct GameRequest {
     first: Option<usize>,
 }
 
+impl Fields for GameRequest {
+    fn fields() -> Vec<&'static str> {
+        ["rules", "categories", "first"].into()
+    }
+}
+
 impl GameRequest {
     fn game(&self) -> Result<Game, ApiError> {
         let rules: Rules = self.rules.as_deref().unwrap_or("official").parse().map_err(ApiError::bad)?;
@@ -174,6 +217,12 @@ pub(super) struct TurnRequest {
     card: String,
     dice: String,
     rolls_left: u8,
+}
+
+impl Fields for TurnRequest {
+    fn fields() -> Vec<&'static str> {
+        [GameRequest::fields(), vec!["card", "dice", "rolls_left"]].concat()
+    }
 }
 
 impl TurnRequest {
@@ -211,9 +260,9 @@ pub(super) async fn rules() -> Json<Vec<RulesJson>> {
 
 pub(super) async fn solo_advise(
     State(app): State<Arc<App>>,
-    request: Result<Json<TurnRequest>, JsonRejection>,
+    Strict(request): Strict<TurnRequest>,
 ) -> Answer<solo::advise::AdviceJson> {
-    let (game, card, roll, rolls_left) = request?.read()?;
+    let (game, card, roll, rolls_left) = request.read()?;
     let table = app.solo(game).await?;
     let ranked = solo::advise(&*table, game, &card, roll, rolls_left).map_err(ApiError::bad)?;
     Ok(Json(solo::advise::AdviceJson::new(&card, roll, rolls_left, &ranked)))
@@ -226,11 +275,16 @@ pub(super) struct TargetRequest {
     target: i64,
 }
 
+impl Fields for TargetRequest {
+    fn fields() -> Vec<&'static str> {
+        [TurnRequest::fields(), vec!["target"]].concat()
+    }
+}
+
 pub(super) async fn targets_advise(
     State(app): State<Arc<App>>,
-    request: Result<Json<TargetRequest>, JsonRejection>,
+    Strict(request): Strict<TargetRequest>,
 ) -> Answer<TargetAdviceJson> {
-    let request = request?;
     let (game, card, roll, rolls_left) = request.turn.read()?;
     let table = app.targets(game)?;
     let ranked = target_advise::advise(&table, game, &card, roll, rolls_left, request.target).map_err(ApiError::bad)?;
@@ -244,6 +298,12 @@ pub(super) struct CurveRequest {
     card: String,
 }
 
+impl Fields for CurveRequest {
+    fn fields() -> Vec<&'static str> {
+        [GameRequest::fields(), vec!["card"]].concat()
+    }
+}
+
 /// P(final total ≥ t) for every t a card can still reach.
 #[derive(Serialize)]
 pub(super) struct CurveJson {
@@ -255,9 +315,8 @@ pub(super) struct CurveJson {
 
 pub(super) async fn targets_curve(
     State(app): State<Arc<App>>,
-    request: Result<Json<CurveRequest>, JsonRejection>,
+    Strict(request): Strict<CurveRequest>,
 ) -> Answer<CurveJson> {
-    let request = request?;
     let game = request.game.game()?;
     let card = Card::parse(&request.card, game).map_err(ApiError::bad)?;
     let table = app.targets(game)?;
@@ -282,6 +341,12 @@ pub(super) struct ScoreRequest {
     category: String,
 }
 
+impl Fields for ScoreRequest {
+    fn fields() -> Vec<&'static str> {
+        [GameRequest::fields(), vec!["card", "dice", "box"]].concat()
+    }
+}
+
 /// A card after a box is scored: what the page's play writes.
 #[derive(Serialize)]
 pub(super) struct ScoredJson {
@@ -297,8 +362,7 @@ pub(super) struct ScoredJson {
     full: bool,
 }
 
-pub(super) async fn card_score(request: Result<Json<ScoreRequest>, JsonRejection>) -> Answer<ScoredJson> {
-    let request = request?;
+pub(super) async fn card_score(Strict(request): Strict<ScoreRequest>) -> Answer<ScoredJson> {
     let game = request.game.game()?;
     let mut card = Card::parse(&request.card, game).map_err(ApiError::bad)?;
     let roll = parse_dice(&request.dice).map_err(ApiError::bad)?;
@@ -335,11 +399,16 @@ pub(super) struct DuelRequest {
     rolls_left: u8,
 }
 
+impl Fields for DuelRequest {
+    fn fields() -> Vec<&'static str> {
+        [GameRequest::fields(), vec!["me", "opp", "diff", "dice", "rolls_left"]].concat()
+    }
+}
+
 pub(super) async fn duel_advise(
     State(app): State<Arc<App>>,
-    request: Result<Json<DuelRequest>, JsonRejection>,
+    Strict(request): Strict<DuelRequest>,
 ) -> Answer<DuelAdviceJson> {
-    let request = request?;
     let game = request.game.game()?;
     let roll = parse_dice(&request.dice).map_err(ApiError::bad)?;
     let rolls_left = RollsLeft::new(request.rolls_left).map_err(ApiError::bad)?;
@@ -373,6 +442,12 @@ pub(super) struct ReviewRequest {
     top: usize,
 }
 
+impl Fields for ReviewRequest {
+    fn fields() -> Vec<&'static str> {
+        vec!["record", "top"]
+    }
+}
+
 fn default_top() -> usize {
     3
 }
@@ -382,9 +457,8 @@ const MAX_TOP: usize = 10;
 
 pub(super) async fn review(
     State(app): State<Arc<App>>,
-    request: Result<Json<ReviewRequest>, JsonRejection>,
+    Strict(request): Strict<ReviewRequest>,
 ) -> Answer<review::ReviewJson> {
-    let request = request?;
     let record = Record::parse(&request.record).map_err(ApiError::bad)?;
     if request.top > MAX_TOP {
         return Err(ApiError::bad(format!(
@@ -414,6 +488,46 @@ pub(super) async fn review(
     .await
 }
 
+/// Refuses a request whose `Host` names the server by a name it was not given
+/// ([`ServeConfig::host_names`]; 421), or names none (400): a page of another site whose
+/// name was pointed at this machine (DNS rebinding) must not reach the API through a
+/// browser here. IP addresses and `localhost` are always accepted: a rebinding page's
+/// requests carry its own name.
+pub(super) async fn check_host(State(app): State<Arc<App>>, request: Request, next: Next) -> Response {
+    let host = request.headers().get(header::HOST).and_then(|v| v.to_str().ok()).map(host_name);
+    match host {
+        None => ApiError::bad("the request names no host (a Host header)").into_response(),
+        Some(name) if known_host(&name, &app.config.host_names) => next.run(request).await,
+        Some(name) => ApiError {
+            status: StatusCode::MISDIRECTED_REQUEST,
+            message: format!(
+                "this server does not answer to the name {name:?}; use its address or localhost, \
+                 or start it with --host {name} to accept that name"
+            ),
+        }
+        .into_response(),
+    }
+}
+
+/// The name of a `Host` header's value, without its port and brackets, in lower case.
+fn host_name(value: &str) -> String {
+    let name = match value.strip_prefix('[') {
+        Some(bracketed) => bracketed.split(']').next().unwrap_or_default(),
+        None => match value.rsplit_once(':') {
+            Some((name, port)) if port.bytes().all(|b| b.is_ascii_digit()) => name,
+            _ => value,
+        },
+    };
+    name.to_ascii_lowercase()
+}
+
+/// Whether `name` is an IP address, `localhost`, or one of the `given` names.
+fn known_host(name: &str, given: &[String]) -> bool {
+    name.parse::<std::net::IpAddr>().is_ok()
+        || name == "localhost"
+        || given.iter().any(|g| g.eq_ignore_ascii_case(name))
+}
+
 /// Refuses a request whose declared body is over [`super::MAX_BODY_BYTES`] before reading
 /// it (a body that runs over without declaring it is cut off by the body limit).
 pub(super) async fn refuse_large_bodies(request: Request, next: Next) -> Response {
@@ -436,5 +550,29 @@ pub(super) async fn not_found() -> ApiError {
 /// The answer to a request whose handler panicked: a 500 with a JSON error, the server
 /// going on.
 pub(super) fn panic_response(_: Box<dyn std::any::Any + Send + 'static>) -> Response {
-    ApiError::internal("internal error (a bug in yz: please report it)").into_response()
+    ApiError::internal("a request panicked (a bug in yz: please report it)").into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hosts_are_addresses_localhost_or_given_names() {
+        let given = vec!["yz.local".to_owned()];
+        for (value, known) in [
+            ("127.0.0.1:8080", true),
+            ("[::1]:8080", true),
+            ("192.168.1.20", true),
+            ("LOCALHOST:80", true),
+            ("yz.local:8080", true),
+            ("Yz.Local", true),
+            ("evil.example:8080", false),
+            ("localhost.evil.example", false),
+            ("127.0.0.1.evil.example", false),
+            ("", false),
+        ] {
+            assert_eq!(known_host(&host_name(value), &given), known, "{value}");
+        }
+    }
 }

@@ -19,7 +19,8 @@
 //! solve of at most [`ServeConfig::duel_positions`] positions below it, otherwise refused
 //! before any work; one heavy request (a two-player solve, a review, a target table's
 //! first solve) at a time, others refused as busy; every request ends within
-//! [`REQUEST_TIMEOUT`]. Every input goes through the library's own checks, and a bad one is
+//! [`REQUEST_TIMEOUT`]; a request must name the server by an address, `localhost` or a
+//! name it was given ([`ServeConfig::host_names`]). Every input goes through the library's own checks, and a bad one is
 //! answered 4xx with the CLI's message as `{"error": …}`. No request names a file.
 
 mod api;
@@ -55,6 +56,9 @@ pub struct ServeConfig {
     pub data: PathBuf,
     /// Most positions solved below a two-player position per request.
     pub duel_positions: u64,
+    /// Names the server answers to besides its IP addresses and `localhost` (a LAN name):
+    /// a request's `Host` must be one of them.
+    pub host_names: Vec<String>,
 }
 
 /// The web app's routes over `config`.
@@ -72,6 +76,7 @@ pub fn router(config: ServeConfig) -> Router {
         .route("/api/duel/advise", post(api::duel_advise))
         .route("/api/review", post(api::review))
         .fallback(api::not_found)
+        .layer(axum::middleware::from_fn_with_state(Arc::clone(&state), api::check_host))
         .with_state(state)
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .layer(axum::middleware::from_fn(api::refuse_large_bodies))
