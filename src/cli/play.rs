@@ -226,13 +226,17 @@ fn read_choice(answer: &str, game: Game, rolls_left: RollsLeft) -> Result<Choice
     Ok(Choice::Keep(KeepId::from_counts(counts)))
 }
 
-/// Five dice typed in.
+/// Five dice typed in: five faces 1 to 6, apart or separated by commas or spaces. Anything
+/// else is refused, so that `-1,-2,-3,-4,-5` or `1e3356` is not read as other dice.
 fn read_dice(line: &str) -> Result<RollId> {
-    let faces: Vec<u8> = line.chars().filter_map(|c| c.to_digit(10)).map(|d| d as u8).collect();
-    if faces.len() != 5 || faces.iter().any(|f| !(1..=6).contains(f)) {
-        bail!("{:?} is not five dice 1 to 6 (e.g. 13356)", line.trim());
+    let faces: Option<Vec<u8>> = (line.trim().chars())
+        .filter(|c| !matches!(c, ',' | ' ' | '\t'))
+        .map(|c| c.to_digit(10).map(|d| d as u8).filter(|d| (1..=6).contains(d)))
+        .collect();
+    match faces.as_deref() {
+        Some(&[a, b, c, d, e]) => Ok(RollId::from_faces([a, b, c, d, e])),
+        _ => bail!("{:?} is not five dice 1 to 6 (e.g. 13356 or 1,3,3,5,6)", line.trim()),
     }
-    Ok(RollId::from_faces([faces[0], faces[1], faces[2], faces[3], faces[4]]))
 }
 
 /// Longest answer line read: an answer is a few characters, so a longer line (a file or
@@ -305,4 +309,19 @@ fn summary(session: &Session, game: Game, target: bool, save: &Path) {
         println!("  dice {}, rerolls left {}: {}", f.roll, f.rolls_left, judged(f, game, target));
     }
     println!("game saved to {}; review it with: yz review {}", save.display(), save.display());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn typed_dice_are_five_faces_and_nothing_else() {
+        for good in ["13356", "1,3,3,5,6", " 1 3 3 5 6\n", "6,5,3,3,1"] {
+            assert_eq!(read_dice(good).unwrap(), RollId::from_faces([1, 3, 3, 5, 6]), "{good:?}");
+        }
+        for bad in ["-1,-2,-3,-4,-5", "1e3356", "1335", "133566", "1,3,3,5,7", "0,1,2,3,4", "1;3;3;5;6", "", "13356x"] {
+            assert!(read_dice(bad).is_err(), "{bad:?}");
+        }
+    }
 }
