@@ -65,6 +65,28 @@ fn a_flipped_byte_and_a_truncated_shard_are_named_and_refused() {
 }
 
 /// Every file of a directory, by name.
+/// A shard whose header carries a megabyte of well-formed, checksummed metadata is refused
+/// before its JSON is parsed, by `shard verify` and by a read.
+#[test]
+fn a_shard_with_a_padded_header_is_refused_unparsed() {
+    let dir = tempfile::tempdir().unwrap();
+    let tables = dir.path().join("t");
+    let t = tables.to_str().unwrap();
+    json(&yz(dir.path(), &["--json", "duel", "solve", "--first", "3", "--out", t]));
+    let shard = tables.join("layer-04-shard-00000.yzs");
+    let pad = |m: &mut serde_json::Value, _: &mut Vec<u8>| m["padding"] = serde_json::json!("x".repeat(1 << 20));
+    reseal(&shard, yz::duel::shard::SHARD_KIND.name, yz::duel::shard::SHARD_KIND.name, pad);
+    let out = yz(dir.path(), &["shard", "verify", t]);
+    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert_eq!(out.status.code(), Some(2), "{text}");
+    assert!(
+        text.contains("layer-04-shard-00000.yzs") && text.contains("exceeds the 65536 bytes of its kind"),
+        "{text}"
+    );
+    let ask = ["duel", "value", "--first", "3", "--me", "ones=1,twos=2", "--opp", "ones=2,twos=4", "--tables", t];
+    fails_with(dir.path(), &ask, "exceeds the 65536 bytes of its kind");
+}
+
 fn files(dir: &std::path::Path) -> std::collections::BTreeMap<String, Vec<u8>> {
     std::fs::read_dir(dir)
         .unwrap()

@@ -43,6 +43,20 @@ const REMEDY: &str = "pass the tables of this game, or solve them with yz duel s
 /// Layer shards. Version 2: the game as the identity keys of [`Identity`] (rules and box
 /// names), no longer a `game` object with a box mask.
 pub const SHARD_KIND: FileKind = FileKind { name: "duel-shard", version: 2, remedy: REMEDY };
+/// Most metadata a shard may hold: its header is a few hundred bytes of JSON, and a forged
+/// 16 MiB of it cost `shard verify` about 470 MB per thread to parse.
+const SHARD_METADATA_LIMIT: usize = 64 << 10;
+
+/// Opens the shard file at `path`, refusing metadata over [`SHARD_METADATA_LIMIT`] before
+/// parsing it.
+///
+/// # Safety
+/// As for [`StoreFile::open`].
+unsafe fn open_shard_file(path: &Path) -> Result<StoreFile, StoreError> {
+    // SAFETY: as the caller ensures.
+    unsafe { StoreFile::open_with_metadata_limit(path, SHARD_KIND.name, SHARD_METADATA_LIMIT) }
+}
+
 /// Manifests. Version 3: shards as binary records in the payload, names derived, the shard
 /// size recorded. Version 2 (every shard in the JSON metadata, which the full game's
 /// 528,800 shards outgrow) is refused with [`MANIFEST_REMEDY`].
@@ -738,7 +752,8 @@ pub fn read_shard(
         return Err(ShardError::Mismatch { path: dir.join(MANIFEST_FILE), what });
     }
     // SAFETY: yz replaces store files by rename and never writes one in place.
-    let file = unsafe { SHARD_KIND.open::<ShardError>(&path, game) }?;
+    let file = unsafe { open_shard_file(&path) }?;
+    SHARD_KIND.check(&path, file.metadata(), Some(game))?;
     let mismatch = |what: String| ShardError::Mismatch { path: path.clone(), what };
     let header: ShardHeader = serde_json::from_value(file.metadata().clone())
         .map_err(|e| mismatch(format!("shard metadata does not parse: {e}")))?;
@@ -1014,7 +1029,7 @@ pub fn verify_file(path: &Path) -> Result<TableCheck, ShardError> {
             Some((game, listed, opponents)) => verify_listed(&dir, game, &listed, opponents),
             None => {
                 // SAFETY: yz replaces store files by rename and never writes one in place.
-                let (header, problem) = match unsafe { StoreFile::open(path, SHARD_KIND.name) } {
+                let (header, problem) = match unsafe { open_shard_file(path) } {
                     Ok(file) => (serde_json::from_value::<ShardHeader>(file.metadata().clone()).ok(), None),
                     Err(error) => (None, Some(error.to_string())),
                 };
@@ -1051,7 +1066,7 @@ pub fn verify_listed(dir: &Path, game: Game, listed: &Listed<'_>, opponents: usi
         return check;
     }
     // SAFETY: yz replaces store files by rename and never writes one in place.
-    let file = match unsafe { StoreFile::open(&path, SHARD_KIND.name) } {
+    let file = match unsafe { open_shard_file(&path) } {
         Ok(file) => file,
         Err(error) => {
             check.problem = Some(match error {

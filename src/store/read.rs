@@ -41,10 +41,26 @@ impl StoreFile {
     /// never do that: they write a temporary file and rename it over the old name, which
     /// leaves a mapped file's contents alone. Other programs must not either.
     pub unsafe fn open(path: &Path, expected_kind: &str) -> Result<StoreFile, StoreError> {
+        // SAFETY: as the caller ensures.
+        unsafe { StoreFile::open_with_metadata_limit(path, expected_kind, MAX_METADATA_LEN) }
+    }
+
+    /// [`StoreFile::open`] for a kind whose metadata is a short header: metadata longer
+    /// than `metadata_limit` bytes (at most [`MAX_METADATA_LEN`]) is refused before it is
+    /// parsed, where 16 MiB of forged JSON would cost hundreds of megabytes to parse.
+    ///
+    /// # Safety
+    /// As for [`StoreFile::open`].
+    pub unsafe fn open_with_metadata_limit(
+        path: &Path,
+        expected_kind: &str,
+        metadata_limit: usize,
+    ) -> Result<StoreFile, StoreError> {
         super::check_host(path, cfg!(target_endian = "big"))?;
         // SAFETY: the caller keeps the file unchanged while the map lives.
         let map = unsafe { map_file(path)? };
-        let layout = validate(&map, path, Some(expected_kind))?;
+        let limit = metadata_limit.min(MAX_METADATA_LEN);
+        let layout = Checked { bytes: &map, path, metadata_limit: limit }.validate(Some(expected_kind))?;
         tracing::debug!(path = %path.display(), kind = expected_kind, checksum = %layout.checksum, "opened store file");
         Ok(StoreFile { path: path.to_owned(), map, layout })
     }
@@ -191,28 +207,34 @@ pub(super) struct Layout {
 
 /// Checks a whole file's bytes; `expected_kind: None` accepts any kind.
 pub(super) fn validate(bytes: &[u8], path: &Path, expected_kind: Option<&str>) -> Result<Layout, StoreError> {
-    let file = Checked { bytes, path };
-    let (layout, hashes) = file.header()?;
-    if let Some(expected) = expected_kind
-        && expected != layout.kind
-    {
-        return Err(StoreError::KindMismatch {
-            path: path.to_owned(),
-            expected: expected.to_owned(),
-            found: layout.kind,
-        });
-    }
-    file.chunks(&layout, hashes)?;
-    Ok(layout)
+    Checked { bytes, path, metadata_limit: MAX_METADATA_LEN }.validate(expected_kind)
 }
 
-/// A file's bytes being checked, and its path for error messages.
+/// A file's bytes being checked, its path for error messages, and the most metadata its
+/// kind may hold.
 struct Checked<'a> {
     bytes: &'a [u8],
     path: &'a Path,
+    metadata_limit: usize,
 }
 
 impl<'a> Checked<'a> {
+    /// Checks the whole file; `expected_kind: None` accepts any kind.
+    fn validate(&self, expected_kind: Option<&str>) -> Result<Layout, StoreError> {
+        let (layout, hashes) = self.header()?;
+        if let Some(expected) = expected_kind
+            && expected != layout.kind
+        {
+            return Err(StoreError::KindMismatch {
+                path: self.path.to_owned(),
+                expected: expected.to_owned(),
+                found: layout.kind,
+            });
+        }
+        self.chunks(&layout, hashes)?;
+        Ok(layout)
+    }
+
     /// Checks everything up to and including the file length; returns the layout and the
     /// range of the chunk hashes.
     fn header(&self) -> Result<(Layout, Range<usize>), StoreError> {
@@ -246,8 +268,9 @@ impl<'a> Checked<'a> {
         }
         let kind = cursor.take(kind_len)?;
         let metadata_len = cursor.u32()? as usize;
-        if metadata_len > MAX_METADATA_LEN {
-            return Err(self.corrupted(format!("metadata length {metadata_len} exceeds {MAX_METADATA_LEN}")));
+        if metadata_len > self.metadata_limit {
+            let limit = self.metadata_limit;
+            return Err(self.corrupted(format!("metadata length {metadata_len} exceeds the {limit} bytes of its kind")));
         }
         let metadata = cursor.take(metadata_len)?;
         let payload_len = cursor.u64()?;
