@@ -1,6 +1,7 @@
 //! Hot paths of the two-player solve: a whole small game, one layer of real full-game
 //! endgame positions, and sampled pairs of full-game layers (what `yz duel plan`
-//! calibrates on) with and without strips. Each bench checks a known answer or a range.
+//! calibrates on) with and without strips, and each phase of a turn with and without the
+//! draw probability. Each bench checks a known answer or a range.
 //! `scripts/bench-duel` runs them and prints a table.
 
 use std::hint::black_box;
@@ -10,7 +11,10 @@ use yz::duel::calibrate::{LayerSample, SyntheticNext};
 use yz::duel::count::{count_layers, count_layers_from};
 use yz::duel::solve::{solve_layer, solve_tile_in_strips, strip_lanes};
 use yz::duel::{Cards, Space, WinDraw, solve};
-use yz::game::{Category, CategorySet, Game, Rules};
+use yz::game::{Category, CategorySet, Game, NUM_ROLLS, RollId, Rules};
+use yz::turn::lanes::LaneValue;
+use yz::turn::simd::{SimdWork, dispatch};
+use yz::turn::{RollScorer, TurnBuffer};
 
 fn whole_games(c: &mut Criterion) {
     let mut group = c.benchmark_group("duel");
@@ -131,5 +135,69 @@ fn sampled_layers(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, whole_games, endgame_layer, sampled_layers);
+/// What one phase of a turn costs per lane, plain (`f32`, strips of [`strip_lanes`]) and
+/// with the draw probability (`WinDraw<f32>`, strips of the same bytes): where the draws'
+/// cost goes. A follower's maximum is a compare, a blend and a maximum where a plain
+/// maximum is one instruction, so `choose` costs about three times as much with draws;
+/// sums cost twice as much.
+fn turn_phases(c: &mut Criterion) {
+    fn phases<T: LaneValue<Number = f32>>(c: &mut Criterion, name: &str) {
+        let lanes = strip_lanes::<T>();
+        let mut buffer = TurnBuffer::<T>::new(lanes);
+        // Values in [0, 1) from a fixed sequence: the maxima's choices vary lane by lane.
+        let mut state = 0x9e37_79b9_u32;
+        let rolls: Vec<Vec<f32>> = (0..NUM_ROLLS)
+            .map(|_| {
+                (0..T::PLANES * lanes)
+                    .map(|_| {
+                        state ^= state << 13;
+                        state ^= state >> 17;
+                        state ^= state << 5;
+                        (state >> 8) as f32 / (1u32 << 24) as f32
+                    })
+                    .collect()
+            })
+            .collect();
+        let scorer = |roll: RollId, out: &mut [f32]| out.copy_from_slice(&rolls[roll.0 as usize]);
+        let mut out = vec![0.0f32; T::PLANES * lanes];
+        let mut group = c.benchmark_group("turn_phases");
+        group.sample_size(20).throughput(Throughput::Elements(lanes as u64));
+        for phase in ["score", "average", "choose", "start"] {
+            group.bench_function(BenchmarkId::new(name, phase), |b| {
+                b.iter(|| {
+                    dispatch(Phase { buffer: &mut buffer, phase, scorer: &scorer, out: &mut out });
+                    assert!((0.0..=1.0).contains(&out[0]), "a start value is a mean of values in [0, 1)");
+                    black_box(out[0])
+                })
+            });
+        }
+        group.finish();
+    }
+
+    /// One phase of a turn, compiled for the widest instruction set like the solver's turns.
+    struct Phase<'a, T: LaneValue, S> {
+        buffer: &'a mut TurnBuffer<T>,
+        phase: &'a str,
+        scorer: &'a S,
+        out: &'a mut [T::Number],
+    }
+
+    impl<T: LaneValue, S: RollScorer<T>> SimdWork for Phase<'_, T, S> {
+        type Output = ();
+        #[inline(always)]
+        fn run(self) {
+            match self.phase {
+                "score" => self.buffer.score_rolls(self.scorer),
+                "average" => self.buffer.average_keeps(),
+                "choose" => self.buffer.choose_keeps(),
+                _ => self.buffer.start_value(self.out),
+            }
+        }
+    }
+
+    phases::<f32>(c, "plain");
+    phases::<WinDraw<f32>>(c, "draws");
+}
+
+criterion_group!(benches, whole_games, endgame_layer, sampled_layers, turn_phases);
 criterion_main!(benches);
