@@ -600,6 +600,21 @@ fn hostile_files() {
         },
         readers,
     );
+    // Draws that their values rule out, with valid checksums, and a truncated draw shard:
+    // verify names them and a resume that carries draws stops (never drops them).
+    let draw_readers = |b: &Bench| vec![b.verify(Refuse), b.resume(Refuse)];
+    let readers = draw_readers(&b);
+    b.case("draws all 1.0, checksums valid", |b| b.forge.lie_draws(0, 1.0), readers);
+    let readers = draw_readers(&b);
+    b.case(
+        "draw shard truncated",
+        |b| {
+            let path = b.t.join("layer-00-draw-00000.yzs");
+            let bytes = fs::read(&path).unwrap();
+            fs::write(&path, &bytes[..bytes.len() - 7]).unwrap();
+        },
+        readers,
+    );
     let readers = all(&b);
     b.case(
         "manifest is a shard",

@@ -64,6 +64,50 @@ fn a_flipped_byte_and_a_truncated_shard_are_named_and_refused() {
     assert!(files(&tables) == original);
 }
 
+/// Draws that their values rule out (all 1.0, with valid checksums) are named by `shard
+/// verify` and stop a resume that carries draws, which says what to do; a truncated draw
+/// shard stops it too, never dropped in silence. `--no-draws` then finishes with P(draw)
+/// unknown.
+#[test]
+fn draws_are_checked_against_their_values() {
+    let dir = tempfile::tempdir().unwrap();
+    let tables = dir.path().join("t");
+    let t = tables.to_str().unwrap();
+    let forge = Forge::solve(&tables, 4);
+    let draw_file = "layer-00-draw-00000.yzs";
+    forge.lie_draws(0, 1.0);
+    let out = yz(dir.path(), &["--json", "shard", "verify", t]);
+    assert_eq!(out.status.code(), Some(2));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let bad: Vec<&serde_json::Value> =
+        report["files"].as_array().unwrap().iter().filter(|f| !f["problem"].is_null()).collect();
+    assert_eq!(bad.len(), 1, "{report}");
+    assert!(bad[0]["path"].as_str().unwrap().ends_with(draw_file), "{report}");
+    assert!(bad[0]["problem"].as_str().unwrap().contains("cannot go with the value"), "{report}");
+    let resume = ["duel", "solve", "--first", "4", "--out", t, "--resume"];
+    let refused = |why: &str| {
+        let out = yz(dir.path(), &resume);
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert_eq!(out.status.code(), Some(2), "{why}: {stderr}");
+        assert!(stderr.contains(draw_file) && stderr.contains("--resume --no-draws"), "{why}: {stderr}");
+    };
+    refused("forged");
+
+    // Truncated: refused the same way, and the manifest still lists it.
+    forge.with_manifest(|_| {});
+    let path = tables.join(draw_file);
+    let bytes = std::fs::read(&path).unwrap();
+    std::fs::write(&path, &bytes[..bytes.len() - 7]).unwrap();
+    refused("truncated");
+    assert_eq!(yz::duel::shard::Manifest::open(&tables).unwrap().layers.last().unwrap().draws.len(), 1);
+
+    // As advised: without draws, the solve finishes and P(draw) is unknown.
+    let finished =
+        json(&yz(dir.path(), &["--json", "duel", "solve", "--first", "4", "--out", t, "--resume", "--no-draws"]));
+    assert!(finished["p_draw"].is_null() && finished["value"].as_f64().is_some(), "{finished}");
+    assert_eq!(json(&yz(dir.path(), &["--json", "shard", "verify", t]))["ok"], true);
+}
+
 /// Every file of a directory, by name.
 /// A shard whose header carries a megabyte of well-formed, checksummed metadata is refused
 /// before its JSON is parsed, by `shard verify` and by a read.

@@ -98,7 +98,7 @@ pub fn measure<V: DuelValue + Pod>(cards: &Cards, scratch: &Path) -> Result<Byte
     let check = median_seconds(|| {
         problems.clear();
         for (layer, index, entry, opponents) in &listed {
-            let shard = Listed { layer: *layer, column: Column::Value, index: *index, entry };
+            let shard = Listed { layer: *layer, column: Column::Value, index: *index, entry, values: None };
             let check = shard::verify_listed(scratch, game, &shard, *opponents);
             problems.extend(check.problem.map(|p| format!("{}: {p}", check.path.display())));
         }

@@ -75,7 +75,24 @@ pub(super) fn read_rows<V: DuelValue>(
 ) -> Result<Vec<V>, ShardError> {
     let values = read_column(dir, space, shape, entry, Column::Value, movers.clone())?;
     if V::DRAWS && !entry.draws.is_empty() {
-        let draws = read_column(dir, space, shape, entry, Column::Draw, movers)?;
+        let draws = read_column(dir, space, shape, entry, Column::Draw, movers.clone())?;
+        if let Some(at) = values.iter().zip(&draws).position(|(&v, &d)| !shard::draw_fits(v, d)) {
+            // The shard holding it: the first whose positions reach past it.
+            let position = shape.rows(movers).start + at as u64;
+            let index = (entry.draws.iter().map(|d| d.span(shape).map_or(0, |span| span.end)))
+                .position(|end| end > position)
+                .unwrap_or(0);
+            return Err(ShardError::Mismatch {
+                path: dir.join(shard::shard_file(shape.layer, index, Column::Draw)),
+                what: format!(
+                    "P(draw) {} of position {position} cannot go with its value {} \
+                     (0 <= P(draw) <= 2 min(value, 1 - value)); {}",
+                    draws[at],
+                    values[at],
+                    shard::draw_remedy(dir)
+                ),
+            });
+        }
         return Ok(values.into_iter().zip(draws).map(|(v, d)| V::from_stored(v, Some(d))).collect());
     }
     Ok(values.into_iter().map(|v| V::from_stored(v, None)).collect())

@@ -203,7 +203,7 @@ pub fn solve_tables<V: DuelValue + Pod>(
     let me = ranks.rank();
     let last = options.stop_after.max(space.first_layer());
     // Rank 0 holds the table directory's lock until the solve ends.
-    let Start { mut manifest, _lock, repairs: damaged } = start(space, ranks, dir, options.clone())?;
+    let Start { mut manifest, _lock, repairs: damaged } = start(space, ranks, dir, options.clone(), V::DRAWS)?;
     let mut outcome = Outcome {
         resumed_from: None,
         layers: Vec::new(),

@@ -19,12 +19,14 @@ use crate::store;
 
 /// The manifest to continue: a fresh one (written by rank 0), or with `resume` the one in
 /// `dir` after rank 0 checked it and every rank checked a share of its shards; with the
-/// directory's lock (rank 0) and the damaged shards to repair.
+/// directory's lock (rank 0) and the damaged shards to repair. `carries_draws`: whether
+/// the solve's values carry P(draw).
 pub(super) fn start(
     space: &Space,
     ranks: &impl Ranks,
     dir: &Path,
     SolveOptions { resume, force, shard_positions, .. }: SolveOptions,
+    carries_draws: bool,
 ) -> Result<Start, ClusterError> {
     let (me, size) = (ranks.rank(), ranks.size());
     let game = space.cards().game();
@@ -67,7 +69,8 @@ pub(super) fn start(
     // shard that is missing or fails its checks, under a name the manifest may list, is
     // repaired from the layer above; any other problem stops the solve.
     // Damaged draw shards (kept for the last layer only) cannot be recomputed, since the
-    // layer above kept none: they are dropped, and P(draw) is reported unknown.
+    // layer above kept none: a solve that carries draws stops and says what to do; one
+    // that does not (`carries_draws` false) would drop them anyway, and does.
     let listed = manifest.listed();
     let found: Vec<ShardDamage> = listed
         .par_iter()
@@ -77,7 +80,8 @@ pub(super) fn start(
             let &shard::Listed { layer, column, index, .. } = listed;
             let check = verify_listed(dir, game, listed, space.opponent_count(layer));
             let problem = format!("{}: {}", check.path.display(), check.problem?);
-            let repairable = shard::linked(dir, &listed.file()).is_none();
+            let repairable =
+                shard::linked(dir, &listed.file()).is_none() && (column == Column::Value || !carries_draws);
             Some(ShardDamage { layer, index, column, problem, repairable })
         })
         .collect();
@@ -100,7 +104,11 @@ pub(super) fn start(
     };
     let Some((repairs, drop_draws)) = verdict else {
         if me == 0 {
-            let problems = damage.into_iter().filter(|d| !d.repairable).map(|d| d.problem).collect();
+            let mut problems: Vec<String> =
+                damage.iter().filter(|d| !d.repairable).map(|d| d.problem.clone()).collect();
+            if damage.iter().any(|d| !d.repairable && d.column == Column::Draw) {
+                problems.push(shard::draw_remedy(dir));
+            }
             return Err(ShardError::Unsound { dir: dir.to_owned(), problems }.into());
         }
         return Err(ClusterError::StoppedByRankZero);
@@ -108,7 +116,9 @@ pub(super) fn start(
     for d in &damage {
         match d.column {
             Column::Value => tracing::warn!(problem = %d.problem, "damaged shard: recomputing it from the layer above"),
-            Column::Draw => tracing::warn!(problem = %d.problem, "damaged draw shard: P(draw) will be unknown"),
+            Column::Draw => {
+                tracing::warn!(problem = %d.problem, "damaged draw shard dropped: this solve carries no draws")
+            }
         }
     }
     if drop_draws && let Some(last) = manifest.layers.last_mut() {

@@ -325,12 +325,20 @@ pub struct Listed<'m> {
     pub index: usize,
     /// The entry.
     pub entry: &'m ShardEntry,
+    /// For a draw shard, the value shard of the same movers: its draws are checked
+    /// against those values.
+    pub values: Option<&'m ShardEntry>,
 }
 
 impl Listed<'_> {
     /// Its file name inside the table directory.
     pub fn file(&self) -> String {
         shard_file(self.layer, self.index, self.column)
+    }
+
+    /// For a draw shard, the file name of its value shard.
+    pub fn value_file(&self) -> Option<String> {
+        self.values.map(|_| shard_file(self.layer, self.index, Column::Value))
     }
 }
 
@@ -515,6 +523,7 @@ impl Manifest {
                         column,
                         index,
                         entry,
+                        values: (column == Column::Draw).then(|| &l.shards[index]),
                     })
                 })
             })
@@ -807,43 +816,128 @@ fn stray_value(values: &[f32], first: u64, layer: usize, entry: &ShardEntry) -> 
     ))
 }
 
-/// Decompresses a shard's payload piece by piece (never more than a bounded buffer,
-/// whatever the file claims) and checks it holds `entry.positions` probabilities.
-fn check_payload(payload: &[u8], layer: usize, entry: &ShardEntry) -> Option<String> {
-    use std::io::Read;
+/// What to do about a damaged draw shard of the tables in `dir`: the layer above keeps no
+/// draws to recompute it from.
+pub fn draw_remedy(dir: &Path) -> String {
+    format!(
+        "draw shards cannot be recomputed from the layer above, which keeps none: `yz duel solve --resume --no-draws \
+         --out {}` (with the game's flags) finishes the solve with P(draw) unknown, or a solve without --resume \
+         computes it again",
+        dir.display()
+    )
+}
+
+/// Whether `draw` can be the P(draw) of a position worth `value` (P(win) + ½ P(draw))
+/// under the same play: P(win) = value − ½ P(draw) and P(lose) = 1 − value − ½ P(draw)
+/// are not negative, so 0 ≤ P(draw) ≤ 2 min(value, 1 − value), up to [`ROUNDING`].
+pub fn draw_fits(value: f32, draw: f32) -> bool {
+    draw >= -ROUNDING && draw <= 2.0 * value.min(1.0 - value) + ROUNDING
+}
+
+/// The first position of `draws` (positions `first..` of the draw shard `entry` of
+/// `layer`) that its `values` rule out ([`draw_fits`]), described.
+fn stray_draw(values: &[f32], draws: &[f32], first: u64, layer: usize, entry: &ShardEntry) -> Option<String> {
+    let at = values.iter().zip(draws).position(|(&v, &d)| !draw_fits(v, d))?;
+    Some(format!(
+        "P(draw) {} at position {} of layer {layer} movers {}..{} cannot go with the value {} stored for it \
+         (0 <= P(draw) <= 2 min(value, 1 - value))",
+        draws[at],
+        first + at as u64,
+        entry.mover_start,
+        entry.mover_end,
+        values[at]
+    ))
+}
+
+/// A shard's payload decompressed piece by piece: never more than a bounded buffer,
+/// whatever the file claims.
+struct Pieces<'a> {
+    decoder: std::io::Take<zstd::stream::read::Decoder<'a, &'a [u8]>>,
+    /// Bytes of values the shard must hold.
+    expected: u64,
+    /// Bytes read so far.
+    seen: u64,
+}
+
+impl<'a> Pieces<'a> {
+    /// Bytes of values read at a time.
     const PIECE: usize = 1 << 20;
-    let expected = entry.positions.saturating_mul(4);
-    let mut decoder = match zstd::stream::read::Decoder::with_buffer(payload) {
-        Ok(decoder) => decoder.take(expected.saturating_add(1)),
-        Err(e) => return Some(format!("payload does not decompress ({e})")),
-    };
-    let mut piece = vec![0u8; PIECE];
-    let mut seen = 0u64;
-    loop {
+
+    fn new(payload: &'a [u8], positions: u64) -> Result<Pieces<'a>, String> {
+        use std::io::Read;
+        let expected = positions.saturating_mul(4);
+        let decoder = zstd::stream::read::Decoder::with_buffer(payload)
+            .map_err(|e| format!("payload does not decompress ({e})"))?
+            .take(expected.saturating_add(1));
+        Ok(Pieces { decoder, expected, seen: 0 })
+    }
+
+    /// Fills `piece` as far as the payload goes; the bytes read (0 at its end).
+    fn fill(&mut self, piece: &mut [u8]) -> Result<usize, String> {
+        use std::io::Read;
         let mut filled = 0;
-        while filled < PIECE {
-            match decoder.read(&mut piece[filled..]) {
+        while filled < piece.len() {
+            match self.decoder.read(&mut piece[filled..]) {
                 Ok(0) => break,
                 Ok(n) => filled += n,
-                Err(e) => return Some(format!("payload does not decompress ({e})")),
+                Err(e) => return Err(format!("payload does not decompress ({e})")),
             }
         }
-        if filled == 0 {
+        self.seen += filled as u64;
+        Ok(filled)
+    }
+
+    /// What is wrong with the length read, once the payload is read to its end.
+    fn length_problem(&self) -> Option<String> {
+        let (seen, expected) = (self.seen, self.expected);
+        match seen.cmp(&expected) {
+            std::cmp::Ordering::Equal => None,
+            std::cmp::Ordering::Less => Some(format!("payload holds {seen} bytes of values, expected {expected}")),
+            std::cmp::Ordering::Greater => {
+                Some(format!("payload holds more than the {expected} bytes of values expected"))
+            }
+        }
+    }
+}
+
+/// Decompresses a shard's payload piece by piece and checks it holds `entry.positions`
+/// probabilities; for a draw shard, `values` is its value shard's payload, and each P(draw)
+/// is checked against its value ([`draw_fits`]).
+fn check_payload(payload: &[u8], layer: usize, entry: &ShardEntry, values: Option<&[u8]>) -> Option<String> {
+    let mut pieces = match Pieces::new(payload, entry.positions) {
+        Ok(pieces) => pieces,
+        Err(problem) => return Some(problem),
+    };
+    // The value shard is checked on its own; one that does not read is reported there.
+    let mut values = values.and_then(|payload| Pieces::new(payload, entry.positions).ok());
+    let (mut piece, mut value_piece) = (vec![0u8; Pieces::PIECE], vec![0u8; Pieces::PIECE]);
+    loop {
+        let filled = match pieces.fill(&mut piece) {
+            Ok(0) => break,
+            Ok(filled) => filled,
+            Err(problem) => return Some(problem),
+        };
+        if pieces.seen > pieces.expected || filled % 4 != 0 {
             break;
         }
-        seen += filled as u64;
-        if seen > expected || filled % 4 != 0 {
-            break;
-        }
-        if let Some(what) = stray_value(&decode_values(&piece[..filled]), (seen - filled as u64) / 4, layer, entry) {
+        let first = (pieces.seen - filled as u64) / 4;
+        let numbers = decode_values(&piece[..filled]);
+        if let Some(what) = stray_value(&numbers, first, layer, entry) {
             return Some(what);
         }
+        if let Some(reader) = &mut values {
+            match reader.fill(&mut value_piece[..filled]) {
+                Ok(n) if n == filled => {
+                    let stored = decode_values(&value_piece[..n]);
+                    if let Some(what) = stray_draw(&stored, &numbers, first, layer, entry) {
+                        return Some(what);
+                    }
+                }
+                _ => values = None,
+            }
+        }
     }
-    match seen.cmp(&expected) {
-        std::cmp::Ordering::Equal => None,
-        std::cmp::Ordering::Less => Some(format!("payload holds {seen} bytes of values, expected {expected}")),
-        std::cmp::Ordering::Greater => Some(format!("payload holds more than the {expected} bytes of values expected")),
-    }
+    pieces.length_problem()
 }
 
 /// The shards of a layer: contiguous mover ranges of at most `shard_positions` positions,
@@ -1114,7 +1208,13 @@ pub fn verify_listed(dir: &Path, game: Game, listed: &Listed<'_>, opponents: usi
             Some(format!("checksum {} but the manifest lists {}", file.checksum(), entry.checksum))
         }
         Ok(_) if bytes != entry.bytes => Some(format!("{bytes} bytes but the manifest lists {}", entry.bytes)),
-        Ok(_) => check_payload(file.payload(), layer, entry),
+        Ok(_) => {
+            // SAFETY: as above.
+            let value_file = (listed.value_file())
+                .filter(|name| linked(dir, name).is_none())
+                .and_then(|name| unsafe { open_shard_file(&dir.join(name)) }.ok());
+            check_payload(file.payload(), layer, entry, value_file.as_ref().map(StoreFile::payload))
+        }
     };
     check
 }
@@ -1208,6 +1308,16 @@ mod tests {
     /// The cut covers every position once, in order; no shard exceeds the size but a
     /// whole mover's row never does; a row longer than the size is cut into pieces of the
     /// size (the last shorter); the cut depends on the size only.
+    #[test]
+    fn draws_fit_their_values() {
+        for (value, draw) in [(0.5, 1.0), (0.0, 0.0), (1.0, 0.0), (0.25, 0.5), (0.9, 0.2), (0.3, 0.0)] {
+            assert!(draw_fits(value, draw), "{value} {draw}");
+        }
+        for (value, draw) in [(0.3, 0.7), (0.9, 0.3), (1.0, 1.0), (0.0, 0.01), (0.5, -0.01), (0.5, f32::NAN)] {
+            assert!(!draw_fits(value, draw), "{value} {draw}");
+        }
+    }
+
     #[test]
     fn shards_cover_the_layer_in_pieces_of_at_most_the_size() {
         let cards = Cards::new(Game { rules: Rules::OFFICIAL, categories: Rules::OFFICIAL.first(5).unwrap() });
