@@ -131,7 +131,9 @@ fn fail_cleanly_on_unwritable_stdout() {
 }
 
 /// The error and its causes on one line, each cause once (an error that already prints
-/// its source, such as an OS error, is not followed by it again).
+/// its source, such as an OS error, is not followed by it again), control characters
+/// escaped: a message may quote a file's or a record's bytes, which must not reach the
+/// terminal as escape sequences or carriage returns.
 fn one_line(error: &anyhow::Error) -> String {
     let mut line = String::new();
     for cause in error.chain().map(ToString::to_string) {
@@ -142,7 +144,7 @@ fn one_line(error: &anyhow::Error) -> String {
             line.push_str(&cause);
         }
     }
-    line
+    line.chars().map(|c| if c.is_control() { c.escape_default().to_string() } else { c.to_string() }).collect()
 }
 
 fn run(cli: Cli) -> Result<()> {

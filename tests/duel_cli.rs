@@ -108,6 +108,9 @@ fn corrupt_shards_and_bad_positions_are_refused() {
     // The full game from its start does not fit one machine's memory, so it would stream:
     // refused up front with the disk its tables and scratch need (tens of TiB).
     fails_with(d, &["duel", "solve"], "GiB more disk at once");
+    // The full game from empty cards without tables: refused once the smallest layers below
+    // pass the on-the-fly limit (the whole count takes seconds), naming the tables' solve.
+    fails_with(d, &["duel", "value", "--me", "", "--opp", ""], "`yz duel plan --max-empty 26` prices it");
     fails_with(d, &["duel", "solve", "--first", "3", "--stop-after-layer", "6"], "this solve covers layers 0..=5");
     fails_with(d, &["duel", "solve", "--first", "3", "--write", "3"], "expected all, none, or K..");
     fails_with(

@@ -59,45 +59,71 @@ pub fn count_layers_from(space: &Space, first: usize) -> Vec<LayerCount> {
 
 /// [`count_layers_from`], reporting each layer counted to `progress`.
 pub fn count_layers_reporting(space: &Space, first: usize, progress: &dyn Progress) -> Vec<LayerCount> {
-    let cards = space.cards();
-    let classes = |set: &CardSet, k: usize| bound_classes(cards, set.with_filled(k));
     let layers = first.max(space.first_layer())..space.end_layer();
     progress.start("counting", layers.len() as u64, "layers");
     let counts = layers
         .into_par_iter()
         .map(|layer| {
-            let (mover_filled, opponent_filled) = layer_split(layer);
-            let opponents = classes(space.opponents(layer), opponent_filled);
-            let movers = classes(space.movers(layer), mover_filled);
-            let mut count = LayerCount {
-                layer,
-                mover_filled,
-                movers: movers.iter().map(|&(_, n)| n).sum(),
-                opponents: opponents.iter().map(|&(_, n)| n).sum(),
-                ..LayerCount::default()
-            };
-            let (pairs, positions, lanes) = movers
-                .par_iter()
-                .map(|&(mover, m)| {
-                    let mut sums = (0, 0, 0);
-                    for &(opponent, o) in &opponents {
-                        let len = window_len(window(mover, opponent));
-                        if len > 0 {
-                            sums.0 += m * o;
-                            sums.1 += m * o * len;
-                            sums.2 += m * o * padded_lanes(len as usize) as u64;
-                        }
-                    }
-                    sums
-                })
-                .reduce(|| (0, 0, 0), |a, b| (a.0 + b.0, a.1 + b.1, a.2 + b.2));
-            (count.pairs, count.positions, count.lanes) = (pairs, positions, lanes);
+            let count = count_layer(space, layer);
             progress.advance(1);
             count
         })
         .collect();
     progress.finish();
     counts
+}
+
+/// Counts the layers of `space` from `first` on while their positions add up to at most
+/// `limit`, from the last layer down (the small layers first): the counts, or (once the
+/// limit is passed) the positions counted so far, more than `limit`. A whole count of a
+/// large game takes seconds; whether it is larger than a bound is known after its smallest
+/// layers.
+pub fn count_layers_up_to(space: &Space, first: usize, limit: u64) -> Result<Vec<LayerCount>, u64> {
+    let mut counts = Vec::new();
+    let mut positions = 0u64;
+    for layer in (first.max(space.first_layer())..space.end_layer()).rev() {
+        let count = count_layer(space, layer);
+        positions = positions.saturating_add(count.positions);
+        if positions > limit {
+            return Err(positions);
+        }
+        counts.push(count);
+    }
+    counts.reverse();
+    Ok(counts)
+}
+
+/// Counts one layer of `space`.
+fn count_layer(space: &Space, layer: usize) -> LayerCount {
+    let cards = space.cards();
+    let classes = |set: &CardSet, k: usize| bound_classes(cards, set.with_filled(k));
+    let (mover_filled, opponent_filled) = layer_split(layer);
+    let opponents = classes(space.opponents(layer), opponent_filled);
+    let movers = classes(space.movers(layer), mover_filled);
+    let mut count = LayerCount {
+        layer,
+        mover_filled,
+        movers: movers.iter().map(|&(_, n)| n).sum(),
+        opponents: opponents.iter().map(|&(_, n)| n).sum(),
+        ..LayerCount::default()
+    };
+    let (pairs, positions, lanes) = movers
+        .par_iter()
+        .map(|&(mover, m)| {
+            let mut sums = (0, 0, 0);
+            for &(opponent, o) in &opponents {
+                let len = window_len(window(mover, opponent));
+                if len > 0 {
+                    sums.0 += m * o;
+                    sums.1 += m * o * len;
+                    sums.2 += m * o * padded_lanes(len as usize) as u64;
+                }
+            }
+            sums
+        })
+        .reduce(|| (0, 0, 0), |a, b| (a.0 + b.0, a.1 + b.1, a.2 + b.2));
+    (count.pairs, count.positions, count.lanes) = (pairs, positions, lanes);
+    count
 }
 
 /// Positions of the final layer, where both cards are full and only `d = 0` (a draw) is

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 use super::advise::{PositionSource, Solved, Tables};
 use super::cards::Cards;
-use super::count::{count_layers, group};
+use super::count::{count_layers, count_layers_up_to, group};
 use super::plan::{PLAIN_VALUE_BYTES, PlanSpec, gib, plan};
 use super::shard::ShardError;
 use super::solve::{LayerValues, Space, SpaceError, solve};
@@ -70,35 +70,40 @@ pub enum SourceError {
     Shard(#[from] ShardError),
     /// No tables hold the position and the game below it is too large to solve now.
     #[error(
-        "no tables hold this position and the game below it has {} positions, more than the {} solved on the fly; {}",
-        group(*positions),
+        "no tables hold this position and the game below it has more than the {} positions solved on the fly (at least {}); {}",
         group(*limit),
+        group(*at_least),
         tables_advice(*open, *needed_bytes, *available_bytes)
     )]
     TooLarge {
-        /// Positions of the game below.
-        positions: u64,
+        /// Positions of the game below counted before the limit was passed: a lower bound.
+        at_least: u64,
         /// The most solved on the fly ([`TableLookup::on_the_fly`]).
         limit: u64,
         /// Boxes open on both cards together: the `--max-empty` that solves tables for it.
         open: usize,
-        /// Peak memory of that solve in one process (4-byte values).
-        needed_bytes: u64,
+        /// Peak memory of that solve in one process (4-byte values), for endgames of at
+        /// most [`PRICED_OPEN`] boxes open.
+        needed_bytes: Option<u64>,
         /// This machine's available memory, where known.
         available_bytes: Option<u64>,
     },
 }
 
+/// Most boxes open for which a refusal prices the endgame's tables: counting larger
+/// endgames whole takes more than a second.
+const PRICED_OPEN: usize = 8;
+
 /// What to run for tables of `open` boxes open: here, where the solve fits this machine's
-/// memory, else on a cluster, with the figures.
-fn tables_advice(open: usize, needed: u64, available: Option<u64>) -> String {
-    match available {
-        Some(available) if needed <= available => format!(
+/// memory, else on a cluster, with the figures where they were priced.
+fn tables_advice(open: usize, needed: Option<u64>, available: Option<u64>) -> String {
+    match (needed, available) {
+        (Some(needed), Some(available)) if needed <= available => format!(
             "solve tables first with `yz duel solve --max-empty {open}` (peak {:.1} GiB of the {:.1} GiB available here)",
             gib(needed),
             gib(available)
         ),
-        _ => {
+        (Some(needed), _) => {
             let here = available.map_or(String::new(), |a| format!(", more than the {:.1} GiB available here", gib(a)));
             format!(
                 "tables for it need {:.1} GiB in one process{here}: size a cluster run with `yz duel plan --max-empty {open}` \
@@ -106,6 +111,10 @@ fn tables_advice(open: usize, needed: u64, available: Option<u64>) -> String {
                 gib(needed)
             )
         }
+        (None, _) => format!(
+            "tables for it come from `yz duel solve --max-empty {open}`: `yz duel plan --max-empty {open}` prices it \
+             (memory, disk, core-hours) here or on a cluster (`scripts/submit --max-empty {open} --nodes N`)"
+        ),
     }
 }
 
@@ -230,23 +239,20 @@ impl<'a> Values<'a> {
             return Ok(Values::Tables(tables));
         }
         let space = Space::below(cards, p.mover, p.opponent)?;
-        let counts = count_layers(&space);
-        let positions: u64 = counts.iter().map(|l| l.positions).sum();
-        if positions > lookup.on_the_fly {
+        let limit = lookup.on_the_fly;
+        let counts = count_layers_up_to(&space, layer, limit).map_err(|at_least| {
             let open = 2 * cards.boxes() - p.layer;
-            let endgame = Space::endgame(cards, open);
-            let spec = PlanSpec { ranks: 1, value_bytes: PLAIN_VALUE_BYTES, write_from: 0 };
-            let needed_bytes = plan(&count_layers(&endgame), cards.boxes(), spec).peak_bytes_per_rank;
+            // Counting a large endgame whole takes seconds: it is priced only when small.
+            let needed_bytes = (open <= PRICED_OPEN).then(|| {
+                let spec = PlanSpec { ranks: 1, value_bytes: PLAIN_VALUE_BYTES, write_from: 0 };
+                plan(&count_layers(&Space::endgame(cards, open)), cards.boxes(), spec).peak_bytes_per_rank
+            });
             let available_bytes = crate::cluster::launch::mem_available();
-            let limit = lookup.on_the_fly;
-            return Err(SourceError::TooLarge { positions, limit, open, needed_bytes, available_bytes });
-        }
+            SourceError::TooLarge { at_least, limit, open, needed_bytes, available_bytes }
+        })?;
+        let positions: u64 = counts.iter().map(|l| l.positions).sum();
         tracing::info!(positions, "solving the positions below");
-        progress.start(
-            "solving below",
-            counts.iter().filter(|l| l.layer >= layer).map(|l| l.positions).sum(),
-            "positions",
-        );
+        progress.start("solving below", positions, "positions");
         let Ok(values) = solve::<f32, Infallible>(&space, layer, |solved| {
             progress.advance(solved.shape.positions());
             Ok(())

@@ -119,8 +119,9 @@ impl Record {
         }
     }
 
-    /// Reads a record in either form: JSON if it starts with `{`, text otherwise. A text
-    /// longer than [`MAX_RECORD_BYTES`] is refused unread.
+    /// Reads a record in either form: JSON if it starts with `{`, text otherwise, after a
+    /// byte-order mark if it has one; text lines may end in LF, CR LF or CR. A text longer
+    /// than [`MAX_RECORD_BYTES`] is refused unread.
     pub fn parse(text: &str) -> Result<Record, RecordError> {
         if text.len() > MAX_RECORD_BYTES {
             let problem = format!(
@@ -129,7 +130,14 @@ impl Record {
             );
             return Err(Problem::Syntax(problem).at(Location::Record));
         }
-        if text.trim_start().starts_with('{') { Record::parse_json(text) } else { Record::parse_text(text) }
+        // A byte-order mark, as some editors save, is not part of the record.
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        if text.trim_start().starts_with('{') {
+            Record::parse_json(text)
+        } else {
+            // Lines may end in LF, CR LF or a lone CR (as old Mac editors save).
+            Record::parse_text(&text.replace("\r\n", "\n").replace('\r', "\n"))
+        }
     }
 }
 

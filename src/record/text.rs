@@ -46,7 +46,8 @@ impl Record {
                     return Err(Problem::Syntax(problem).at(at));
                 }
                 if rest != RECORD_VERSION.to_string() {
-                    return Err(Problem::Version(rest.to_string()).at(at));
+                    // Escaped: the record's bytes must not reach a terminal as control codes.
+                    return Err(Problem::Version(rest.escape_debug().to_string()).at(at));
                 }
                 versioned = true;
                 continue;
@@ -218,6 +219,22 @@ mod tests {
             let err = Record::parse_text(text).unwrap_err().to_string();
             assert!(err.starts_with(expected), "{text}: {err}");
         }
+    }
+
+    /// A byte-order mark and CR or CR LF line endings read as plain LF text; a version
+    /// field's control characters come back escaped, never raw.
+    #[test]
+    fn a_bom_and_any_line_ending_are_read_and_control_codes_escaped() {
+        let plain = "yz-record 1\nrules official\nboxes ones,twos\n11111 ones=5\n22222 twos=10\n";
+        let expected = Record::parse(plain).unwrap().to_text();
+        for text in [format!("\u{feff}{plain}"), plain.replace('\n', "\r\n"), plain.replace('\n', "\r")] {
+            assert_eq!(Record::parse(&text).unwrap().to_text(), expected, "{text:?}");
+        }
+        let json = serde_json::to_string(&Record::parse(plain).unwrap().to_json()).unwrap();
+        assert_eq!(Record::parse(&format!("\u{feff}{json}")).unwrap().to_text(), expected);
+        let err = Record::parse("yz-record \u{1b}[2J\rowned\n").unwrap_err().to_string();
+        assert!(!err.chars().any(char::is_control), "{err:?}");
+        assert!(err.contains("\\u{1b}[2J"), "{err}");
     }
 
     #[test]
