@@ -3,6 +3,7 @@
 
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
+use std::path::Path;
 use std::sync::OnceLock;
 
 use crate::cli::{json, yz};
@@ -47,26 +48,39 @@ fn exchange_at(address: SocketAddr, request: &[u8]) -> (u16, String) {
     (status, body)
 }
 
-/// A failure of the server, not of the request (here its data directory is a file, so no
-/// table can be written), is a 500 whose message names no path and no process id.
+/// A failure of the server, not of the request (here a damaged table in its data
+/// directory), is a 500 whose message names no path and no process id; a table that would
+/// have to be written where the server cannot write is a 503 naming the data directory,
+/// before any solve.
 #[test]
 fn server_failures_name_no_paths() {
     let dir = tempfile::tempdir().unwrap();
-    let data = dir.path().join("data-is-a-file");
-    std::fs::write(&data, "not a directory").unwrap();
-    let address = start(&data);
-    let body = r#"{"card":"","dice":"1,3,3,5,6","rolls_left":2}"#;
-    let head = format!(
-        "POST /api/solo/advise HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n\
-         Content-Length: {}\r\nConnection: close\r\n\r\n",
-        body.len()
-    );
-    let (status, answer) = exchange_at(address, &[head.as_bytes(), body.as_bytes()].concat());
-    let error: serde_json::Value = serde_json::from_str(&answer).unwrap();
-    let message = error["error"].as_str().unwrap();
-    assert_eq!(status, 500, "{answer}");
+    let ask = |data: &Path| {
+        let address = start(data);
+        let body = r#"{"card":"","dice":"1,3,3,5,6","rolls_left":2}"#;
+        let head = format!(
+            "POST /api/solo/advise HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n\
+             Content-Length: {}\r\nConnection: close\r\n\r\n",
+            body.len()
+        );
+        let (status, answer) = exchange_at(address, &[head.as_bytes(), body.as_bytes()].concat());
+        let error: serde_json::Value = serde_json::from_str(&answer).unwrap();
+        (status, error["error"].as_str().unwrap().to_owned())
+    };
+    let damaged = dir.path().join("damaged");
+    std::fs::create_dir(&damaged).unwrap();
+    let table = yz::solo::table::file_name(yz::game::Game::full(yz::game::Rules::OFFICIAL));
+    std::fs::write(damaged.join(table), "not a table").unwrap();
+    let (status, message) = ask(&damaged);
+    assert_eq!(status, 500, "{message}");
     let pid = std::process::id().to_string();
-    assert!(!message.contains("data-is-a-file") && !message.contains('/') && !message.contains(&pid), "{message}");
+    assert!(!message.contains("damaged") && !message.contains('/') && !message.contains(&pid), "{message}");
+
+    let unwritable = dir.path().join("data-is-a-file");
+    std::fs::write(&unwritable, "not a directory").unwrap();
+    let (status, message) = ask(&unwritable);
+    assert_eq!(status, 503, "{message}");
+    assert!(message.contains("data-is-a-file") && message.contains("cannot write"), "{message}");
 }
 
 /// A request naming the server by another site's name (DNS rebinding) is refused (421),
@@ -208,4 +222,68 @@ fn bad_requests_get_a_4xx_and_the_server_goes_on() {
     let (status, page) = exchange(b"GET / HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n");
     assert_eq!(status, 200);
     assert!(page.contains("<script src=\"/app.js\">") && !page.contains("http://") && !page.contains("https://"));
+}
+
+/// A table truncated in place under the server (what `cp` over it does) gives that request
+/// an error, never a bus error: the server holds its tables in its own memory, notices the
+/// file changed, and goes on serving.
+#[test]
+fn a_table_truncated_under_the_server_gives_an_error_not_a_signal() {
+    let data = tempfile::tempdir().unwrap();
+    let address = start(data.path());
+    let request = |path: &str, body: &str| {
+        let head = format!(
+            "POST {path} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n\
+             Content-Length: {}\r\nConnection: close\r\n\r\n",
+            body.len()
+        );
+        exchange_at(address, &[head.as_bytes(), body.as_bytes()].concat())
+    };
+    let advise = || request("/api/solo/advise", r#"{"card":"","dice":"1,3,3,5,6","rolls_left":2}"#);
+    let (status, first) = advise();
+    assert_eq!(status, 200, "{first}");
+    let table = data.path().join(yz::solo::table::file_name(yz::game::Game::full(yz::game::Rules::OFFICIAL)));
+    let len = std::fs::metadata(&table).unwrap().len();
+    std::fs::OpenOptions::new().write(true).open(&table).unwrap().set_len(len / 2).unwrap();
+    let (status, answer) = advise();
+    assert_eq!(status, 409, "{answer}");
+    assert!(answer.contains("changed since the server read it"), "{answer}");
+    let (status, answer) = advise();
+    assert_eq!(status, 500, "the truncated file read again: {answer}");
+    let get = b"GET /api/rules HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n";
+    assert_eq!(exchange_at(address, get).0, 200, "the server goes on");
+    let yatzy = r#"{"rules":"yatzy","card":"","dice":"1,3,3,5,6","rolls_left":2}"#;
+    assert_eq!(request("/api/solo/advise", yatzy).0, 200);
+}
+
+/// A client that sends its request head a byte at a time is cut off after
+/// `HEADER_TIMEOUT`, and so is a kept-alive connection that sends nothing more; other
+/// clients are answered meanwhile.
+#[test]
+fn slow_and_idle_connections_are_closed() {
+    let address = server().0;
+    let started = std::time::Instant::now();
+    let mut slow = TcpStream::connect(address).unwrap();
+    let mut idle = TcpStream::connect(address).unwrap();
+    idle.write_all(b"GET /api/rules HTTP/1.1\r\nHost: localhost\r\n\r\n").unwrap();
+    let limit = yz::serve::HEADER_TIMEOUT + std::time::Duration::from_secs(5);
+    let closed = |stream: &mut TcpStream| {
+        stream.set_read_timeout(Some(limit)).unwrap();
+        let mut answer = Vec::new();
+        stream.read_to_end(&mut answer).is_ok()
+    };
+    let feeder = std::thread::spawn(move || {
+        for byte in b"GET /api/rules HTTP/1.1\r\nHost: localhost\r\n" {
+            if slow.write_all(&[*byte]).is_err() {
+                return true;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(500));
+        }
+        false
+    });
+    let get = b"GET /api/rules HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n";
+    assert_eq!(exchange_at(address, get).0, 200, "answered while a slow client sends");
+    assert!(closed(&mut idle), "an idle kept-alive connection is closed");
+    assert!(feeder.join().unwrap(), "the slow client was cut off before it sent its head");
+    assert!(started.elapsed() < 2 * limit, "{:?}", started.elapsed());
 }

@@ -3,6 +3,8 @@
 //! cannot be read or a panic caught).
 
 use std::collections::HashMap;
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use axum::Json;
@@ -20,7 +22,7 @@ use super::ServeConfig;
 use crate::duel::cards::Cards;
 use crate::duel::source::{self, DuelAdviceJson, Position, TableLookup};
 use crate::game::{Card, Game, Rules, parse_dice};
-use crate::progress::Silent;
+use crate::progress::{Progress, Silent};
 use crate::record::Record;
 use crate::review::{self, EXACT_MAX_OPEN, ReviewOptions};
 use crate::solo::{self, SoloTable};
@@ -40,6 +42,13 @@ pub struct ApiError {
 impl ApiError {
     fn bad(error: impl std::fmt::Display) -> ApiError {
         ApiError { status: StatusCode::BAD_REQUEST, message: error.to_string() }
+    }
+
+    /// A table whose file changed since the server read it: dropped, read again next time.
+    fn changed(path: &Path) -> ApiError {
+        let name = path.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+        let message = format!("the table file {name} changed since the server read it; ask again to read it anew");
+        ApiError { status: StatusCode::CONFLICT, message }
     }
 
     fn busy(what: &str) -> ApiError {
@@ -102,18 +111,86 @@ impl<S: Send + Sync, T: Fields> axum::extract::FromRequest<S> for Strict<T> {
     }
 }
 
-/// A target table: being solved (the first request for it), or ready.
-enum TargetSlot {
-    Solving,
-    Ready(Arc<TargetTable>),
+/// A table the server holds (in its own memory: [`crate::store::hold_files_in_memory`]),
+/// with the file it was read from as it was then: a file changed since is noticed before
+/// the table is used, and the request told.
+struct Held<T> {
+    table: Arc<T>,
+    stamp: Option<FileStamp>,
 }
 
-/// The server's state: its configuration, the tables opened, the gate of heavy work.
+/// What identifies a file's contents cheaply: its inode, length and modification time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct FileStamp {
+    inode: u64,
+    len: u64,
+    modified: Option<std::time::SystemTime>,
+}
+
+impl FileStamp {
+    fn of(path: &Path) -> Option<FileStamp> {
+        use std::os::unix::fs::MetadataExt;
+        let meta = std::fs::metadata(path).ok()?;
+        Some(FileStamp { inode: meta.ino(), len: meta.len(), modified: meta.modified().ok() })
+    }
+}
+
+impl<T> Held<T> {
+    fn read(path: &Path, table: T) -> Held<T> {
+        Held { table: Arc::new(table), stamp: FileStamp::of(path) }
+    }
+
+    /// The table, unless the file at `path` changed since it was read.
+    fn current(&self, path: &Path) -> Option<Arc<T>> {
+        (FileStamp::of(path) == self.stamp).then(|| Arc::clone(&self.table))
+    }
+}
+
+/// A target table: read once whoever asks, or built in the background (a minute or two)
+/// while requests are told how far it is.
+#[derive(Default)]
+struct TargetSlot {
+    table: tokio::sync::OnceCell<Held<TargetTable>>,
+    /// Set while a build runs: its share done.
+    building: Mutex<Option<Arc<Share>>>,
+}
+
+/// The share of a build done, as a [`Progress`] reports it.
+#[derive(Default)]
+struct Share {
+    total: AtomicU64,
+    done: AtomicU64,
+}
+
+impl Progress for Share {
+    fn start(&self, _phase: &str, total: u64, _unit: &'static str) {
+        self.done.store(0, Ordering::Relaxed);
+        self.total.store(total, Ordering::Relaxed);
+    }
+    fn advance(&self, n: u64) {
+        self.done.fetch_add(n, Ordering::Relaxed);
+    }
+    fn finish(&self) {}
+}
+
+impl Share {
+    fn percent(&self) -> u64 {
+        let total = self.total.load(Ordering::Relaxed);
+        (100 * self.done.load(Ordering::Relaxed)).checked_div(total).unwrap_or(0).min(99)
+    }
+}
+
+/// The server's state: its configuration, the tables read, the gates of heavy work.
 pub(super) struct App {
     config: ServeConfig,
-    solo: Mutex<HashMap<Game, Arc<SoloTable>>>,
-    targets: Arc<Mutex<HashMap<Game, TargetSlot>>>,
-    heavy: Semaphore,
+    solo: Mutex<HashMap<Game, Arc<tokio::sync::OnceCell<Held<SoloTable>>>>>,
+    targets: Mutex<HashMap<Game, Arc<TargetSlot>>>,
+    /// Two-player card tables, built once per game (a few tenths of a second each).
+    cards: Mutex<HashMap<Game, Arc<Cards>>>,
+    /// One two-player solve or review at a time.
+    heavy: Arc<Semaphore>,
+    /// One target table build at a time (a minute or two and over a gigabyte each).
+    builds: Arc<Semaphore>,
 }
 
 impl App {
@@ -121,55 +198,123 @@ impl App {
         App {
             config,
             solo: Mutex::new(HashMap::new()),
-            targets: Arc::new(Mutex::new(HashMap::new())),
-            heavy: Semaphore::new(1),
+            targets: Mutex::new(HashMap::new()),
+            cards: Mutex::new(HashMap::new()),
+            heavy: Arc::new(Semaphore::new(1)),
+            builds: Arc::new(Semaphore::new(1)),
         }
     }
 
-    /// The solitaire table of `game`, opened (or solved, 0.4 s) on first use.
+    /// The solitaire table of `game`, read (or solved, 0.4 s) once, whoever asks: requests
+    /// that come meanwhile wait for the same one.
     async fn solo(self: &Arc<Self>, game: Game) -> Result<Arc<SoloTable>, ApiError> {
-        if let Some(table) = self.solo.lock().unwrap_or_else(|e| e.into_inner()).get(&game) {
-            return Ok(Arc::clone(table));
-        }
-        let app = Arc::clone(self);
-        let table = blocking(move || solo::open_or_solve(&app.config.data, game).map_err(ApiError::internal)).await?;
-        let table = Arc::new(table);
-        self.solo.lock().unwrap_or_else(|e| e.into_inner()).insert(game, Arc::clone(&table));
-        Ok(table)
+        let path = self.config.data.join(solo::table::file_name(game));
+        let cell = Arc::clone(lock(&self.solo).entry(game).or_default());
+        let held = cell
+            .get_or_try_init(|| {
+                let (app, path) = (Arc::clone(self), path.clone());
+                blocking(move || {
+                    app.check_writable_for(&path)?;
+                    let table = solo::open_or_solve(&app.config.data, game).map_err(ApiError::internal)?;
+                    Ok(Held::read(&path, table))
+                })
+            })
+            .await?;
+        held.current(&path).ok_or_else(|| {
+            lock(&self.solo).remove(&game);
+            ApiError::changed(&path)
+        })
     }
 
-    /// The target table of `game`: opened if written before, else its solve (a minute for
-    /// a whole card) starts in the background and the request is told to come back.
-    fn targets(self: &Arc<Self>, game: Game) -> Result<Arc<TargetTable>, ApiError> {
-        let mut slots = self.targets.lock().unwrap_or_else(|e| e.into_inner());
-        match slots.get(&game) {
-            Some(TargetSlot::Ready(table)) => return Ok(Arc::clone(table)),
-            Some(TargetSlot::Solving) => {
-                return Err(ApiError::busy("the target table is being solved (about a minute)"));
-            }
-            None => {}
+    /// The target table of `game`: read once whoever asks (requests meanwhile wait for it),
+    /// or, where none was written, built in the background while requests are told how far
+    /// it is.
+    async fn targets(self: &Arc<Self>, game: Game) -> Result<Arc<TargetTable>, ApiError> {
+        let path = self.config.data.join(targets::table::file_name(game));
+        let slot = Arc::clone(lock(&self.targets).entry(game).or_default());
+        if slot.table.get().is_none() && !path.exists() {
+            return Err(self.build_targets(game, &path, &slot));
         }
-        if self.config.data.join(targets::table::file_name(game)).exists() {
-            // Written before: opened and checked in a few tens of milliseconds.
-            let table = Arc::new(targets::open_or_solve(&self.config.data, game, &Silent).map_err(ApiError::internal)?);
-            slots.insert(game, TargetSlot::Ready(Arc::clone(&table)));
-            return Ok(table);
-        }
-        slots.insert(game, TargetSlot::Solving);
-        let (data, slots) = (self.config.data.clone(), Arc::clone(&self.targets));
-        std::thread::spawn(move || {
-            let solved = targets::open_or_solve(&data, game, &Silent);
-            let mut slots = slots.lock().unwrap_or_else(|e| e.into_inner());
-            match solved {
-                Ok(table) => slots.insert(game, TargetSlot::Ready(Arc::new(table))),
-                Err(error) => {
-                    tracing::error!(%error, "target table");
-                    slots.remove(&game)
-                }
-            };
-        });
-        Err(ApiError::busy("the target table is being solved (about a minute)"))
+        let held = slot
+            .table
+            .get_or_try_init(|| {
+                let (data, path) = (self.config.data.clone(), path.clone());
+                blocking(move || {
+                    let table = targets::open_or_solve(&data, game, &Silent).map_err(ApiError::internal)?;
+                    Ok(Held::read(&path, table))
+                })
+            })
+            .await?;
+        held.current(&path).ok_or_else(|| {
+            lock(&self.targets).remove(&game);
+            ApiError::changed(&path)
+        })
     }
+
+    /// Starts building the target table at `path` unless a build runs, and says how far it is.
+    fn build_targets(self: &Arc<Self>, game: Game, path: &Path, slot: &Arc<TargetSlot>) -> ApiError {
+        let mut building = lock(&slot.building);
+        if let Some(share) = building.as_ref() {
+            return ApiError::busy(&format!("the target table is being built ({}% done)", share.percent()));
+        }
+        if let Err(error) = self.check_writable_for(path) {
+            return error;
+        }
+        let Ok(permit) = Arc::clone(&self.builds).try_acquire_owned() else {
+            return ApiError::busy("another rule set's target table is being built (a minute or two)");
+        };
+        let share = Arc::new(Share::default());
+        *building = Some(Arc::clone(&share));
+        let (data, path, slot) = (self.config.data.clone(), path.to_owned(), Arc::clone(slot));
+        std::thread::spawn(move || {
+            match targets::open_or_solve(&data, game, share.as_ref()) {
+                Ok(table) => {
+                    let _ = slot.table.set(Held::read(&path, table));
+                }
+                Err(error) => tracing::error!(%error, "target table"),
+            }
+            *lock(&slot.building) = None;
+            drop(permit);
+        });
+        ApiError::busy("the target table is being built (a minute or two)")
+    }
+
+    /// Refuses (503, naming the directory) a table that would have to be written to a data
+    /// directory this server cannot write, before any work on it.
+    fn check_writable_for(&self, path: &Path) -> Result<(), ApiError> {
+        if path.exists() {
+            return Ok(());
+        }
+        let dir = &self.config.data;
+        let writable = std::fs::create_dir_all(dir).is_ok() && tempfile::tempfile_in(dir).is_ok();
+        if writable {
+            return Ok(());
+        }
+        Err(ApiError {
+            status: StatusCode::SERVICE_UNAVAILABLE,
+            message: format!(
+                "the table this needs is not in the data directory {}, and the server cannot write there to solve it",
+                dir.display()
+            ),
+        })
+    }
+
+    /// Admits one heavy request (a two-player solve or a review), or refuses it as busy;
+    /// the permit is held until the work ends.
+    fn heavy_gate(&self) -> Result<tokio::sync::OwnedSemaphorePermit, ApiError> {
+        (Arc::clone(&self.heavy).try_acquire_owned())
+            .map_err(|_| ApiError::busy("another two-player solve or review is running"))
+    }
+
+    /// The card tables of `game`, built on first use.
+    fn cards(&self, game: Game) -> Arc<Cards> {
+        Arc::clone(lock(&self.cards).entry(game).or_insert_with(|| Arc::new(Cards::new(game))))
+    }
+}
+
+/// Locks `mutex`, whatever a panicking holder left (the maps stay consistent).
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// Runs `work` off the async threads.
@@ -286,7 +431,7 @@ pub(super) async fn targets_advise(
     Strict(request): Strict<TargetRequest>,
 ) -> Answer<TargetAdviceJson> {
     let (game, card, roll, rolls_left) = request.turn.read()?;
-    let table = app.targets(game)?;
+    let table = app.targets(game).await?;
     let ranked = target_advise::advise(&table, game, &card, roll, rolls_left, request.target).map_err(ApiError::bad)?;
     Ok(Json(TargetAdviceJson::new(&card, roll, rolls_left, request.target, &ranked)))
 }
@@ -319,7 +464,7 @@ pub(super) async fn targets_curve(
 ) -> Answer<CurveJson> {
     let game = request.game.game()?;
     let card = Card::parse(&request.card, game).map_err(ApiError::bad)?;
-    let table = app.targets(game)?;
+    let table = app.targets(game).await?;
     let points = card.points();
     let at_least = if card.state().is_terminal() {
         vec![(points, 1.0)]
@@ -412,9 +557,14 @@ pub(super) async fn duel_advise(
     let game = request.game.game()?;
     let roll = parse_dice(&request.dice).map_err(ApiError::bad)?;
     let rolls_left = RollsLeft::new(request.rolls_left).map_err(ApiError::bad)?;
+    // The card tables are built once per game, under the gate: a request is admitted (or
+    // refused as busy) before it builds them. Once built, a bad request is refused as such
+    // whatever else runs.
+    let cached = lock(&app.cards).get(&game).cloned();
+    let gate = if cached.is_none() { Some(app.heavy_gate()?) } else { None };
     let app = Arc::clone(&app);
     blocking(move || {
-        let cards = Cards::new(game);
+        let cards = cached.unwrap_or_else(|| app.cards(game));
         let p = Position::parse(&cards, &request.me, &request.opp, request.diff).map_err(ApiError::bad)?;
         let lookup = TableLookup { given: None, data: &app.config.data, on_the_fly: app.config.duel_positions };
         let open = 2 * cards.boxes() - p.layer;
@@ -426,7 +576,10 @@ pub(super) async fn duel_advise(
                 app.config.duel_positions
             )));
         }
-        let _gate = app.heavy.try_acquire().map_err(|_| ApiError::busy("another two-player solve or review is running"))?;
+        let _gate = match gate {
+            Some(gate) => gate,
+            None => app.heavy_gate()?,
+        };
         let ranked = source::advise(&cards, &p, roll, rolls_left, lookup, &Silent).map_err(ApiError::bad)?;
         Ok(Json(DuelAdviceJson::new(&p, roll, rolls_left, &ranked)))
     })
@@ -470,12 +623,13 @@ pub(super) async fn review(
         .eq(&record.game())
         .then_some(())
         .ok_or_else(|| ApiError::bad("the web app reviews whole cards; for a game of some boxes use yz review"))?;
-    let _gate = app.heavy.try_acquire().map_err(|_| ApiError::busy("another two-player solve or review is running"))?;
+    let gate = app.heavy_gate()?;
     if record.players().len() > 1 {
-        app.targets(record.game())?;
+        app.targets(record.game()).await?;
     }
     let app = Arc::clone(&app);
     blocking(move || {
+        let _gate = gate;
         let options = ReviewOptions {
             data: &app.config.data,
             top: request.top,

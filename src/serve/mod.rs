@@ -17,10 +17,18 @@
 //! Limits: bodies of at most [`MAX_BODY_BYTES`]; whole cards only (a table per rule set,
 //! not one per subset of boxes); a two-player position is answered only from tables or a
 //! solve of at most [`ServeConfig::duel_positions`] positions below it, otherwise refused
-//! before any work; one heavy request (a two-player solve, a review, a target table's
-//! first solve) at a time, others refused as busy; every request ends within
-//! [`REQUEST_TIMEOUT`]; a request must name the server by an address, `localhost` or a
-//! name it was given ([`ServeConfig::host_names`]). Every input goes through the library's own checks, and a bad one is
+//! before any work; one heavy request (a two-player solve or a review) at a time, admitted
+//! or refused as busy before it takes a thread or builds a table, and holding its place
+//! until its work ends (a client that hangs up does not free it early); one target table
+//! build at a time, in the background, requests told how far it is; each table read or
+//! solved once whoever asks (concurrent first requests wait for the same one), off the
+//! async threads, held in the server's own memory and checked against its file before
+//! each use (a changed file is an error for that request, never a bus error); no solve
+//! where the data directory cannot be written (503, naming it); request heads within
+//! [`HEADER_TIMEOUT`] (kept-alive connections idle that long are closed), at most
+//! [`MAX_CONNECTIONS`] connections; every request ends within [`REQUEST_TIMEOUT`]; a
+//! request must name the server by an address, `localhost` or a name it was given
+//! ([`ServeConfig::host_names`]). Every input goes through the library's own checks, and a bad one is
 //! answered 4xx with the CLI's message as `{"error": …}`. No request names a file.
 
 mod api;
@@ -84,9 +92,50 @@ pub fn router(config: ServeConfig) -> Router {
         .layer(CatchPanicLayer::custom(api::panic_response))
 }
 
-/// Serves the app on `listener` until the process is stopped.
+/// How long a client may take to send a request's head, and how long a kept-alive
+/// connection may wait for its next request: a client that sends a header byte a second
+/// holds a connection this long, not for good.
+pub const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Most connections served at once (each is a file descriptor; the usual limit is 1,024).
+/// Past it, a new connection is closed at once, so that the server still accepts.
+pub const MAX_CONNECTIONS: usize = 768;
+
+/// Serves the app on `listener` until the process is stopped: HTTP/1.1 with
+/// [`HEADER_TIMEOUT`] and [`MAX_CONNECTIONS`]. Every table is read into the server's own
+/// memory ([`crate::store::hold_files_in_memory`]), so a table file truncated or rewritten
+/// in place cannot stop it with a bus error.
 pub async fn serve(listener: tokio::net::TcpListener, config: ServeConfig) -> std::io::Result<()> {
-    axum::serve(listener, router(config)).await
+    crate::store::hold_files_in_memory();
+    let app = router(config);
+    let open = Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS));
+    loop {
+        let stream = match listener.accept().await {
+            Ok((stream, _)) => stream,
+            Err(error) => {
+                // Out of file descriptors, say: wait for connections to end, keep serving.
+                tracing::warn!(%error, "cannot accept a connection");
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                continue;
+            }
+        };
+        let Ok(permit) = Arc::clone(&open).try_acquire_owned() else {
+            tracing::warn!(connections = MAX_CONNECTIONS, "too many connections: closing a new one");
+            continue;
+        };
+        let service = hyper_util::service::TowerToHyperService::new(app.clone());
+        tokio::spawn(async move {
+            let served = hyper::server::conn::http1::Builder::new()
+                .timer(hyper_util::rt::TokioTimer::new())
+                .header_read_timeout(HEADER_TIMEOUT)
+                .serve_connection(hyper_util::rt::TokioIo::new(stream), service)
+                .await;
+            if let Err(error) = served {
+                tracing::debug!(%error, "connection ended");
+            }
+            drop(permit);
+        });
+    }
 }
 
 /// Binds `address`, calls `ready` with the address bound (port 0 picks a free one), and

@@ -64,7 +64,7 @@ mod write;
 
 pub use error::StoreError;
 pub use identity::{Field, FileKind, Identity, IdentityError};
-pub use read::{StoreFile, VerifyReport, read_text, verify};
+pub use read::{StoreFile, VerifyReport, hold_files_in_memory, read_text, verify};
 pub use write::{
     Durability, StoreWriter, is_temp_name, remove_dead_temp_files, remove_stale_temp_files, sync_batch, write_atomic,
     write_atomic_with, write_text_atomic,

@@ -4,8 +4,9 @@ use std::fs::File;
 use std::io::Read;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 
-use memmap2::Mmap;
+use memmap2::{Mmap, MmapMut};
 use rayon::prelude::*;
 use xxhash_rust::xxh3::xxh3_64;
 
@@ -152,15 +153,36 @@ pub unsafe fn verify(path: &Path) -> Result<VerifyReport, StoreError> {
     })
 }
 
-/// Maps the regular file at `path`.
+/// Whether store files are read into this process's memory instead of mapped
+/// ([`hold_files_in_memory`]).
+static IN_MEMORY: AtomicBool = AtomicBool::new(false);
+
+/// From now on, every store file this process opens is read into memory of its own
+/// instead of mapped: a file truncated or rewritten in place afterwards (what `cp` over it
+/// does) then changes nothing the process holds, where a mapping would stop it with a bus
+/// error. For long-lived processes that serve others (`yz serve`); a solve keeps mapping,
+/// since it reads far more than it could hold.
+pub fn hold_files_in_memory() {
+    IN_MEMORY.store(true, Ordering::Relaxed);
+}
+
+/// Maps the regular file at `path`, or reads it into anonymous memory after
+/// [`hold_files_in_memory`].
 ///
 /// # Safety
 /// The file must stay unchanged while the map lives ([`StoreFile::open`]).
 unsafe fn map_file(path: &Path) -> Result<Mmap, StoreError> {
     check_regular(path)?;
-    let file = File::open(path).map_err(|source| StoreError::Io { path: path.to_owned(), action: "open", source })?;
+    let io = |action| move |source| StoreError::Io { path: path.to_owned(), action, source };
+    let mut file = File::open(path).map_err(io("open"))?;
+    if IN_MEMORY.load(Ordering::Relaxed) {
+        let len = file.metadata().map_err(io("stat"))?.len() as usize;
+        let mut held = MmapMut::map_anon(len.max(1)).map_err(io("allocate memory for"))?;
+        file.read_exact(&mut held[..len]).map_err(io("read"))?;
+        return held.make_read_only().map_err(io("protect"));
+    }
     // SAFETY: the caller keeps the file unchanged while the map lives.
-    unsafe { Mmap::map(&file) }.map_err(|source| StoreError::Io { path: path.to_owned(), action: "map", source })
+    unsafe { Mmap::map(&file) }.map_err(io("map"))
 }
 
 /// Refuses a path that is not a regular file (after following symbolic links) before it
