@@ -829,7 +829,7 @@ pub fn draw_remedy(dir: &Path) -> String {
 
 /// Whether `draw` can be the P(draw) of a position worth `value` (P(win) + ½ P(draw))
 /// under the same play: P(win) = value − ½ P(draw) and P(lose) = 1 − value − ½ P(draw)
-/// are not negative, so 0 ≤ P(draw) ≤ 2 min(value, 1 − value), up to [`ROUNDING`].
+/// are not negative, so 0 ≤ P(draw) ≤ 2 min(value, 1 − value), up to `ROUNDING` (1e-4).
 pub fn draw_fits(value: f32, draw: f32) -> bool {
     draw >= -ROUNDING && draw <= 2.0 * value.min(1.0 - value) + ROUNDING
 }

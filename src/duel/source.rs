@@ -83,7 +83,7 @@ pub enum SourceError {
         /// Boxes open on both cards together: the `--max-empty` that solves tables for it.
         open: usize,
         /// Peak memory of that solve in one process (4-byte values), for endgames of at
-        /// most [`PRICED_OPEN`] boxes open.
+        /// most `PRICED_OPEN` (8) boxes open.
         needed_bytes: Option<u64>,
         /// This machine's available memory, where known.
         available_bytes: Option<u64>,
