@@ -26,7 +26,8 @@
 //! each use (a changed file is an error for that request, never a bus error); no solve
 //! where the data directory cannot be written (503, naming it); request heads within
 //! [`HEADER_TIMEOUT`] (kept-alive connections idle that long are closed), at most
-//! [`MAX_CONNECTIONS`] connections; every request ends within [`REQUEST_TIMEOUT`]; a
+//! as many connections as the hard open-file limit allows (at most [`MAX_CONNECTIONS`]);
+//! every request ends within [`REQUEST_TIMEOUT`]; a
 //! request must name the server by an address, `localhost` or a name it was given
 //! ([`ServeConfig::host_names`]). Every input goes through the library's own checks, and a bad one is
 //! answered 4xx with the CLI's message as `{"error": …}`. No request names a file.
@@ -97,18 +98,41 @@ pub fn router(config: ServeConfig) -> Router {
 /// holds a connection this long, not for good.
 pub const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// Most connections served at once (each is a file descriptor; the usual limit is 1,024).
-/// Past it, a new connection is closed at once, so that the server still accepts.
-pub const MAX_CONNECTIONS: usize = 768;
+/// Most connections served at once, whatever the file descriptors allow.
+pub const MAX_CONNECTIONS: usize = 16_384;
+
+/// File descriptors kept for tables, logs and the listener beyond connections.
+const SPARE_DESCRIPTORS: u64 = 64;
+
+/// The connections this process can serve at once: its open-file limit raised to the
+/// hard limit (the usual soft limit, 1,024, is what a thousand slow clients exhaust),
+/// less [`SPARE_DESCRIPTORS`], at most [`MAX_CONNECTIONS`].
+fn connection_cap() -> usize {
+    let mut limit = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+    // SAFETY: getrlimit and setrlimit read and write the one struct passed.
+    let descriptors = unsafe {
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) != 0 {
+            1024
+        } else {
+            let raised = libc::rlimit { rlim_cur: limit.rlim_max, rlim_max: limit.rlim_max };
+            if libc::setrlimit(libc::RLIMIT_NOFILE, &raised) == 0 { limit.rlim_max } else { limit.rlim_cur }
+        }
+    };
+    (descriptors.saturating_sub(SPARE_DESCRIPTORS) as usize).clamp(16, MAX_CONNECTIONS)
+}
 
 /// Serves the app on `listener` until the process is stopped: HTTP/1.1 with
-/// [`HEADER_TIMEOUT`] and [`MAX_CONNECTIONS`]. Every table is read into the server's own
+/// [`HEADER_TIMEOUT`] and as many connections as file descriptors allow (at most
+/// [`MAX_CONNECTIONS`]; past that a new connection is closed at once, so that the server
+/// still accepts). Every table is read into the server's own
 /// memory ([`crate::store::hold_files_in_memory`]), so a table file truncated or rewritten
 /// in place cannot stop it with a bus error.
 pub async fn serve(listener: tokio::net::TcpListener, config: ServeConfig) -> std::io::Result<()> {
     crate::store::hold_files_in_memory();
     let app = router(config);
-    let open = Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS));
+    let cap = connection_cap();
+    tracing::info!(connections = cap, "most connections served at once");
+    let open = Arc::new(tokio::sync::Semaphore::new(cap));
     loop {
         let stream = match listener.accept().await {
             Ok((stream, _)) => stream,
@@ -120,7 +144,7 @@ pub async fn serve(listener: tokio::net::TcpListener, config: ServeConfig) -> st
             }
         };
         let Ok(permit) = Arc::clone(&open).try_acquire_owned() else {
-            tracing::warn!(connections = MAX_CONNECTIONS, "too many connections: closing a new one");
+            tracing::warn!(connections = cap, "too many connections: closing a new one");
             continue;
         };
         let service = hyper_util::service::TowerToHyperService::new(app.clone());
