@@ -12,6 +12,12 @@ pub trait Progress: Sync {
     fn advance(&self, n: u64);
     /// The phase is over.
     fn finish(&self);
+    /// Whether whoever waits for the work has gone (a web client that hung up): long work
+    /// that checks it (the review, the solve below a two-player position) stops early with
+    /// an error instead of running on for nobody.
+    fn cancelled(&self) -> bool {
+        false
+    }
 }
 
 /// Progress reported to nobody: for tests and embedding programs that show none.

@@ -257,3 +257,25 @@ fn optimal_record_text() -> &'static str {
     static TEXT: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     TEXT.get_or_init(|| optimal_record(Game::full(Rules::OFFICIAL), 8).to_text())
 }
+
+/// A review whose asker has gone ([`yz::progress::Progress::cancelled`], as the web app's
+/// is once its client hangs up) stops before its next turn instead of running on.
+#[test]
+fn a_cancelled_review_stops() {
+    struct Gone;
+    impl yz::progress::Progress for Gone {
+        fn start(&self, _: &str, _: u64, _: &'static str) {}
+        fn advance(&self, _: u64) {}
+        fn finish(&self) {}
+        fn cancelled(&self) -> bool {
+            true
+        }
+    }
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/records/duel-endgame.txt")).unwrap();
+    let record = Record::parse(&text).unwrap();
+    let data = tempfile::tempdir().unwrap();
+    let options = |data| ReviewOptions { data, top: 3, tolerance: review::DEFAULT_TOLERANCE, on_the_fly: 1_000_000 };
+    assert!(review::review(&record, options(data.path()), &Silent).is_ok());
+    let stopped = review::review(&record, options(data.path()), &Gone);
+    assert!(matches!(stopped, Err(review::ReviewError::Cancelled)), "{:?}", stopped.err());
+}

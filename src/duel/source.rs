@@ -7,7 +7,6 @@
 //! (a directory named, or any of the game's in the data directory, [`TableLookup`]); where
 //! none do, the game below the two cards is solved, up to [`ON_THE_FLY_POSITIONS`].
 
-use std::convert::Infallible;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -68,6 +67,10 @@ pub enum SourceError {
     /// Tables could not be read.
     #[error(transparent)]
     Shard(#[from] ShardError),
+    /// Whoever asked has gone ([`crate::progress::Progress::cancelled`]): the solve below
+    /// the position stopped after a layer.
+    #[error("cancelled: whoever asked for this has gone")]
+    Cancelled,
     /// No tables hold the position and the game below it is too large to solve now.
     #[error(
         "no tables hold this position and the game below it has more than the {} positions solved on the fly (at least {}); {}",
@@ -253,10 +256,10 @@ impl<'a> Values<'a> {
         let positions: u64 = counts.iter().map(|l| l.positions).sum();
         tracing::info!(positions, "solving the positions below");
         progress.start("solving below", positions, "positions");
-        let Ok(values) = solve::<f32, Infallible>(&space, layer, |solved| {
+        let values = solve::<f32, SourceError>(&space, layer, |solved| {
             progress.advance(solved.shape.positions());
-            Ok(())
-        });
+            if progress.cancelled() { Err(SourceError::Cancelled) } else { Ok(()) }
+        })?;
         progress.finish();
         Ok(Values::Solved { space, layer: values })
     }

@@ -171,6 +171,9 @@ pub enum ReviewError {
     /// The two-player values.
     #[error(transparent)]
     Duel(#[from] SourceError),
+    /// Whoever asked for the review has gone ([`Progress::cancelled`]).
+    #[error("the review was cancelled: whoever asked for it has gone")]
+    Cancelled,
 }
 
 impl Review {
@@ -267,6 +270,9 @@ fn duel_decisions(
     let replay = record.replay();
     let mut seats: Vec<Seat> = vec![Seat { state: crate::game::ScoreState::start(game), points: 0 }; 2];
     for (i, (turn, before)) in replay.into_iter().enumerate() {
+        if progress.cancelled() {
+            return Err(ReviewError::Cancelled);
+        }
         let (me, opp) = (&before[0], &before[1]);
         for (p, card) in [(turn.player, me), (1 - turn.player, opp)] {
             seats[p] = Seat { state: card.state(), points: card.points() };

@@ -180,6 +180,37 @@ impl Share {
     }
 }
 
+/// Heavy work's progress, reported to nobody, cancelled once the request's handler is
+/// dropped (axum drops it when the client hangs up): the work then stops at its next
+/// check instead of holding the gate for nobody.
+struct Cancel(Arc<std::sync::atomic::AtomicBool>);
+
+impl Cancel {
+    /// The progress to hand to the work, and the guard that cancels it when dropped.
+    fn pair() -> (Cancel, CancelOnDrop) {
+        let flag = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        (Cancel(Arc::clone(&flag)), CancelOnDrop(flag))
+    }
+}
+
+impl Progress for Cancel {
+    fn start(&self, _phase: &str, _total: u64, _unit: &'static str) {}
+    fn advance(&self, _n: u64) {}
+    fn finish(&self) {}
+    fn cancelled(&self) -> bool {
+        self.0.load(Ordering::Relaxed)
+    }
+}
+
+/// Held by a request's handler: cancels its work when the handler is dropped.
+struct CancelOnDrop(Arc<std::sync::atomic::AtomicBool>);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+}
+
 /// The server's state: its configuration, the tables read, the gates of heavy work.
 pub(super) struct App {
     config: ServeConfig,
@@ -563,6 +594,7 @@ pub(super) async fn duel_advise(
     let cached = lock(&app.cards).get(&game).cloned();
     let gate = if cached.is_none() { Some(app.heavy_gate()?) } else { None };
     let app = Arc::clone(&app);
+    let (cancel, _cancel_on_drop) = Cancel::pair();
     blocking(move || {
         let cards = cached.unwrap_or_else(|| app.cards(game));
         let p = Position::parse(&cards, &request.me, &request.opp, request.diff).map_err(ApiError::bad)?;
@@ -580,7 +612,7 @@ pub(super) async fn duel_advise(
             Some(gate) => gate,
             None => app.heavy_gate()?,
         };
-        let ranked = source::advise(&cards, &p, roll, rolls_left, lookup, &Silent).map_err(ApiError::bad)?;
+        let ranked = source::advise(&cards, &p, roll, rolls_left, lookup, &cancel).map_err(ApiError::bad)?;
         Ok(Json(DuelAdviceJson::new(&p, roll, rolls_left, &ranked)))
     })
     .await
@@ -628,6 +660,7 @@ pub(super) async fn review(
         app.targets(record.game()).await?;
     }
     let app = Arc::clone(&app);
+    let (cancel, _cancel_on_drop) = Cancel::pair();
     blocking(move || {
         let _gate = gate;
         let options = ReviewOptions {
@@ -636,7 +669,7 @@ pub(super) async fn review(
             tolerance: review::DEFAULT_TOLERANCE,
             on_the_fly: app.config.duel_positions,
         };
-        let reviewed = review::review(&record, options, &Silent).map_err(ApiError::bad)?;
+        let reviewed = review::review(&record, options, &cancel).map_err(ApiError::bad)?;
         Ok(Json(reviewed.to_json(&record)))
     })
     .await
