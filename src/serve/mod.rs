@@ -19,7 +19,8 @@
 //! solve of at most [`ServeConfig::duel_positions`] positions below it, otherwise refused
 //! before any work; one heavy request (a two-player solve or a review) at a time, admitted
 //! or refused as busy before it takes a thread or builds a table, and holding its place
-//! until its work ends (a client that hangs up does not free it early); one target table
+//! until its work ends (a client that hangs up cancels the work, which stops at its next
+//! turn or layer); one target table
 //! build at a time, in the background, requests told how far it is; each table read or
 //! solved once whoever asks (concurrent first requests wait for the same one), off the
 //! async threads, held in the server's own memory and checked against its file before
