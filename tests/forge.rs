@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use xxhash_rust::xxh3::xxh3_64;
 use yz::duel::shard::{Column, Manifest, ShardEntry, ShardSpan, write_shard};
-use yz::duel::{Cards, LayerShape, Space, WinDraw};
+use yz::duel::{Cards, DuelValue, LayerShape, Space, WinDraw};
 use yz::game::{Game, Rules};
 use yz::store::{Durability, StoreFile, write_atomic};
 
@@ -63,19 +63,22 @@ impl Forge {
     /// lists) with the library's writer, and returns its manifest entry; the manifest is
     /// left as it is.
     pub fn write_values(&self, layer: usize, values: &[f32]) -> ShardEntry {
+        self.write_column(layer, values, Column::Value)
+    }
+
+    /// Writes `column` of `values` as the first shard of `layer` (over the movers the
+    /// pristine entry lists) and returns its manifest entry.
+    fn write_column<V: DuelValue>(&self, layer: usize, values: &[V], column: Column) -> ShardEntry {
         let (entry, shape) = (self.entry(layer), self.shape(layer));
         let span = ShardSpan { movers: entry.mover_start..entry.mover_end, positions: entry.span(&shape).unwrap() };
-        write_shard(&self.dir, self.game, &shape, (0, &span), values, (Column::Value, Durability::Synced)).unwrap()
+        write_shard(&self.dir, self.game, &shape, (0, &span), values, (column, Durability::Synced)).unwrap()
     }
 
     /// Replaces every P(draw) of `layer`'s first draw shard by `lie` and lists the shard,
     /// with its new checksum, in the manifest: draws every checksum vouches for.
     pub fn lie_draws(&self, layer: usize, lie: f32) {
-        let (entry, shape) = (self.entry(layer), self.shape(layer));
-        let span = ShardSpan { movers: entry.mover_start..entry.mover_end, positions: entry.span(&shape).unwrap() };
-        let draws = vec![WinDraw { value: 0.0, draw: lie }; entry.positions as usize];
-        let column = (Column::Draw, Durability::Synced);
-        let forged = write_shard(&self.dir, self.game, &shape, (0, &span), &draws, column).unwrap();
+        let draws = vec![WinDraw { value: 0.0, draw: lie }; self.entry(layer).positions as usize];
+        let forged = self.write_column(layer, &draws, Column::Draw);
         self.with_manifest(|m| m.layers.iter_mut().find(|l| l.layer == layer).unwrap().draws[0] = forged);
     }
 
