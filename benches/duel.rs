@@ -7,10 +7,11 @@
 use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, SamplingMode, Throughput, criterion_group, criterion_main};
+use yz::cluster::solve_layers;
 use yz::duel::calibrate::{LayerSample, SyntheticNext};
 use yz::duel::count::{count_layers, count_layers_from};
-use yz::duel::solve::{solve_layer, solve_tile_in_strips, strip_lanes};
-use yz::duel::{Cards, Space, WinDraw, solve};
+use yz::duel::solve::{solve_tile, solve_tile_in_strips, strip_lanes};
+use yz::duel::{Cards, LayerShape, Space, Tile, WinDraw};
 use yz::game::{Category, CategorySet, Game, NUM_ROLLS, RollId, Rules};
 use yz::turn::lanes::LaneValue;
 use yz::turn::simd::{SimdWork, dispatch};
@@ -24,7 +25,7 @@ fn whole_games(c: &mut Criterion) {
     let q = 2_783_176.0 / 6f64.powi(10);
     group.bench_function("yahtzee_alone", |b| {
         b.iter(|| {
-            let start = solve::<WinDraw<f64>, ()>(&Space::whole_game(&yahtzee), 0, |_| Ok(())).unwrap().values[0];
+            let start = solve_layers::<WinDraw<f64>>(&Space::whole_game(&yahtzee), 0, |_| Ok(())).unwrap().values[0];
             assert!((start.win() - q * (1.0 - q)).abs() < 1e-12);
             black_box(start)
         })
@@ -35,7 +36,7 @@ fn whole_games(c: &mut Criterion) {
     group.throughput(Throughput::Elements(positions));
     group.bench_function("first_5_from_start", |b| {
         b.iter(|| {
-            let start = solve::<WinDraw<f32>, ()>(&space, 0, |_| Ok(())).unwrap().values[0];
+            let start = solve_layers::<WinDraw<f32>>(&space, 0, |_| Ok(())).unwrap().values[0];
             assert!((start.win() + start.draw() + start.loss() - 1.0).abs() < 1e-5 && start.value < 0.5);
             black_box(start)
         })
@@ -46,7 +47,9 @@ fn whole_games(c: &mut Criterion) {
 fn endgame_layer(c: &mut Criterion) {
     let cards = Cards::new(Game::full(Rules::OFFICIAL));
     let space = Space::endgame(&cards, 2);
-    let last = solve_layer::<f32>(&space, 25, None);
+    let last = solve_layers::<f32>(&space, 25, |_| Ok(())).unwrap();
+    let shape = LayerShape::new(&space, 24);
+    let tile = Tile::new(&space, &shape, 0..shape.movers.len(), 0..shape.opponents.len());
     let counts = count_layers(&space);
     let layer_24 = counts.iter().find(|l| l.layer == 24).unwrap();
     let mut group = c.benchmark_group("duel");
@@ -54,11 +57,11 @@ fn endgame_layer(c: &mut Criterion) {
     group.throughput(Throughput::Elements(layer_24.positions));
     group.bench_function("full_game_layer_24", |b| {
         b.iter(|| {
-            let layer = solve_layer::<f32>(&space, 24, Some(&last));
-            assert_eq!(layer.values.len() as u64, layer_24.positions);
+            let values = solve_tile::<f32>(&space, &shape, Some(&last.rows()), &tile);
+            assert_eq!(values.len() as u64, layer_24.positions);
             // Probabilities to f32 rounding: a mean of six 1.0s is 1.0000001 (1/6 rounds up).
-            assert!(layer.values.iter().all(|v| (-1e-5..=1.0 + 1e-5).contains(v)));
-            black_box(layer.values[0])
+            assert!(values.iter().all(|v| (-1e-5..=1.0 + 1e-5).contains(v)));
+            black_box(values[0])
         })
     });
     group.finish();

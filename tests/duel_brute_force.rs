@@ -10,7 +10,8 @@
 use std::cell::RefCell;
 use std::collections::HashMap;
 
-use yz::duel::{Cards, LayerValues, Space, WinDraw, solve};
+use yz::cluster::solve_layers;
+use yz::duel::{Cards, LayerValues, Space, WinDraw};
 use yz::game::{ALL_CATEGORIES, Category, CategorySet, Game, RollId, Rules, ScoreState, StateId, Transition};
 
 /// Dice as counts of each face.
@@ -176,7 +177,7 @@ impl Brute {
 pub fn solve_all(cards: &Cards) -> Vec<LayerValues<f64>> {
     let space = Space::whole_game(cards);
     let mut layers = Vec::new();
-    solve::<f64, ()>(&space, 0, |layer| {
+    solve_layers::<f64>(&space, 0, |layer| {
         layers.push(layer.clone());
         Ok(())
     })
@@ -287,7 +288,7 @@ fn thread_count_does_not_change_a_bit() {
         pool.install(|| {
             let mut bits = Vec::new();
             let space = Space::whole_game(&cards);
-            solve::<WinDraw<f32>, ()>(&space, 0, |layer| {
+            solve_layers::<WinDraw<f32>>(&space, 0, |layer| {
                 bits.extend(layer.values.iter().flat_map(|v| [v.value.to_bits(), v.draw.to_bits()]));
                 Ok(())
             })

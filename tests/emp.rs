@@ -1,8 +1,9 @@
 //! EMP(d) and DynS(d): the evaluations against brute force, matches with them, and their
 //! choices against the exact two-player values where the search reaches the end of the game.
 
+use yz::cluster::solve_layers;
 use yz::duel::advise::{Solved, advise};
-use yz::duel::{Cards, Space, solve};
+use yz::duel::{Cards, Space};
 use yz::emp::{Evaluation, FinalScore, PlayerName, Searcher, dynamic_score, expected_match_points};
 use yz::game::{Category, CategorySet, Game, RollId, Rules, ScoreState};
 use yz::progress::Silent;
@@ -161,7 +162,7 @@ fn emp_plays_the_exact_optimum_where_its_search_reaches_the_end() {
         // The first player, EMP(1): the exact values after its turn come from a solve of layer 1.
         let emp1 = Searcher::new(&table, Evaluation::ExpectedMatchPoints, 1);
         let plan = emp1.plan(&Position::start(game, 2)).unwrap();
-        let layer = solve::<f32, ()>(&space, 1, |_| Ok(())).unwrap();
+        let layer = solve_layers::<f32>(&space, 1, |_| Ok(())).unwrap();
         let after_first = Solved { space: &space, layer: Some(&layer) };
         assert_optimal(&plan, 1e-5, |roll, left| {
             advise(&after_first, &cards, id(start), id(start), 0, roll, left).unwrap()

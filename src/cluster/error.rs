@@ -61,6 +61,9 @@ pub enum ClusterError {
     /// The tables and scratch do not fit the disk free for them (checked up front).
     #[error(transparent)]
     Disk(#[from] super::disk::DiskError),
+    /// Whoever asked for the solve has gone (a client that hung up), so it stopped.
+    #[error("the solve was cancelled: whoever asked for it has gone")]
+    Cancelled,
     /// Rank 0 stopped the solve (its own error says why).
     #[error("rank 0 stopped the solve; its message says why")]
     StoppedByRankZero,

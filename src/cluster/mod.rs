@@ -70,17 +70,21 @@ pub mod disk;
 mod error;
 mod exchange;
 pub mod launch;
+mod memory;
 #[cfg(feature = "mpi")]
 pub mod mpi;
 pub mod partition;
 pub mod ranks;
 pub mod rehearse;
+mod repair;
 pub mod setup;
 mod shards;
 pub mod solve;
 mod start;
 pub mod stream;
+mod sweep;
 
 pub use error::{ClusterError, Damage};
+pub use memory::solve_layers;
 pub use ranks::{Alone, Ranks};
 pub use solve::{LayerReport, Outcome, SolveOptions, solve_tables};

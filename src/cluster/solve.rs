@@ -1,24 +1,19 @@
 //! The layered solve over ranks: compute a share of each layer, exchange, write, resume.
 
 use std::path::Path;
-use std::sync::Arc;
-use std::time::Instant;
 
 use bytemuck::Pod;
-use crossbeam_channel::bounded;
 use serde::Serialize;
 
 use super::error::ClusterError;
-use super::exchange::{exchange, gather_findings};
-use super::partition::RankShares;
+use super::memory::solve_into_tables;
 use super::ranks::Ranks;
-use super::shards::{Held, Pending, WriteJob, Written, read_held, read_rows, record, write_shards};
+use super::repair::repair_layer;
+use super::shards::read_rows;
 use super::start::{Start, start};
 use super::stream::{Stream, solve_streamed};
-use crate::duel::shard::{self, Column, Manifest, ShardError};
-use crate::duel::solve::solve_tile;
+use crate::duel::shard::{self, Column, Manifest};
 use crate::duel::{DuelValue, LayerShape, Space};
-use crate::store::{self, Durability};
 
 /// One finished layer: solved, exchanged, and (if `written`) its shards written and listed
 /// in the manifest.
@@ -69,84 +64,6 @@ pub struct Outcome<V> {
     /// Blocks of a streamed solve found finished by an earlier run and not solved again
     /// (rank 0 only).
     pub resumed_blocks: usize,
-}
-
-/// Recomputes the shards `damaged` (indices in the layer) of `layer` from the layer above
-/// as listed in `manifest` (every layer above is intact or repaired already), the way the
-/// solve computed them, and checks each against the checksum the manifest lists: the
-/// values are bit-identical, so the files are too.
-fn repair_layer<V: DuelValue + Pod>(
-    space: &Space,
-    ranks: &impl Ranks,
-    dir: &Path,
-    manifest: &Manifest,
-    layer: usize,
-    damaged: &[usize],
-) -> Result<(), ClusterError> {
-    let (me, size) = (ranks.rank(), ranks.size());
-    let shape = Arc::new(LayerShape::new(space, layer));
-    let above = manifest.layer(layer + 1).map(|entry| {
-        let above = Arc::new(LayerShape::new(space, layer + 1));
-        read_held::<V>(space, dir, entry, above, Some(&shape), size, me)
-    });
-    let held = above.transpose()?;
-    let shares = RankShares::new(space, &shape, None, None, size, Some(manifest.shard_positions));
-    let computed = shares.computed_tile(space, &shape, me);
-    let block = solve_tile(space, &shape, held.as_ref().map(|h| h.rows()).as_ref(), &computed);
-    drop(held);
-    let exchanged = exchange(ranks, space, &shape, &shares, &computed, block)?;
-    let kept = shares.kept_tile(space, &shape, me);
-    let mine = Held { shape: shape.clone(), kept, first_mover: shares.received[me].start, values: exchanged.values };
-    let listed = manifest.layer(layer).map_or(&[][..], |l| &l.shards);
-    let mut problems = Vec::new();
-    for (i, span) in shares.shards.iter().enumerate() {
-        if shares.owners[i] != me || !damaged.contains(&i) {
-            continue;
-        }
-        // Written beside the tables first: it replaces the damaged file only if it is the
-        // file the manifest lists, so a failed repair loses nothing.
-        let scratch = dir.join(format!(".repair.{}.{layer:02}.{i:05}", std::process::id()));
-        let io =
-            |action| move |source| ShardError::from(store::StoreError::Io { path: dir.to_owned(), action, source });
-        std::fs::create_dir_all(&scratch).map_err(io("create"))?;
-        let values = mine.span_values(&span.positions);
-        let file = shard::shard_file(layer, i, Column::Value);
-        let entry = shard::write_shard(
-            &scratch,
-            space.cards().game(),
-            &shape,
-            (i, span),
-            values,
-            (Column::Value, Durability::Synced),
-        );
-        let entry = entry.and_then(|entry| {
-            if listed.get(i) == Some(&entry) {
-                std::fs::rename(scratch.join(&file), dir.join(&file)).map_err(io("rename"))?;
-            }
-            Ok(entry)
-        });
-        std::fs::remove_dir_all(&scratch).map_err(io("remove"))?;
-        let entry = entry?;
-        match listed.get(i) {
-            Some(was) if *was == entry => tracing::info!(file, "repaired from the layer above"),
-            was => problems.push(format!(
-                "{file}: recomputed from layer {} with checksum {}, but the manifest lists {}, so it was left as it is: \
-                 the manifest's entry, or the layers above, are not what the solve wrote",
-                layer + 1,
-                entry.checksum,
-                was.map_or("nothing".to_owned(), |w| w.checksum.to_string())
-            )),
-        }
-    }
-    let (stop, found) = gather_findings(ranks, &problems, "repairs")?;
-    if !stop {
-        return Ok(());
-    }
-    if me == 0 {
-        let problems = found.into_iter().map(|(_, problem)| problem).collect();
-        return Err(ShardError::Unsound { dir: dir.to_owned(), problems }.into());
-    }
-    Err(ClusterError::StoppedByRankZero)
 }
 
 /// What a solve does besides solving: where it starts, where it stops, what it writes.
@@ -233,7 +150,16 @@ pub fn solve_tables<V: DuelValue + Pod>(
             Some(stream) if streamed => {
                 solve_streamed(space, ranks, dir, stream, &mut manifest, bottom, &mut outcome, &mut progress)?
             }
-            _ => solve_in_memory(space, ranks, dir, &options, &mut manifest, bottom, &mut outcome, &mut progress)?,
+            _ => solve_into_tables(
+                space,
+                ranks,
+                dir,
+                options.write_from,
+                &mut manifest,
+                bottom,
+                &mut outcome,
+                &mut progress,
+            )?,
         }
     }
     // Where the first layer was streamed, or listed before this run, its first value (row
@@ -270,105 +196,6 @@ pub(super) fn segments((top, last): (usize, usize), streams: impl Fn(usize) -> b
         }
     }
     runs
-}
-
-/// Solves the layers of `space` from what `manifest` lists (nothing: the game's end) down
-/// to `last` with whole layers in memory, spread over `ranks`, and lists each written
-/// layer in `manifest`.
-#[allow(clippy::too_many_arguments)]
-fn solve_in_memory<V: DuelValue + Pod>(
-    space: &Space,
-    ranks: &impl Ranks,
-    dir: &Path,
-    options: &SolveOptions,
-    manifest: &mut Manifest,
-    last: usize,
-    outcome: &mut Outcome<V>,
-    progress: &mut impl FnMut(&LayerReport),
-) -> Result<(), ClusterError> {
-    let (me, size) = (ranks.rank(), ranks.size());
-    let game = space.cards().game();
-    // The rows of the last finished layer this rank holds.
-    let mut held: Option<Arc<Held<V>>> = None;
-    let mut top = space.end_layer();
-    if let Some(entry) = manifest.layers.last() {
-        top = entry.layer;
-        let shape = Arc::new(LayerShape::new(space, top));
-        let before = (top > last).then(|| LayerShape::new(space, top - 1));
-        held = Some(Arc::new(read_held(space, dir, entry, shape, before.as_ref(), size, me)?));
-        tracing::info!(layer = top, rank = me, "reading the rows of the tables' last layer");
-    }
-    std::thread::scope(|scope| -> Result<(), ClusterError> {
-        let (jobs, job_inbox) = bounded::<WriteJob<V>>(1);
-        let (done_outbox, done) = bounded(1);
-        scope.spawn(move || write_shards(dir, game, job_inbox, done_outbox));
-        let mut pending: Option<Pending> = None;
-        let (mut next_shape, mut next_columns) = (None, None);
-        for layer in (last..top).rev() {
-            let started = Instant::now();
-            let shape = Arc::new(next_shape.take().unwrap_or_else(|| LayerShape::new(space, layer)));
-            let before = (layer > last).then(|| LayerShape::new(space, layer - 1));
-            let writes = layer >= options.write_from;
-            let written = writes.then_some(manifest.shard_positions);
-            let shares = RankShares::new(space, &shape, next_columns.take(), before.as_ref(), size, written);
-            let computed = shares.computed_tile(space, &shape, me);
-            let block = solve_tile(space, &shape, held.as_ref().map(|h| h.rows()).as_ref(), &computed);
-            let compute_seconds = started.elapsed().as_secs_f64();
-            if let Some(previous) = pending.take() {
-                record(ranks, dir, manifest, previous, &done, outcome, progress)?;
-            }
-            // The next layer's rows are read and written: free them before the exchange.
-            let (held_values, held_layout) = held.take().map_or((0, 0), |h| (h.values.len() as u64, h.kept.bytes()));
-            let exchange_started = Instant::now();
-            let kept = shares.kept_tile(space, &shape, me);
-            let exchanged = exchange(ranks, space, &shape, &shares, &computed, block)?;
-            let exchange_seconds = exchange_started.elapsed().as_secs_f64();
-            let value_bytes = std::mem::size_of::<V>() as u64
-                * (computed.positions() + held_values.max(exchanged.values.len() as u64));
-            let tile_bytes = computed.bytes() + kept.bytes() + held_layout;
-            let card_bytes = shape.bytes() + before.as_ref().map_or(0, LayerShape::bytes) + exchanged.segment_bytes;
-            let mine = Arc::new(Held {
-                shape: shape.clone(),
-                kept,
-                first_mover: shares.received[me].start,
-                values: exchanged.values,
-            });
-            if writes {
-                let to_write =
-                    shares.shards.iter().cloned().enumerate().filter(|&(i, _)| shares.owners[i] == me).collect();
-                jobs.send((mine.clone(), to_write))
-                    .map_err(|_| ClusterError::Exchange("the shard writer stopped".into()))?;
-            }
-            let written = Written {
-                shards: Vec::new(),
-                draws: Vec::new(),
-                tile_bytes,
-                card_bytes,
-                value_bytes,
-                compute_seconds,
-                exchange_seconds,
-                raw_bytes: exchanged.raw_bytes,
-                bytes: exchanged.bytes,
-            };
-            pending = Some(Pending { layer, positions: shape.positions(), written, writes });
-            held = Some(mine);
-            next_columns = before.is_some().then(|| shares.rows.clone());
-            next_shape = before;
-        }
-        if let Some(previous) = pending.take() {
-            record(ranks, dir, manifest, previous, &done, outcome, progress)?;
-        }
-        drop(jobs);
-        Ok(())
-    })?;
-    if let Some(held) = &held
-        && held.first_mover == 0
-        && held.shape.layer == space.first_layer()
-        && let Some(&value) = held.values.first()
-    {
-        outcome.first_value = Some(value);
-    }
-    Ok(())
 }
 
 impl<V> Outcome<V> {

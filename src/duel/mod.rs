@@ -5,7 +5,8 @@
 //! - [`count`]: exact position counts by layer, without enumerating pairs;
 //! - [`layout`]: where a layer's positions lie, per card and per rectangle of pairs;
 //! - [`value`]: the lane types (winning chance, and with the draw probability);
-//! - [`solve`](mod@solve): the backward sweep;
+//! - [`solve`]: the positions a solve covers and one layer's pairs solved (the kernel);
+//!   the layer loop around it is [`crate::cluster`]'s;
 //! - [`shard`]: layer shards and the manifest, the table format;
 //! - [`advise`]: a position's value and its choices ranked, from tables or a solve;
 //! - [`source`]: where a position's values come from (final scores, tables on disk, or a
@@ -26,5 +27,5 @@ pub mod value;
 
 pub use cards::{CardBounds, CardSet, Cards};
 pub use layout::{LayerShape, Tile};
-pub use solve::{LayerValues, Space, SpaceError, solve};
+pub use solve::{LayerValues, Space, SpaceError};
 pub use value::{DuelValue, WinDraw};

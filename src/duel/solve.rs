@@ -1,4 +1,5 @@
-//! The layered backward solve of two-player Yahtzee (Pawlewicz §4, App. D).
+//! The pairs of a layer of two-player Yahtzee solved from the layer after it (Pawlewicz §4,
+//! App. D); the sweep over layers is [`crate::cluster`]'s.
 //!
 //! A position between turns is (mover's card A, opponent's card B, d = A's points − B's).
 //! Layer `t` holds the positions with `t` boxes filled on both cards together; the mover
@@ -32,7 +33,7 @@
 
 use std::any::Any;
 use std::cell::RefCell;
-use std::time::Instant;
+use std::sync::Arc;
 
 use rayon::prelude::*;
 
@@ -151,7 +152,7 @@ impl<'a> Space<'a> {
 #[derive(Clone, Debug)]
 pub struct LayerValues<V> {
     /// Which cards, and where each mover's row starts.
-    pub shape: LayerShape,
+    pub shape: Arc<LayerShape>,
     /// Where each pair starts: the whole layer as one rectangle.
     pub tile: Tile,
     /// One value per position, in the layer's order.
@@ -172,41 +173,6 @@ impl<V: DuelValue> LayerValues<V> {
         let (lo, hi) = window(bm, bo);
         (lo..=hi).contains(&d).then(|| self.values[self.tile.pair_range(m, o).start + (d - lo) as usize])
     }
-}
-
-/// Solves the layers of `space` from the last one down to `last` (at least the space's
-/// first layer), handing every finished layer to `finished` (to write it, say), and
-/// returns layer `last`.
-pub fn solve<V: DuelValue, E>(
-    space: &Space,
-    last: usize,
-    mut finished: impl FnMut(&LayerValues<V>) -> Result<(), E>,
-) -> Result<LayerValues<V>, E> {
-    assert!(last >= space.first_layer() && last < space.end_layer(), "layer {last} is outside the space");
-    let mut next: Option<LayerValues<V>> = None;
-    for layer in (last..space.end_layer()).rev() {
-        let started = Instant::now();
-        let values = solve_layer(space, layer, next.as_ref());
-        tracing::info!(
-            layer,
-            positions = values.shape.positions(),
-            pairs = values.shape.pairs(),
-            seconds = started.elapsed().as_secs_f64(),
-            "layer solved"
-        );
-        finished(&values)?;
-        next = Some(values);
-    }
-    Ok(next.expect("at least one layer was solved"))
-}
-
-/// Solves one whole layer from the next one (`None` when the next layer is the end of the
-/// game).
-pub fn solve_layer<V: DuelValue>(space: &Space, layer: usize, next: Option<&LayerValues<V>>) -> LayerValues<V> {
-    let shape = LayerShape::new(space, layer);
-    let tile = Tile::new(space, &shape, 0..shape.movers.len(), 0..shape.opponents.len());
-    let values = solve_tile(space, &shape, next.map(LayerValues::rows).as_ref(), &tile);
-    LayerValues { shape, tile, values }
 }
 
 /// Where a pair's turn reads the values of the next layer: the pair of that layer at mover
@@ -505,10 +471,10 @@ mod tests {
     use crate::duel::value::WinDraw;
     use crate::game::{Category, CategorySet, Game, Rules};
 
-    fn start_value<V: DuelValue>(categories: CategorySet) -> V {
+    fn start_value<V: DuelValue + bytemuck::Pod>(categories: CategorySet) -> V {
         let cards = Cards::new(Game { rules: Rules::OFFICIAL, categories });
         let space = Space::whole_game(&cards);
-        let layer = solve::<V, ()>(&space, 0, |_| Ok(())).unwrap();
+        let layer = crate::cluster::solve_layers::<V>(&space, 0, |_| Ok(())).unwrap();
         assert_eq!(layer.values.len(), 1);
         layer.values[0]
     }
@@ -540,7 +506,7 @@ mod tests {
             }
             let pairs = (0..shape.movers.len()).flat_map(|m| (0..shape.opponents.len()).map(move |o| (m, o)));
             widest = widest.max(pairs.map(|(m, o)| tile.pair_range(m, o).len()).max().unwrap_or(0));
-            next = Some(LayerValues { shape, tile, values: whole });
+            next = Some(LayerValues { shape: Arc::new(shape), tile, values: whole });
         }
         assert!(widest > 10 * BLOCK, "the widest window has {widest} lanes");
     }

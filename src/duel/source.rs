@@ -15,7 +15,8 @@ use super::cards::Cards;
 use super::count::{count_layers, count_layers_up_to, group};
 use super::plan::{PLAIN_VALUE_BYTES, PlanSpec, gib, plan};
 use super::shard::ShardError;
-use super::solve::{LayerValues, Space, SpaceError, solve};
+use super::solve::{LayerValues, Space, SpaceError};
+use crate::cluster::{ClusterError, solve_layers};
 use crate::game::{Card, CardError, Game, RollId, StateId};
 use crate::progress::Progress;
 use crate::turn::choice::{ChoiceJson, RollsLeft, Valued};
@@ -215,7 +216,7 @@ pub enum Values<'a> {
     /// The last layer: finished games, valued by their final scores.
     Final(Space<'a>),
     /// Written tables.
-    Tables(Tables<'a>),
+    Tables(Box<Tables<'a>>),
     /// A layer of the game below a position, solved just now.
     Solved {
         /// The game below the position.
@@ -239,7 +240,7 @@ impl<'a> Values<'a> {
             return Ok(Values::Final(Space::whole_game(cards)));
         }
         if let Some(tables) = lookup.find(cards, layer)? {
-            return Ok(Values::Tables(tables));
+            return Ok(Values::Tables(Box::new(tables)));
         }
         let space = Space::below(cards, p.mover, p.opponent)?;
         let limit = lookup.on_the_fly;
@@ -256,9 +257,13 @@ impl<'a> Values<'a> {
         let positions: u64 = counts.iter().map(|l| l.positions).sum();
         tracing::info!(positions, "solving the positions below");
         progress.start("solving below", positions, "positions");
-        let values = solve::<f32, SourceError>(&space, layer, |solved| {
+        let values = solve_layers::<f32>(&space, layer, |solved| {
             progress.advance(solved.shape.positions());
-            if progress.cancelled() { Err(SourceError::Cancelled) } else { Ok(()) }
+            if progress.cancelled() { Err(ClusterError::Cancelled) } else { Ok(()) }
+        })
+        .map_err(|e| match e {
+            ClusterError::Cancelled => SourceError::Cancelled,
+            other => unreachable!("a solve in memory, alone and writing nothing, stops only when cancelled: {other}"),
         })?;
         progress.finish();
         Ok(Values::Solved { space, layer: values })

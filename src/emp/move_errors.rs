@@ -20,7 +20,6 @@
 //! chance (P(win) + ½ P(draw)). Every tested strategy is asked at every decision the typical
 //! game meets, including those its own earlier choices would not have led to.
 
-use std::convert::Infallible;
 use std::num::ParseIntError;
 use std::ops::{Range, RangeInclusive};
 use std::sync::Arc;
@@ -30,9 +29,10 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::search::{PlayerName, Searcher};
+use crate::cluster::solve_layers;
 use crate::duel::advise::{Solved, TurnEndings};
 use crate::duel::shard::ShardError;
-use crate::duel::{Cards, Space, SpaceError, solve};
+use crate::duel::{Cards, Space, SpaceError};
 use crate::game::{KeepId, RollId, Transition};
 use crate::progress::Progress;
 use crate::simulate::matchplay::{MatchPlayer, Position};
@@ -214,10 +214,8 @@ pub fn exact_endings<'c>(cards: &'c Cards, position: &Position) -> Result<TurnEn
     let d = me.points as i32 - other.points as i32;
     let after = cards.filled(mover) + cards.filled(opponent) + 1;
     let space = Space::below(cards, mover, opponent)?;
-    let next = (after < space.end_layer()).then(|| {
-        let Ok(layer) = solve::<f64, Infallible>(&space, after, |_| Ok(()));
-        layer
-    });
+    let next = (after < space.end_layer())
+        .then(|| solve_layers::<f64>(&space, after, |_| Ok(())).expect("a solve in memory, alone and writing nothing"));
     Ok(TurnEndings::new(&Solved { space: &space, layer: next.as_ref() }, cards, mover, opponent, d)?)
 }
 
