@@ -29,6 +29,7 @@
 
 use std::ops::Range;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Instant;
 
 use bytemuck::Pod;
@@ -40,10 +41,11 @@ use super::exchange::{pack_part, unpack_part};
 use super::ranks::Ranks;
 use super::shards::read_rows;
 use super::solve::{LayerReport, Outcome};
+use super::sweep::{Begun, Frontier, sweep};
 use crate::duel::cards::window;
 use crate::duel::layout::{per_card_sums, window_len};
 use crate::duel::shard::{self, Column, LayerEntry, Manifest, ShardEntry, ShardError, ShardSpan, shard_ranges};
-use crate::duel::solve::{LayerRows, solve_tile};
+use crate::duel::solve::LayerRows;
 use crate::duel::{DuelValue, LayerShape, Space, Tile};
 use crate::store::{self, Durability, StoreError, StoreFile};
 
@@ -108,7 +110,7 @@ struct Pass {
     /// The shape of `upper`, whose rows are read (none at the end of the game).
     rows: Option<LayerShape>,
     /// The shape of `upper − 1`, solved (none in the last pass).
-    column: Option<LayerShape>,
+    column: Option<Arc<LayerShape>>,
     /// The blocks: ranges of the cards between the two layers.
     blocks: Vec<Range<usize>>,
     /// The shards of `upper`.
@@ -138,7 +140,7 @@ impl Pass {
         if let Some((unit, _)) = units.last() {
             blocks.push(start..unit.end);
         }
-        Pass { upper, rows, column, blocks, shards }
+        Pass { upper, rows, column: column.map(Arc::new), blocks, shards }
     }
 }
 
@@ -273,7 +275,7 @@ pub(super) fn solve_streamed<V: DuelValue + Pod>(
     outcome: &mut Outcome<V>,
     progress: &mut impl FnMut(&LayerReport),
 ) -> Result<(), ClusterError> {
-    let (me, size) = (ranks.rank(), ranks.size());
+    let me = ranks.rank();
     let scratch = &stream.scratch;
     let value_bytes = std::mem::size_of::<V>() as u64;
     let shard_positions = manifest.shard_positions;
@@ -290,7 +292,7 @@ pub(super) fn solve_streamed<V: DuelValue + Pod>(
     }
     // Rank 0 decides where to continue: after the pass reading the lowest listed layer if
     // its blocks are all done (their frames hold the layer below), else at that pass.
-    let mut first = pass(listed);
+    let first = pass(listed);
     let decide = || -> Result<bool, ClusterError> {
         std::fs::create_dir_all(scratch).map_err(io_error(scratch, "create"))?;
         store::remove_stale_temp_files(scratch).map_err(io_error(scratch, "clean"))?;
@@ -324,38 +326,191 @@ pub(super) fn solve_streamed<V: DuelValue + Pod>(
     if decision == [2] {
         return Err(ClusterError::StoppedByRankZero);
     }
-    let pass_done = decision == [1];
-    if pass_done && me == 0 {
-        outcome.resumed_blocks += first.blocks.len();
+    let mut frontier = Streamed {
+        space,
+        ranks,
+        dir,
+        stream,
+        manifest,
+        last,
+        outcome,
+        progress,
+        upcoming: Some(first),
+        previous: None,
+        current: None,
+        block: None,
+    };
+    if decision == [1] {
+        // The pass is done: its frames hold the rows the next pass reads.
+        let done = frontier.upcoming.replace(pass(listed - 1)).expect("the first pass");
+        if me == 0 {
+            frontier.outcome.resumed_blocks += done.blocks.len();
+        }
+        frontier.previous = Some(done.blocks);
     }
-    // The blocks of the pass before, whose frames hold the rows the next pass reads (none:
-    // the rows are read from the listed shards).
-    let mut previous = None;
-    if pass_done {
-        let next = pass(listed - 1);
-        previous = Some(std::mem::replace(&mut first, next).blocks);
-    }
-    let mut current = Some(first);
-    while let Some(this) = current.take() {
-        let next = (this.upper > last).then(|| pass(this.upper - 1));
+    let top = frontier.upcoming.as_ref().expect("a pass to run").upper;
+    sweep(space, last..top, &mut frontier)
+}
+
+/// Layers streamed in blocks through scratch files: the layer `t` of the sweep is solved
+/// by the pass reading layer `t + 1`, and the sweep ends with the pass that only reads
+/// (and writes) its lowest layer.
+struct Streamed<'s, 'a, 'm, V, R, P> {
+    space: &'s Space<'a>,
+    ranks: &'s R,
+    dir: &'s Path,
+    stream: &'s Stream,
+    manifest: &'m mut Manifest,
+    last: usize,
+    outcome: &'m mut Outcome<V>,
+    progress: &'m mut P,
+    /// The pass to run next.
+    upcoming: Option<Pass>,
+    /// The blocks of the pass before, whose frames hold the rows the next pass reads
+    /// (none: the rows are read from the listed shards).
+    previous: Option<Vec<Range<usize>>>,
+    /// The pass running.
+    current: Option<Running>,
+    /// The block whose column is being solved: its record, before its frames are written.
+    block: Option<Done>,
+}
+
+/// A pass running: where its rows come from and what its blocks recorded.
+struct Running {
+    pass: Pass,
+    /// The blocks of the pass after it, which cut its columns into frames.
+    frames: Vec<Range<usize>>,
+    source: Source,
+    records: Vec<Done>,
+    /// Blocks of it found finished by an earlier run.
+    resumed: usize,
+    started: Instant,
+}
+
+/// The rows a block read, with their tile.
+struct BlockRows<V> {
+    values: Vec<V>,
+    tile: Tile,
+}
+
+/// Where a pass reads the rows of its layer.
+enum Source {
+    /// Nowhere: the pass solves the game's last layer.
+    End,
+    /// From the frames the pass before wrote, cut by its blocks.
+    Frames(Vec<Range<usize>>),
+    /// From the layer's shards, listed in the manifest.
+    Shards(LayerEntry),
+}
+
+impl<V: DuelValue + Pod, R: Ranks, P: FnMut(&LayerReport)> Streamed<'_, '_, '_, V, R, P> {
+    /// Starts the upcoming pass: its source, and its blocks for this rank not finished yet
+    /// (those finished by an earlier run are recorded as they are).
+    fn start_pass(&mut self) -> Result<Vec<usize>, ClusterError> {
+        let (space, last) = (self.space, self.last);
+        let pass = self.upcoming.take().expect("a pass to run");
+        let value_bytes = std::mem::size_of::<V>() as u64;
+        let next = (pass.upper > last).then(|| {
+            Pass::new(space, (pass.upper - 1, last), self.manifest.shard_positions, self.stream.budget, value_bytes)
+        });
         let frames = next.as_ref().map_or_else(Vec::new, |n| n.blocks.clone());
-        let started = Instant::now();
-        let mut records = Vec::new();
-        let mut resumed = 0;
-        {
-            let source = match (&this.rows, &previous) {
-                (None, _) => Rows::End,
-                (Some(_), Some(blocks)) => Rows::Frames(blocks),
-                (Some(shape), None) => Rows::Shards(manifest.checked_layer(dir, shape)?),
-            };
-            for b in (me..this.blocks.len()).step_by(size) {
-                let (record, found) = run_block::<V>(space, dir, stream, (&this, b), &frames, &source)?;
-                records.push(record);
-                resumed += usize::from(found);
+        let source = match (&pass.rows, self.previous.take()) {
+            (None, _) => Source::End,
+            (Some(_), Some(blocks)) => Source::Frames(blocks),
+            (Some(shape), None) => Source::Shards(self.manifest.checked_layer(self.dir, shape)?.clone()),
+        };
+        let (me, size) = (self.ranks.rank(), self.ranks.size());
+        let mut running = Running { pass, frames, source, records: Vec::new(), resumed: 0, started: Instant::now() };
+        let mut blocks = Vec::new();
+        for b in (me..running.pass.blocks.len()).step_by(size) {
+            let record = expected(&running.pass, b, &running.frames, self.stream.budget);
+            match read_done(&self.stream.scratch, &record) {
+                Some(done) => {
+                    tracing::info!(upper = running.pass.upper, block = b, "block finished by an earlier run");
+                    running.records.push(done);
+                    running.resumed += 1;
+                }
+                None => blocks.push(b),
             }
         }
-        outcome.resumed_blocks += end_pass(ranks, dir, scratch, manifest, &this, (records, resumed))?;
-        if let Some(column) = &this.column {
+        self.current = Some(running);
+        self.upcoming = next;
+        Ok(blocks)
+    }
+
+    /// Reads the rows of block `b` of the running pass and writes the shards they hold
+    /// (where the pass writes its layer): the rows, with their tile, and the block's
+    /// record naming those shards.
+    fn read_block(&self, b: usize) -> Result<(Option<BlockRows<V>>, Done), ClusterError> {
+        let Running { pass, frames, source, .. } = self.current.as_ref().expect("a pass running");
+        let (space, dir, scratch) = (self.space, self.dir, &self.stream.scratch);
+        let mut record = expected(pass, b, frames, self.stream.budget);
+        let cards = pass.blocks[b].clone();
+        let rows = match (&pass.rows, source) {
+            (Some(shape), Source::Frames(blocks)) => {
+                let tile = Tile::new(space, shape, cards.clone(), 0..shape.opponents.len());
+                Some(BlockRows { values: read_frames::<V>(scratch, shape, &tile, blocks, b)?, tile })
+            }
+            (Some(shape), Source::Shards(entry)) => {
+                let tile = Tile::new(space, shape, cards.clone(), 0..shape.opponents.len());
+                Some(BlockRows { values: read_rows::<V>(dir, space, shape, entry, cards.clone())?, tile })
+            }
+            _ => None,
+        };
+        // Rows read from frames are of a layer not written yet: its shards are written here.
+        if let (Some(shape), Some(BlockRows { values, .. }), Source::Frames(_)) = (&pass.rows, &rows, source) {
+            let base = shape.rows(cards.clone()).start;
+            let game = space.cards().game();
+            let inside: Vec<(usize, &ShardSpan)> =
+                pass.shards.iter().enumerate().filter(|(_, s)| cards.contains(&s.movers.start)).collect();
+            record.written = inside
+                .into_par_iter()
+                .map(|(i, span)| {
+                    let values = &values[(span.positions.start - base) as usize..(span.positions.end - base) as usize];
+                    let write =
+                        |column| shard::write_shard(dir, game, shape, (i, span), values, (column, Durability::Batched));
+                    let draws = if V::DRAWS { Some(write(Column::Draw)?) } else { None };
+                    Ok((i, write(Column::Value)?, draws))
+                })
+                .collect::<Result<_, ShardError>>()?;
+            let files: Vec<PathBuf> = record
+                .written
+                .iter()
+                .flat_map(|(i, _, draws)| {
+                    let draw = draws.as_ref().map(|_| shard::shard_file(pass.upper, *i, Column::Draw));
+                    [Some(shard::shard_file(pass.upper, *i, Column::Value)), draw]
+                })
+                .flatten()
+                .map(|file| dir.join(file))
+                .collect();
+            store::sync_batch(dir, &files)?;
+        }
+        Ok((rows, record))
+    }
+
+    /// Records block `b` of the running pass as done (after its frames and shards are
+    /// durable) and removes the frames it read.
+    fn close_block(&mut self, b: usize, record: Done) -> Result<(), ClusterError> {
+        let running = self.current.as_mut().expect("a pass running");
+        let scratch = &self.stream.scratch;
+        let payload = serde_json::to_vec(&record).expect("a record serialises");
+        store::write_atomic(&done_file(scratch, running.pass.upper, b), DONE_KIND, &serde_json::json!({}), &payload)?;
+        if let Source::Frames(blocks) = &running.source {
+            for b_above in 0..blocks.len() {
+                shard::remove_file(&frame_file(scratch, running.pass.upper, b_above, b))?;
+            }
+        }
+        running.records.push(record);
+        Ok(())
+    }
+
+    /// Ends the running pass on every rank: lists its layer and reports the layer it solved.
+    fn end_running(&mut self) -> Result<(), ClusterError> {
+        let Running { pass, records, resumed, started, .. } = self.current.take().expect("a pass running");
+        let (ranks, dir) = (self.ranks, self.dir);
+        self.outcome.resumed_blocks +=
+            end_pass(ranks, dir, &self.stream.scratch, self.manifest, &pass, (records, resumed))?;
+        if let Some(column) = &pass.column {
             let report = LayerReport {
                 layer: column.layer,
                 positions: column.positions(),
@@ -363,15 +518,68 @@ pub(super) fn solve_streamed<V: DuelValue + Pod>(
                 seconds: started.elapsed().as_secs_f64(),
                 ..LayerReport::default()
             };
-            if me == 0 {
-                progress(&report);
-                outcome.layers.push(report);
+            if ranks.rank() == 0 {
+                (self.progress)(&report);
+                self.outcome.layers.push(report);
             }
         }
-        previous = this.column.is_some().then_some(this.blocks);
-        current = next;
+        self.previous = pass.column.is_some().then_some(pass.blocks);
+        Ok(())
     }
-    finish(ranks, scratch, last)
+}
+
+impl<V: DuelValue + Pod, R: Ranks, P: FnMut(&LayerReport)> Frontier<V> for Streamed<'_, '_, '_, V, R, P> {
+    fn begin(&mut self, layer: usize) -> Result<Begun, ClusterError> {
+        let blocks = self.start_pass()?;
+        let running = self.current.as_ref().expect("a pass running");
+        debug_assert_eq!(running.pass.upper, layer + 1);
+        let shape = running.pass.column.clone().expect("a pass above the lowest layer solves one");
+        let blocks = blocks.into_iter().map(|b| (b, running.pass.blocks[b].clone())).collect();
+        Ok(Begun { shape, blocks })
+    }
+
+    fn solve(
+        &mut self,
+        b: usize,
+        solve: impl FnOnce(Option<LayerRows<'_, V>>) -> Vec<V>,
+    ) -> Result<Vec<V>, ClusterError> {
+        let (rows, record) = self.read_block(b)?;
+        self.block = Some(record);
+        Ok(solve(rows.as_ref().map(|BlockRows { values, tile }| LayerRows { tile, values })))
+    }
+
+    fn hand(&mut self, b: usize, tile: &Tile, values: Vec<V>) -> Result<(), ClusterError> {
+        let record = self.block.take().expect("the block was solved");
+        let running = self.current.as_ref().expect("a pass running");
+        let (scratch, layer) = (&self.stream.scratch, running.pass.upper - 1);
+        let mut files = Vec::with_capacity(running.frames.len());
+        for (j, movers) in running.frames.iter().enumerate() {
+            let raw: &[u8] = bytemuck::cast_slice(&values[tile.rows(movers.clone())]);
+            let packed = pack_part(raw).map_err(|e| ClusterError::Exchange(format!("compressing a frame: {e}")))?;
+            let metadata = serde_json::json!({ "bytes": raw.len() });
+            let path = frame_file(scratch, layer, b, j);
+            store::write_atomic_with(&path, FRAME_KIND, &metadata, &packed, Durability::Batched)?;
+            files.push(path);
+        }
+        store::sync_batch(scratch, &files)?;
+        self.close_block(b, record)
+    }
+
+    fn end(&mut self) -> Result<(), ClusterError> {
+        self.end_running()
+    }
+
+    /// The last pass: it reads the rows of the lowest layer solved and writes its shards.
+    fn finish(&mut self) -> Result<(), ClusterError> {
+        if self.upcoming.is_some() {
+            for b in self.start_pass()? {
+                let (_, record) = self.read_block(b)?;
+                self.close_block(b, record)?;
+            }
+            self.end_running()?;
+        }
+        finish(self.ranks, &self.stream.scratch, self.last)
+    }
 }
 
 /// The record block `b` of `pass` leaves when done, before its shards are named.
@@ -384,99 +592,6 @@ fn expected(pass: &Pass, b: usize, frames: &[Range<usize>], budget: u64) -> Done
         budget,
         written: Vec::new(),
     }
-}
-
-/// Where a pass reads the rows of its layer.
-enum Rows<'a> {
-    /// Nowhere: the pass solves the game's last layer.
-    End,
-    /// From the frames the pass before wrote, cut by its blocks.
-    Frames(&'a [Range<usize>]),
-    /// From the layer's shards, listed in the manifest.
-    Shards(&'a LayerEntry),
-}
-
-/// Runs block `b` of `pass` unless its record says it is done: reads its rows (`source`),
-/// writes the shards they hold, solves its column into frames cut by `frames`, and
-/// records it. Returns the record and whether it was found finished.
-fn run_block<V: DuelValue + Pod>(
-    space: &Space,
-    dir: &Path,
-    stream: &Stream,
-    (pass, b): (&Pass, usize),
-    frames: &[Range<usize>],
-    source: &Rows,
-) -> Result<(Done, bool), ClusterError> {
-    let scratch = &stream.scratch;
-    let mut record = expected(pass, b, frames, stream.budget);
-    let cards = pass.blocks[b].clone();
-    if let Some(done) = read_done(scratch, &record) {
-        tracing::info!(upper = pass.upper, block = b, "block finished by an earlier run");
-        return Ok((done, true));
-    }
-    let rows = match (&pass.rows, source) {
-        (Some(shape), Rows::Frames(blocks)) => {
-            let tile = Tile::new(space, shape, cards.clone(), 0..shape.opponents.len());
-            Some((read_frames::<V>(scratch, shape, &tile, blocks, b)?, tile))
-        }
-        (Some(shape), Rows::Shards(entry)) => {
-            let tile = Tile::new(space, shape, cards.clone(), 0..shape.opponents.len());
-            Some((read_rows::<V>(dir, space, shape, entry, cards.clone())?, tile))
-        }
-        _ => None,
-    };
-    // Rows read from frames are of a layer not written yet: its shards are written here.
-    if let (Some(shape), Some((values, _)), Rows::Frames(_)) = (&pass.rows, &rows, source) {
-        let base = shape.rows(cards.clone()).start;
-        let game = space.cards().game();
-        let inside: Vec<(usize, &ShardSpan)> =
-            pass.shards.iter().enumerate().filter(|(_, s)| cards.contains(&s.movers.start)).collect();
-        record.written = inside
-            .into_par_iter()
-            .map(|(i, span)| {
-                let values = &values[(span.positions.start - base) as usize..(span.positions.end - base) as usize];
-                let write =
-                    |column| shard::write_shard(dir, game, shape, (i, span), values, (column, Durability::Batched));
-                let draws = if V::DRAWS { Some(write(Column::Draw)?) } else { None };
-                Ok((i, write(Column::Value)?, draws))
-            })
-            .collect::<Result<_, ShardError>>()?;
-        let files: Vec<PathBuf> = record
-            .written
-            .iter()
-            .flat_map(|(i, _, draws)| {
-                let draw = draws.as_ref().map(|_| shard::shard_file(pass.upper, *i, Column::Draw));
-                [Some(shard::shard_file(pass.upper, *i, Column::Value)), draw]
-            })
-            .flatten()
-            .map(|file| dir.join(file))
-            .collect();
-        store::sync_batch(dir, &files)?;
-    }
-    if let Some(shape) = &pass.column {
-        let tile = Tile::new(space, shape, 0..shape.movers.len(), cards.clone());
-        let next = rows.as_ref().map(|(values, tile)| LayerRows { tile, values });
-        let values = solve_tile(space, shape, next.as_ref(), &tile);
-        drop(rows);
-        let mut files = Vec::with_capacity(frames.len());
-        for (j, movers) in frames.iter().enumerate() {
-            let raw: &[u8] = bytemuck::cast_slice(&values[tile.rows(movers.clone())]);
-            let packed = pack_part(raw).map_err(|e| ClusterError::Exchange(format!("compressing a frame: {e}")))?;
-            let metadata = serde_json::json!({ "bytes": raw.len() });
-            let path = frame_file(scratch, shape.layer, b, j);
-            store::write_atomic_with(&path, FRAME_KIND, &metadata, &packed, Durability::Batched)?;
-            files.push(path);
-        }
-        store::sync_batch(scratch, &files)?;
-    }
-    let payload = serde_json::to_vec(&record).expect("a record serialises");
-    store::write_atomic(&done_file(scratch, pass.upper, b), DONE_KIND, &serde_json::json!({}), &payload)?;
-    if let Rows::Frames(blocks) = source {
-        for b_above in 0..blocks.len() {
-            shard::remove_file(&frame_file(scratch, pass.upper, b_above, b))?;
-        }
-    }
-    Ok((record, false))
 }
 
 /// Assembles the rows `tile` of layer `shape` from frame `b` of every block `blocks` of the
