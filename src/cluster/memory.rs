@@ -27,7 +27,7 @@ use crate::duel::solve::{LayerRows, LayerValues};
 use crate::duel::{DuelValue, LayerShape, Space, Tile};
 
 /// What becomes of each finished layer of an in-memory sweep.
-pub(super) trait Keep<V> {
+trait Keep<V> {
     /// The shard size of layer `layer` if its shards are written (its rows then also go to
     /// the ranks that write them), else `None`.
     fn shard_positions(&self, layer: usize) -> Option<u64>;
@@ -52,7 +52,7 @@ struct Current {
 }
 
 /// Whole layers in memory over `ranks`, each finished layer kept by `K`.
-pub(super) struct InMemory<'s, 'a, V, R, K> {
+struct InMemory<'s, 'a, V, R, K> {
     space: &'s Space<'a>,
     ranks: &'s R,
     /// The lowest layer of the sweep.
@@ -70,7 +70,7 @@ pub(super) struct InMemory<'s, 'a, V, R, K> {
 impl<'s, 'a, V: DuelValue + Pod, R: Ranks, K: Keep<V>> InMemory<'s, 'a, V, R, K> {
     /// A sweep down to `last` over `ranks`, starting from `held` (the rows this rank holds of
     /// the layer the sweep starts below; none at the end of the game).
-    pub(super) fn new(
+    fn new(
         space: &'s Space<'a>,
         ranks: &'s R,
         last: usize,
@@ -81,7 +81,7 @@ impl<'s, 'a, V: DuelValue + Pod, R: Ranks, K: Keep<V>> InMemory<'s, 'a, V, R, K>
     }
 
     /// The rows this rank holds of the last layer solved (or of the starting layer).
-    pub(super) fn into_held(self) -> Option<Arc<Held<V>>> {
+    fn into_held(self) -> Option<Arc<Held<V>>> {
         self.held
     }
 }
@@ -100,7 +100,7 @@ impl<V: DuelValue + Pod, R: Ranks, K: Keep<V>> Frontier<V> for InMemory<'_, '_, 
         let shares = RankShares::new(space, &shape, columns, before.as_ref(), size, written);
         let blocks = vec![(me, shares.computed(me))];
         self.current = Some(Current { shape: shape.clone(), before, shares, writes: written.is_some(), started });
-        Ok(Begun { shape, blocks })
+        Ok(Begun { movers: 0..shape.movers.len(), shape, blocks })
     }
 
     fn solve(
@@ -166,7 +166,7 @@ impl<V: DuelValue + Pod, R: Ranks, K: Keep<V>> Frontier<V> for InMemory<'_, '_, 
 
 /// The layers' shards written into a table directory by a background thread, each layer
 /// listed in the manifest once every rank's shards of it are in place.
-pub(super) struct Tables<'t, V, R, P> {
+struct Tables<'t, V, R, P> {
     ranks: &'t R,
     dir: &'t Path,
     manifest: &'t mut Manifest,
@@ -243,7 +243,7 @@ pub(super) fn solve_into_tables<V: DuelValue + Pod>(
 }
 
 /// Each finished layer, whole, handed to a function: one rank alone, nothing written.
-pub(super) struct EachLayer<F>(F);
+struct EachLayer<F>(F);
 
 impl<V, F: FnMut(&LayerValues<V>) -> Result<(), ClusterError>> Keep<V> for EachLayer<F> {
     fn shard_positions(&self, _: usize) -> Option<u64> {

@@ -1,7 +1,13 @@
 //! Repair: shards that `--resume` found damaged or missing, recomputed from the layer
 //! above by the same sweep that wrote them, and put back only if they are the very files
 //! the manifest lists.
+//!
+//! A shard holds some rows of its layer (or a piece of one row), and a row's pairs read
+//! every row of the layer above. So a repair solves only the shard's movers, against the
+//! layer above's rows read back from its shards in blocks of at most a set size: its
+//! memory is one block of rows and the shard's own rows, whatever the layer's size.
 
+use std::ops::Range;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -9,18 +15,23 @@ use bytemuck::Pod;
 
 use super::error::ClusterError;
 use super::exchange::gather_findings;
-use super::memory::{InMemory, Keep};
 use super::ranks::Ranks;
-use super::shards::{Held, Pending, read_held};
-use super::sweep::sweep;
-use crate::duel::shard::{self, Column, Manifest, ShardEntry, ShardError, ShardSpan};
-use crate::duel::{DuelValue, LayerShape, Space};
+use super::shards::read_rows;
+use super::sweep::{Begun, Frontier, sweep};
+use crate::duel::shard::{self, Column, LayerEntry, Manifest, ShardEntry, ShardError, ShardSpan, shard_ranges};
+use crate::duel::solve::LayerRows;
+use crate::duel::{DuelValue, LayerShape, Space, Tile};
 use crate::store::{self, Durability};
+
+/// Bytes of the layer above's rows a repair reads at once, when the solve gives no budget
+/// (a block holds at least one row).
+pub(super) const REPAIR_BLOCK_BYTES: u64 = 1 << 30;
 
 /// Recomputes the shards `damaged` (indices in the layer) of `layer` from the layer above
 /// as listed in `manifest` (every layer above is intact or repaired already), the way the
-/// solve computed them, and checks each against the checksum the manifest lists: the
-/// values are bit-identical, so the files are too.
+/// solve computed them, reading the layer above in blocks of at most `block_bytes` of
+/// rows, and checks each against the checksum the manifest lists: the values are
+/// bit-identical, so the files are too. The ranks share the shards; every rank must call it.
 pub(super) fn repair_layer<V: DuelValue + Pod>(
     space: &Space,
     ranks: &impl Ranks,
@@ -28,85 +39,143 @@ pub(super) fn repair_layer<V: DuelValue + Pod>(
     manifest: &Manifest,
     layer: usize,
     damaged: &[usize],
+    block_bytes: u64,
 ) -> Result<(), ClusterError> {
-    let shape = LayerShape::new(space, layer);
-    let above = manifest.layer(layer + 1).map(|entry| {
-        let above = Arc::new(LayerShape::new(space, layer + 1));
-        read_held::<V>(space, dir, entry, above, Some(&shape), ranks.size(), ranks.rank())
-    });
-    let held = above.transpose()?.map(Arc::new);
+    let shape = Arc::new(LayerShape::new(space, layer));
+    let above = manifest.layer(layer + 1).map(|entry| (LayerShape::new(space, layer + 1), entry));
+    let blocks = blocks(&shape, above.as_ref().map(|a| &a.0), block_bytes / std::mem::size_of::<V>() as u64);
+    let spans = shard_ranges(&shape, manifest.shard_positions);
     let listed = manifest.layer(layer).map_or(&[][..], |l| &l.shards);
-    let keep =
-        Repair { space, ranks, dir, shard_positions: manifest.shard_positions, listed, damaged, problems: Vec::new() };
-    let mut frontier = InMemory::new(space, ranks, layer, keep, held);
-    sweep(space, layer..layer + 1, &mut frontier)
+    let mut problems = Vec::new();
+    for &i in damaged.iter().skip(ranks.rank()).step_by(ranks.size()) {
+        let span = spans.get(i).ok_or_else(|| ClusterError::Resume {
+            dir: dir.display().to_string(),
+            reason: format!("layer {layer} has no shard {i}"),
+        })?;
+        let rows = Tile::new(space, &shape, span.movers.clone(), 0..shape.opponents.len());
+        let values = vec![V::NOTHING; rows.positions() as usize];
+        let mut frontier =
+            ShardRepair { space, dir, shape: shape.clone(), above: above.as_ref(), blocks: &blocks, rows, values };
+        sweep(space, layer..layer + 1, &mut frontier)?;
+        let base = shape.rows(span.movers.clone()).start;
+        let values = &frontier.values[(span.positions.start - base) as usize..(span.positions.end - base) as usize];
+        problems.extend(put_back(space, dir, &shape, (i, span), values, listed.get(i))?);
+    }
+    let (stop, found) = gather_findings(ranks, &problems, "repairs")?;
+    if !stop {
+        return Ok(());
+    }
+    if ranks.rank() == 0 {
+        let problems = found.into_iter().map(|(_, problem)| problem).collect();
+        return Err(ShardError::Unsound { dir: dir.to_owned(), problems }.into());
+    }
+    Err(ClusterError::StoppedByRankZero)
 }
 
-/// The damaged shards of a layer rewritten from its values, and what did not match.
-struct Repair<'r, 's, 'a, R> {
+/// The opponents of `shape` (the movers of the layer above, `above`) cut into consecutive
+/// blocks of at most `values` values of the layer above's rows, at least one row each; one
+/// block when there is no layer above.
+fn blocks(shape: &LayerShape, above: Option<&LayerShape>, values: u64) -> Vec<Range<usize>> {
+    let Some(above) = above else { return std::iter::once(0..shape.opponents.len()).collect() };
+    debug_assert_eq!(shape.opponents, above.movers);
+    let mut blocks = Vec::new();
+    let mut start = 0;
+    for end in 1..=above.movers.len() {
+        let rows = above.rows(start..end);
+        if rows.end - rows.start > values && end - start > 1 {
+            blocks.push(start..end - 1);
+            start = end - 1;
+        }
+    }
+    blocks.push(start..above.movers.len());
+    blocks
+}
+
+/// One shard's rows solved block by block of the layer above.
+struct ShardRepair<'r, 's, 'a, V> {
     space: &'s Space<'a>,
-    ranks: &'r R,
     dir: &'r Path,
-    shard_positions: u64,
-    /// The layer's shards as the manifest lists them.
-    listed: &'r [ShardEntry],
-    /// The indices of the shards to repair.
-    damaged: &'r [usize],
-    /// Shards recomputed to other files than the manifest lists.
-    problems: Vec<String>,
+    shape: Arc<LayerShape>,
+    /// The layer above, listed (none at the game's end).
+    above: Option<&'r (LayerShape, &'r LayerEntry)>,
+    blocks: &'r [Range<usize>],
+    /// The shard's rows with every opponent, and their values as solved so far.
+    rows: Tile,
+    values: Vec<V>,
 }
 
-impl<V: DuelValue, R: Ranks> Keep<V> for Repair<'_, '_, '_, R> {
-    fn shard_positions(&self, _: usize) -> Option<u64> {
-        Some(self.shard_positions)
+impl<V: DuelValue> Frontier<V> for ShardRepair<'_, '_, '_, V> {
+    fn begin(&mut self, _: usize) -> Result<Begun, ClusterError> {
+        let blocks = self.blocks.iter().cloned().enumerate().collect();
+        Ok(Begun { shape: self.shape.clone(), movers: self.rows.movers.clone(), blocks })
     }
 
-    fn take(&mut self, held: Held<V>, to_write: Vec<(usize, ShardSpan)>) -> Result<Arc<Held<V>>, ClusterError> {
-        let (dir, layer) = (self.dir, held.shape.layer);
-        for (i, span) in to_write.into_iter().filter(|(i, _)| self.damaged.contains(i)) {
-            // Written beside the tables first: it replaces the damaged file only if it is
-            // the file the manifest lists, so a failed repair loses nothing.
-            let scratch = dir.join(format!(".repair.{}.{layer:02}.{i:05}", std::process::id()));
-            let io =
-                |action| move |source| ShardError::from(store::StoreError::Io { path: dir.to_owned(), action, source });
-            std::fs::create_dir_all(&scratch).map_err(io("create"))?;
-            let file = shard::shard_file(layer, i, Column::Value);
-            let game = self.space.cards().game();
-            let values = held.span_values(&span.positions);
-            let written = (Column::Value, Durability::Synced);
-            let entry = shard::write_shard(&scratch, game, &held.shape, (i, &span), values, written);
-            let entry = entry.and_then(|entry| {
-                if self.listed.get(i) == Some(&entry) {
-                    std::fs::rename(scratch.join(&file), dir.join(&file)).map_err(io("rename"))?;
-                }
-                Ok(entry)
-            });
-            std::fs::remove_dir_all(&scratch).map_err(io("remove"))?;
-            let entry = entry?;
-            match self.listed.get(i) {
-                Some(was) if *was == entry => tracing::info!(file, "repaired from the layer above"),
-                was => self.problems.push(format!(
-                    "{file}: recomputed from layer {} with checksum {}, but the manifest lists {}, so it was left as \
-                     it is: the manifest's entry, or the layers above, are not what the solve wrote",
-                    layer + 1,
-                    entry.checksum,
-                    was.map_or("nothing".to_owned(), |w| w.checksum.to_string())
-                )),
-            }
-        }
-        Ok(Arc::new(held))
+    fn solve(
+        &mut self,
+        b: usize,
+        solve: impl FnOnce(Option<LayerRows<'_, V>>) -> Vec<V>,
+    ) -> Result<Vec<V>, ClusterError> {
+        let Some((above, entry)) = self.above else { return Ok(solve(None)) };
+        let cards = self.blocks[b].clone();
+        let values = read_rows::<V>(self.dir, self.space, above, entry, cards.clone())?;
+        let tile = Tile::new(self.space, above, cards, 0..above.opponents.len());
+        Ok(solve(Some(LayerRows { tile: &tile, values: &values })))
     }
 
-    /// Every rank's problems gathered: any stops every rank, rank 0 naming them all.
-    fn record(&mut self, _: Pending) -> Result<(), ClusterError> {
-        let (stop, found) = gather_findings(self.ranks, &self.problems, "repairs")?;
-        if !stop {
-            return Ok(());
+    fn hand(&mut self, b: usize, tile: &Tile, values: Vec<V>) -> Result<(), ClusterError> {
+        for m in self.rows.movers.clone() {
+            let to = self.rows.span(m, self.blocks[b].clone());
+            self.values[to].copy_from_slice(&values[tile.rows(m..m + 1)]);
         }
-        if self.ranks.rank() == 0 {
-            let problems = found.into_iter().map(|(_, problem)| problem).collect();
-            return Err(ShardError::Unsound { dir: self.dir.to_owned(), problems }.into());
-        }
-        Err(ClusterError::StoppedByRankZero)
+        Ok(())
     }
+
+    fn end(&mut self) -> Result<(), ClusterError> {
+        Ok(())
+    }
+
+    fn finish(&mut self) -> Result<(), ClusterError> {
+        Ok(())
+    }
+}
+
+/// Writes shard `i` of `shape` from its recomputed `values` beside the tables, and moves
+/// it into place only if it is the file the manifest lists (`listed`), so a failed repair
+/// loses nothing. Returns the problem, if it is not.
+fn put_back<V: DuelValue>(
+    space: &Space,
+    dir: &Path,
+    shape: &LayerShape,
+    (i, span): (usize, &ShardSpan),
+    values: &[V],
+    listed: Option<&ShardEntry>,
+) -> Result<Option<String>, ClusterError> {
+    let layer = shape.layer;
+    let scratch = dir.join(format!(".repair.{}.{layer:02}.{i:05}", std::process::id()));
+    let io = |action| move |source| ShardError::from(store::StoreError::Io { path: dir.to_owned(), action, source });
+    std::fs::create_dir_all(&scratch).map_err(io("create"))?;
+    let file = shard::shard_file(layer, i, Column::Value);
+    let written = (Column::Value, Durability::Synced);
+    let entry = shard::write_shard(&scratch, space.cards().game(), shape, (i, span), values, written);
+    let entry = entry.and_then(|entry| {
+        if listed == Some(&entry) {
+            std::fs::rename(scratch.join(&file), dir.join(&file)).map_err(io("rename"))?;
+        }
+        Ok(entry)
+    });
+    std::fs::remove_dir_all(&scratch).map_err(io("remove"))?;
+    let entry = entry?;
+    Ok(match listed {
+        Some(was) if *was == entry => {
+            tracing::info!(file, "repaired from the layer above");
+            None
+        }
+        was => Some(format!(
+            "{file}: recomputed from layer {} with checksum {}, but the manifest lists {}, so it was left as it is: \
+             the manifest's entry, or the layers above, are not what the solve wrote",
+            layer + 1,
+            entry.checksum,
+            was.map_or("nothing".to_owned(), |w| w.checksum.to_string())
+        )),
+    })
 }

@@ -8,7 +8,7 @@ use serde::Serialize;
 use super::error::ClusterError;
 use super::memory::solve_into_tables;
 use super::ranks::Ranks;
-use super::repair::repair_layer;
+use super::repair::{REPAIR_BLOCK_BYTES, repair_layer};
 use super::shards::read_rows;
 use super::start::{Start, start};
 use super::stream::{Stream, solve_streamed};
@@ -132,7 +132,8 @@ pub fn solve_tables<V: DuelValue + Pod>(
     // Damaged shards are recomputed from the top down, each layer from the one above.
     for layer in damaged.iter().map(|&(layer, _)| layer).collect::<std::collections::BTreeSet<_>>().into_iter().rev() {
         let shards: Vec<usize> = damaged.iter().filter(|d| d.0 == layer).map(|d| d.1).collect();
-        repair_layer::<V>(space, ranks, dir, &manifest, layer, &shards)?;
+        let block_bytes = options.stream.as_ref().map_or(REPAIR_BLOCK_BYTES, |stream| stream.budget / 4);
+        repair_layer::<V>(space, ranks, dir, &manifest, layer, &shards, block_bytes)?;
         if me == 0 {
             outcome.repaired.extend(shards.iter().map(|&i| shard::shard_file(layer, i, Column::Value)));
         }
@@ -635,9 +636,18 @@ pub(crate) mod tests {
         let stopped = root.path().join("stopped");
         solve_tables::<f32>(&space, &Alone, &stopped, SolveOptions { stop_after: 6, ..options.clone() }, |_| {})
             .unwrap();
+        // A damaged and a missing shard, repaired within the budget (the layer above
+        // read back in blocks of a row or two) on the way.
+        let flipped = stopped.join("layer-07-shard-00003.yzs");
+        let mut bytes = std::fs::read(&flipped).unwrap();
+        let at = bytes.len() - 9;
+        bytes[at] ^= 0x40;
+        std::fs::write(&flipped, bytes).unwrap();
+        std::fs::remove_file(stopped.join("layer-08-shard-00001.yzs")).unwrap();
         let resumed = SolveOptions { resume: true, ..options.clone() };
         let outcome = solve_on_threads_with::<f32>(&space, 2, &stopped, resumed.clone());
         assert_eq!(outcome.resumed_from, Some(6));
+        assert_eq!(outcome.repaired, vec!["layer-07-shard-00003.yzs", "layer-08-shard-00001.yzs"]);
         assert_eq!(files(&stopped), files(&whole));
         // Killed at the end of a pass (after listing a layer, scratch frames left), then
         // resumed from those frames at 3 ranks.

@@ -535,7 +535,7 @@ impl<V: DuelValue + Pod, R: Ranks, P: FnMut(&LayerReport)> Frontier<V> for Strea
         debug_assert_eq!(running.pass.upper, layer + 1);
         let shape = running.pass.column.clone().expect("a pass above the lowest layer solves one");
         let blocks = blocks.into_iter().map(|b| (b, running.pass.blocks[b].clone())).collect();
-        Ok(Begun { shape, blocks })
+        Ok(Begun { movers: 0..shape.movers.len(), shape, blocks })
     }
 
     fn solve(

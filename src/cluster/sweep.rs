@@ -21,10 +21,11 @@ use super::error::ClusterError;
 use crate::duel::solve::{LayerRows, solve_tile};
 use crate::duel::{DuelValue, LayerShape, Space, Tile};
 
-/// A layer begun: its shape, and the blocks of its opponents this rank solves now, each
-/// with the index the frontier knows it by.
+/// A layer begun: its shape, the movers solved (every one, but for a repair), and the
+/// blocks of its opponents this rank solves now, each with the index the frontier knows it by.
 pub(super) struct Begun {
     pub(super) shape: Arc<LayerShape>,
+    pub(super) movers: Range<usize>,
     pub(super) blocks: Vec<(usize, Range<usize>)>,
 }
 
@@ -60,9 +61,9 @@ pub(super) fn sweep<V: DuelValue>(
     frontier: &mut impl Frontier<V>,
 ) -> Result<(), ClusterError> {
     for layer in layers.rev() {
-        let Begun { shape, blocks } = frontier.begin(layer)?;
+        let Begun { shape, movers, blocks } = frontier.begin(layer)?;
         for (b, opponents) in blocks {
-            let tile = Tile::new(space, &shape, 0..shape.movers.len(), opponents);
+            let tile = Tile::new(space, &shape, movers.clone(), opponents);
             let values = frontier.solve(b, |rows| solve_tile(space, &shape, rows.as_ref(), &tile))?;
             frontier.hand(b, &tile, values)?;
         }
