@@ -2,6 +2,10 @@
 //! exchange, shard writing, resume, and the check that the launcher started what it meant to.
 //! [`setup`] checks a solve's options and sizes its memory before it runs.
 //!
+//! Every duel solve runs one layer loop, `sweep`: whole layers in memory (`memory`: over
+//! ranks, or one process handing each layer to a function, [`solve_layers`]), streamed
+//! through scratch files ([`stream`]), or a damaged shard's rows recomputed (`repair`).
+//!
 //! # Partition
 //!
 //! A pair (A, B) of layer `t` reads only pairs of layer `t + 1` whose mover is B (every

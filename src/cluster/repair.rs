@@ -179,3 +179,33 @@ fn put_back<V: DuelValue>(
         )),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::duel::Cards;
+    use crate::game::{Game, Rules};
+
+    /// Blocks cover the layer above's movers in order, each within the limit unless it is
+    /// one row; no layer above: one block of every opponent.
+    #[test]
+    fn blocks_cover_the_rows_above_within_the_limit() {
+        let cards = Cards::new(Game { rules: Rules::OFFICIAL, categories: Rules::OFFICIAL.first(5).unwrap() });
+        let space = Space::whole_game(&cards);
+        let (shape, above) = (LayerShape::new(&space, 6), LayerShape::new(&space, 7));
+        let biggest = (0..above.movers.len()).map(|k| above.rows(k..k + 1)).map(|r| r.end - r.start).max().unwrap();
+        for limit in [0, biggest / 2, biggest, 3 * biggest, u64::MAX] {
+            let cut = blocks(&shape, Some(&above), limit);
+            assert_eq!((cut[0].start, cut.last().unwrap().end), (0, above.movers.len()), "limit {limit}");
+            assert!(cut.windows(2).all(|w| w[0].end == w[1].start && w[0].start < w[0].end), "limit {limit}");
+            for block in &cut {
+                let rows = above.rows(block.clone());
+                assert!(block.len() == 1 || rows.end - rows.start <= limit, "limit {limit}: {block:?}");
+            }
+            assert_eq!(cut.len() == 1, limit >= above.positions(), "limit {limit}");
+        }
+        let last = LayerShape::new(&space, space.end_layer() - 1);
+        let whole: Vec<Range<usize>> = std::iter::once(0..last.opponents.len()).collect();
+        assert_eq!(blocks(&last, None, 0), whole);
+    }
+}

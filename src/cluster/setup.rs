@@ -194,9 +194,7 @@ impl Sizing {
             None | Some(Ok(_)) => return Ok(sizing),
             Some(Err(refusal)) => refusal,
         };
-        // Streaming reads every layer back from the tables or scratch, so every layer
-        // solved must be written.
-        let (Some(budget), Some(scratch), true) = (budget, scratch, options.write_from <= options.stop_after) else {
+        let (Some(budget), Some(scratch)) = (budget, scratch) else {
             return Err(refusal.into());
         };
         let draws = options.draws.unwrap_or(space.first_layer() == 0);
@@ -397,6 +395,13 @@ mod tests {
             assert_eq!(stream.in_memory.contains(&l.layer), l.bytes_per_rank <= usable(floor), "layer {}", l.layer);
         }
         assert!(!stream.in_memory.is_empty() && stream.in_memory.len() < planned.layers.len(), "{stream:?}");
+        // With layers below 6 not written, those stream all together (their rows pass only
+        // through frames).
+        let top = SolveOptions { write_from: 6, shard_positions: 5, ..SolveOptions::whole(&space) };
+        let streamed = Sizing::in_budget(&space, top, 1, Some(floor), scratch).unwrap();
+        let stream = streamed.options.stream.as_ref().unwrap();
+        assert!((0..6).all(|layer| !stream.in_memory.contains(&layer)), "{stream:?}");
+        assert!(!stream.in_memory.is_empty(), "{stream:?}");
         let plain = SolveOptions { draws: Some(false), ..SolveOptions::whole(&space) };
         assert!(!Sizing::new(&space, plain, 1, None).with_draws(), "--no-draws");
         let endgame = Space::endgame(&cards, 3);

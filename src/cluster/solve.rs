@@ -142,6 +142,11 @@ pub fn solve_tables<V: DuelValue + Pod>(
     outcome.resumed_from = manifest.layers.last().map(|l| l.layer);
     let top = manifest.layers.last().map_or(space.end_layer(), |l| l.layer);
     let streams = |layer: usize| options.stream.as_ref().is_some_and(|s| !s.in_memory.contains(&layer));
+    let unwritten = |layer: usize| layer < options.write_from;
+    assert!(
+        !(last..top).any(|l| unwritten(l) && streams(l)) || (last..top).all(|l| !unwritten(l) || streams(l)),
+        "where a layer not written streams, every layer not written must (Stream::in_memory)"
+    );
     for (run, (_, bottom, streamed)) in segments((top, last), streams).into_iter().enumerate() {
         // Rank 0 listed the layers of the run before; every rank reads the last one.
         if run > 0 {
@@ -149,7 +154,8 @@ pub fn solve_tables<V: DuelValue + Pod>(
         }
         match &options.stream {
             Some(stream) if streamed => {
-                solve_streamed(space, ranks, dir, stream, &mut manifest, bottom, &mut outcome, &mut progress)?
+                let layers = (bottom, options.write_from);
+                solve_streamed(space, ranks, dir, stream, &mut manifest, layers, &mut outcome, &mut progress)?
             }
             _ => solve_into_tables(
                 space,
@@ -163,8 +169,8 @@ pub fn solve_tables<V: DuelValue + Pod>(
             )?,
         }
     }
-    // Where the first layer was streamed, or listed before this run, its first value (row
-    // 0's first, as the in-memory solve hands it back) is read from its shards.
+    // Where the first layer was listed before this run, its first value (row 0's first, as
+    // the in-memory solve hands it back) is read from its shards.
     if me == 0 && outcome.first_value.is_none() && last == space.first_layer() && manifest.layer(last).is_some() {
         let shape = LayerShape::new(space, last);
         let entry = manifest.checked_layer(dir, &shape)?;
@@ -601,6 +607,21 @@ pub(crate) mod tests {
                 assert_eq!(files(&dir), files(&alone), "layers in memory and streamed ({tag})");
                 let (a, b) = (outcome.first_value.unwrap(), expected.first_value.unwrap());
                 assert_eq!((a.value.to_bits(), a.draw.to_bits()), (b.value.to_bits(), b.draw.to_bits()));
+            }
+            // Layers below 6 not written: they pass through frames only, and the files
+            // are those of the in-memory solve that writes the same layers.
+            let top = SolveOptions { write_from: 6, ..every.clone() };
+            let top_alone = root.path().join(format!("top-alone-{shard_positions}"));
+            let expected_top = solve_tables::<WinDraw<f32>>(&space, &Alone, &top_alone, top.clone(), |_| {}).unwrap();
+            for size in [1, 3] {
+                let tag = format!("{shard_positions}-{size}");
+                let (dir, scratch) = (root.path().join(format!("top-{tag}")), root.path().join(format!("st-{tag}")));
+                let outcome =
+                    solve_on_threads_with::<WinDraw<f32>>(&space, size, &dir, streamed(floor, &scratch, &top));
+                assert_eq!(files(&dir), files(&top_alone), "layers from 6 on written, {size} ranks");
+                let (a, b) = (outcome.first_value.unwrap(), expected_top.first_value.unwrap());
+                assert_eq!((a.value.to_bits(), a.draw.to_bits()), (b.value.to_bits(), b.draw.to_bits()));
+                assert!(!scratch.exists(), "the scratch directory is removed");
             }
             // Below the floor: refused before anything is solved, naming the floor.
             let dir = root.path().join(format!("too-small-{shard_positions}"));

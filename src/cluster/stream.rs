@@ -69,7 +69,9 @@ pub struct Stream {
     /// solve finishes.
     pub scratch: PathBuf,
     /// Layers that fit the budget whole and are solved in memory (with rows read back
-    /// from the shards of a streamed layer above); the others stream.
+    /// from the shards of a streamed layer above); the others stream. Where a layer not
+    /// written streams, every layer not written must ([`crate::duel::plan::Plan::streamed`]
+    /// decides so): its rows reach the layer below only through frames.
     pub in_memory: Vec<usize>,
 }
 
@@ -271,7 +273,7 @@ pub(super) fn solve_streamed<V: DuelValue + Pod>(
     dir: &Path,
     stream: &Stream,
     manifest: &mut Manifest,
-    last: usize,
+    (last, write_from): (usize, usize),
     outcome: &mut Outcome<V>,
     progress: &mut impl FnMut(&LayerReport),
 ) -> Result<(), ClusterError> {
@@ -333,6 +335,7 @@ pub(super) fn solve_streamed<V: DuelValue + Pod>(
         stream,
         manifest,
         last,
+        write_from,
         outcome,
         progress,
         upcoming: Some(first),
@@ -362,6 +365,8 @@ struct Streamed<'s, 'a, 'm, V, R, P> {
     stream: &'s Stream,
     manifest: &'m mut Manifest,
     last: usize,
+    /// Layers from this one on are written; the others only pass through frames.
+    write_from: usize,
     outcome: &'m mut Outcome<V>,
     progress: &'m mut P,
     /// The pass to run next.
@@ -457,8 +462,12 @@ impl<V: DuelValue + Pod, R: Ranks, P: FnMut(&LayerReport)> Streamed<'_, '_, '_, 
             }
             _ => None,
         };
-        // Rows read from frames are of a layer not written yet: its shards are written here.
-        if let (Some(shape), Some(BlockRows { values, .. }), Source::Frames(_)) = (&pass.rows, &rows, source) {
+        // Rows read from frames are of a layer not written yet: its shards are written here
+        // (where the layer is written at all).
+        let writes = pass.upper >= self.write_from;
+        if let (Some(shape), Some(BlockRows { values, .. }), Source::Frames(_), true) =
+            (&pass.rows, &rows, source, writes)
+        {
             let base = shape.rows(cards.clone()).start;
             let game = space.cards().game();
             let inside: Vec<(usize, &ShardSpan)> =
@@ -508,8 +517,9 @@ impl<V: DuelValue + Pod, R: Ranks, P: FnMut(&LayerReport)> Streamed<'_, '_, '_, 
     fn end_running(&mut self) -> Result<(), ClusterError> {
         let Running { pass, records, resumed, started, .. } = self.current.take().expect("a pass running");
         let (ranks, dir) = (self.ranks, self.dir);
+        let writes = pass.upper >= self.write_from;
         self.outcome.resumed_blocks +=
-            end_pass(ranks, dir, &self.stream.scratch, self.manifest, &pass, (records, resumed))?;
+            end_pass(ranks, dir, &self.stream.scratch, self.manifest, (&pass, writes), (records, resumed))?;
         if let Some(column) = &pass.column {
             let report = LayerReport {
                 layer: column.layer,
@@ -569,11 +579,16 @@ impl<V: DuelValue + Pod, R: Ranks, P: FnMut(&LayerReport)> Frontier<V> for Strea
         self.end_running()
     }
 
-    /// The last pass: it reads the rows of the lowest layer solved and writes its shards.
+    /// The last pass: it reads the rows of the lowest layer solved, writes its shards (where
+    /// it is written) and, at the space's first layer, keeps its first value (row 0's
+    /// first, as the in-memory solve hands it back).
     fn finish(&mut self) -> Result<(), ClusterError> {
         if self.upcoming.is_some() {
             for b in self.start_pass()? {
-                let (_, record) = self.read_block(b)?;
+                let (rows, record) = self.read_block(b)?;
+                if b == 0 && self.last == self.space.first_layer() {
+                    self.outcome.first_value = rows.and_then(|rows| rows.values.first().copied());
+                }
                 self.close_block(b, record)?;
             }
             self.end_running()?;
@@ -644,7 +659,7 @@ fn end_pass(
     dir: &Path,
     scratch: &Path,
     manifest: &mut Manifest,
-    pass: &Pass,
+    (pass, writes): (&Pass, bool),
     records: (Vec<Done>, usize),
 ) -> Result<usize, ClusterError> {
     let mine = serde_json::to_vec(&records).expect("records serialise");
@@ -660,6 +675,7 @@ fn end_pass(
                 resumed += found;
             }
             if let Some(shape) = &pass.rows
+                && writes
                 && manifest.layer(pass.upper).is_none()
             {
                 written.sort_by_key(|w| w.0);

@@ -417,12 +417,17 @@ impl Plan {
     /// streamed layer holds the budget in blocks beside its per-card tables, exchanges
     /// nothing between ranks, and sends every value through compressed scratch frames,
     /// written once and read once; where a run of streamed layers starts, the rows of the
-    /// layer above are read back from its shards.
+    /// layer above are read back from its shards. A layer not written cannot hand its rows
+    /// to a run below it but through frames, so where one streams, every layer not written
+    /// streams.
     pub fn streamed(mut self, budget: u64) -> Plan {
         let columns = self.columns();
+        let over = |l: &LayerPlan| l.bytes_per_rank > usable(budget);
+        let unwritten_stream = self.layers.iter().any(|l| over(l) && !l.written);
+        let streams = |l: &LayerPlan| over(l) || (unwritten_stream && !l.written);
         let mut above: Option<LayerPlan> = None;
         for l in &mut self.layers {
-            if l.bytes_per_rank > usable(budget) {
+            if streams(l) {
                 let framed = l.positions * self.spec.value_bytes;
                 *l = LayerPlan {
                     streamed: true,
@@ -684,8 +689,19 @@ mod tests {
         assert!(!streamed.is_empty() && streamed.len() < planned.layers.len(), "{streamed:?}");
         let framed = |l: &LayerPlan| compressed(l.positions * DRAW_VALUE_BYTES);
         let shards = |l: &LayerPlan| if l.layer >= 3 { compressed(l.positions * DRAW_VALUE_BYTES) } else { 0 };
+        // Where a layer not written (below 3) streams, all of them do.
+        let over = |l: &LayerPlan, budget: u64| l.bytes_per_rank > usable(budget);
+        let layer_2 = whole.layers.iter().find(|l| l.layer == 2).unwrap();
+        let tight_budget = layer_2.bytes_per_rank * 10 / 9 - 10;
+        assert!(over(layer_2, tight_budget));
+        let tight = whole.clone().streamed(tight_budget);
+        for (l, w) in tight.layers.iter().zip(&whole.layers) {
+            assert_eq!(l.streamed, over(w, tight_budget) || l.layer < 3, "layer {}", l.layer);
+        }
+        assert!(whole.layers.iter().any(|l| l.layer < 3 && !over(l, tight_budget)), "the rule is exercised");
         for (i, (l, w)) in planned.layers.iter().zip(&whole.layers).enumerate() {
-            assert_eq!(l.streamed, w.bytes_per_rank > usable(budget), "layer {}", l.layer);
+            let unwritten_over = whole.layers.iter().any(|l| l.layer < 3 && over(l, budget));
+            assert_eq!(l.streamed, over(w, budget) || (unwritten_over && l.layer < 3), "layer {}", l.layer);
             if !l.streamed {
                 assert_eq!(
                     (l.bytes_per_rank, l.exchanged_bytes, l.framed_bytes),
