@@ -694,6 +694,12 @@ pub(crate) mod tests {
         std::fs::rename(&frame, &aside).unwrap();
         let stopped = solve_tables::<f32>(&space, &Alone, &killed, resumed.clone(), |_| {});
         assert!(matches!(stopped, Err(ClusterError::Shard(_))), "{stopped:?}");
+        // A frame forged with 8 KiB of metadata (checksums valid) is refused unparsed.
+        let metadata = serde_json::json!({ "bytes": 0, "padding": "x".repeat(8 << 10) });
+        crate::store::write_atomic_with(&frame, "duel-stream-frame", &metadata, &[], crate::store::Durability::Synced)
+            .unwrap();
+        let refused = solve_tables::<f32>(&space, &Alone, &killed, resumed.clone(), |_| {}).unwrap_err();
+        assert!(refused.to_string().contains("metadata"), "{refused}");
         std::fs::rename(&aside, &frame).unwrap();
         let outcome = solve_on_threads_with::<f32>(&space, 3, &killed, resumed);
         assert!(outcome.resumed_blocks > 1, "{} blocks found finished", outcome.resumed_blocks);

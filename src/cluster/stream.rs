@@ -59,6 +59,9 @@ const ROW_PAIR_BYTES: u64 = 8;
 const FRAME_KIND: &str = "duel-stream-frame";
 /// Store kind of a done record: a finished block and the shards it wrote.
 const DONE_KIND: &str = "duel-stream-done";
+/// Most metadata a frame or a done record holds (theirs is a few bytes): longer metadata is
+/// refused before it is parsed.
+const SCRATCH_METADATA_LIMIT: usize = 4 << 10;
 
 /// How a solve streams: the memory a rank may use and where its scratch files go.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -257,7 +260,7 @@ fn read_done(scratch: &Path, expected: &Done) -> Option<Done> {
         return None;
     }
     // SAFETY: scratch files are written by rename and never in place.
-    let file = unsafe { StoreFile::open(&path, DONE_KIND) }.ok()?;
+    let file = unsafe { StoreFile::open_with_metadata_limit(&path, DONE_KIND, SCRATCH_METADATA_LIMIT) }.ok()?;
     let done: Done = serde_json::from_slice(file.payload()).ok()?;
     let same = (done.upper, done.block, &done.cards, &done.frames, done.budget)
         == (expected.upper, expected.block, &expected.cards, &expected.frames, expected.budget);
@@ -622,7 +625,7 @@ fn read_frames<V: DuelValue + Pod>(
     for (b_above, opponents) in blocks.iter().enumerate() {
         let path = frame_file(scratch, shape.layer, b_above, b);
         // SAFETY: scratch files are written by rename and never in place.
-        let file = unsafe { StoreFile::open(&path, FRAME_KIND) }?;
+        let file = unsafe { StoreFile::open_with_metadata_limit(&path, FRAME_KIND, SCRATCH_METADATA_LIMIT) }?;
         let bytes = file.metadata()["bytes"].as_u64().unwrap_or(u64::MAX) as usize;
         let expected: usize =
             tile.movers.clone().map(|m| tile.span(m, opponents.clone()).len()).sum::<usize>() * size_of::<V>();
