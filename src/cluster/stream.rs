@@ -10,7 +10,8 @@
 //! the next pass (a range of movers of `u − 1`), each the column's pairs of those movers,
 //! mover by mover. The next pass assembles a block's rows from one frame of every block of
 //! this pass, and deletes those frames once the block is done. The last pass only reads
-//! the rows of the last layer solved and writes its shards.
+//! the rows of the last layer solved and writes its shards. A layer below `--write`'s
+//! first passes through frames only: the pass reading it writes and lists nothing.
 //!
 //! **Memory.** A block holds its rows, its column, their offsets, and one frame compressed
 //! at a time; blocks are cut so that twice their rows and column fit the budget (the
