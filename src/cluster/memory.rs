@@ -33,8 +33,9 @@ trait Keep<V> {
     fn shard_positions(&self, layer: usize) -> Option<u64>;
 
     /// Takes the rows this rank holds of a finished layer, with the shards of it this rank
-    /// writes, and hands them back shared for solving the layer before.
-    fn take(&mut self, held: Held<V>, to_write: Vec<(usize, ShardSpan)>) -> Result<Arc<Held<V>>, ClusterError>;
+    /// writes (`None` where the layer is not written), and hands them back shared for
+    /// solving the layer before.
+    fn take(&mut self, held: Held<V>, to_write: Option<Vec<(usize, ShardSpan)>>) -> Result<Arc<Held<V>>, ClusterError>;
 
     /// Records a finished layer once the layer before it is computed (so that writing
     /// overlaps computing), or at the end of the sweep.
@@ -131,10 +132,8 @@ impl<V: DuelValue + Pod, R: Ranks, K: Keep<V>> Frontier<V> for InMemory<'_, '_, 
         let card_bytes = shape.bytes() + before.as_ref().map_or(0, LayerShape::bytes) + exchanged.segment_bytes;
         let mine =
             Held { shape: shape.clone(), kept, first_mover: shares.received[me].start, values: exchanged.values };
-        let to_write = match writes {
-            true => shares.shards.iter().cloned().enumerate().filter(|&(i, _)| shares.owners[i] == me).collect(),
-            false => Vec::new(),
-        };
+        let to_write = writes
+            .then(|| shares.shards.iter().cloned().enumerate().filter(|&(i, _)| shares.owners[i] == me).collect());
         self.held = Some(self.keep.take(mine, to_write)?);
         let written = Written {
             shards: Vec::new(),
@@ -183,9 +182,9 @@ impl<V: DuelValue, R: Ranks, P: FnMut(&LayerReport)> Keep<V> for Tables<'_, V, R
         (layer >= self.write_from).then_some(self.manifest.shard_positions)
     }
 
-    fn take(&mut self, held: Held<V>, to_write: Vec<(usize, ShardSpan)>) -> Result<Arc<Held<V>>, ClusterError> {
+    fn take(&mut self, held: Held<V>, to_write: Option<Vec<(usize, ShardSpan)>>) -> Result<Arc<Held<V>>, ClusterError> {
         let held = Arc::new(held);
-        if self.shard_positions(held.shape.layer).is_some() {
+        if let Some(to_write) = to_write {
             self.jobs
                 .send((held.clone(), to_write))
                 .map_err(|_| ClusterError::Exchange("the shard writer stopped".into()))?;
@@ -250,7 +249,7 @@ impl<V, F: FnMut(&LayerValues<V>) -> Result<(), ClusterError>> Keep<V> for EachL
         None
     }
 
-    fn take(&mut self, held: Held<V>, _: Vec<(usize, ShardSpan)>) -> Result<Arc<Held<V>>, ClusterError> {
+    fn take(&mut self, held: Held<V>, _: Option<Vec<(usize, ShardSpan)>>) -> Result<Arc<Held<V>>, ClusterError> {
         // One rank alone holds every row of the layer, as one tile.
         assert_eq!(held.first_mover, 0, "one rank holds the whole layer");
         let layer = LayerValues { shape: held.shape, tile: held.kept, values: held.values };
