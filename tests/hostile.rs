@@ -971,6 +971,40 @@ fn hostile_files() {
         readers,
     );
 
+    // A megabyte of valid metadata in each kind whose header is a few hundred bytes: refused
+    // before it is parsed.
+    let padded = |m: &mut Value| m["padding"] = json!("x".repeat(1 << 20));
+    let readers = b.solo_readers(Refuse);
+    b.case(
+        "solitaire table with 1 MiB of metadata",
+        |b| reseal(&solo(b), "solo-table", "solo-table", |m, _| padded(m)),
+        readers,
+    );
+    let readers = b.target_readers(Refuse);
+    b.case(
+        "target table with 1 MiB of metadata",
+        |b| reseal(&targets(b), "target-table", "target-table", |m, _| padded(m)),
+        readers,
+    );
+    let readers = b.strategy_readers("evolved");
+    b.case(
+        "evolved file with 1 MiB of metadata",
+        |b| reseal(&evolved(b), "evolved-anchors", "evolved-anchors", |m, _| padded(m)),
+        readers,
+    );
+    let readers = b.strategy_readers("learned");
+    b.case(
+        "learned file with 1 MiB of metadata",
+        |b| reseal(&learned(b), "learned-action-table", "learned-action-table", |m, _| padded(m)),
+        readers,
+    );
+    let readers = all(&b);
+    b.case(
+        "manifest with 1 MiB of metadata",
+        |b| reseal(&manifest_path(b), MANIFEST_KIND.name, MANIFEST_KIND.name, |m, _| padded(m)),
+        readers,
+    );
+
     println!("HOSTILE-SUMMARY {} forged files, {} failing runs", b.files, b.failures.len());
     assert!(b.files >= 40, "only {} forged files", b.files);
     assert!(b.failures.is_empty(), "{} failing runs:\n{}", b.failures.len(), b.failures.join("\n"));

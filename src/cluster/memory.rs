@@ -107,9 +107,9 @@ impl<V: DuelValue + Pod, R: Ranks, K: Keep<V>> Frontier<V> for InMemory<'_, '_, 
     fn solve(
         &mut self,
         _: usize,
-        solve: impl FnOnce(Option<LayerRows<'_, V>>) -> Vec<V>,
+        solve: impl FnOnce(Option<LayerRows<'_, V>>) -> Result<Vec<V>, ClusterError>,
     ) -> Result<Vec<V>, ClusterError> {
-        Ok(solve(self.held.as_ref().map(|held| held.rows())))
+        solve(self.held.as_ref().map(|held| held.rows()))
     }
 
     fn hand(&mut self, _: usize, tile: &Tile, values: Vec<V>) -> Result<(), ClusterError> {
@@ -227,7 +227,7 @@ pub(super) fn solve_into_tables<V: DuelValue + Pod>(
         scope.spawn(move || write_shards(dir, game, job_inbox, done_outbox));
         let keep = Tables { ranks, dir, manifest, write_from, outcome: &mut *outcome, progress, jobs, done };
         let mut frontier = InMemory::new(space, ranks, last, keep, held);
-        sweep(space, last..top, &mut frontier)?;
+        sweep(space, last..top, &mut frontier, &|| false)?;
         // Dropping the keep closes the writer's inbox, so the thread ends.
         Ok(frontier.into_held())
     })?;
@@ -273,9 +273,21 @@ pub fn solve_layers<V: DuelValue + Pod>(
     last: usize,
     finished: impl FnMut(&LayerValues<V>) -> Result<(), ClusterError>,
 ) -> Result<LayerValues<V>, ClusterError> {
+    solve_layers_until(space, last, &|| false, finished)
+}
+
+/// [`solve_layers`] that gives up with [`ClusterError::Cancelled`] once `stop` says so
+/// (whoever asked has gone): `stop` is asked before each pair's turn, so the solve stops
+/// within a turn, not at the end of a layer that may take seconds.
+pub fn solve_layers_until<V: DuelValue + Pod>(
+    space: &Space,
+    last: usize,
+    stop: &(dyn Fn() -> bool + Sync),
+    finished: impl FnMut(&LayerValues<V>) -> Result<(), ClusterError>,
+) -> Result<LayerValues<V>, ClusterError> {
     assert!(last >= space.first_layer() && last < space.end_layer(), "layer {last} is outside the space");
     let mut frontier = InMemory::new(space, &Alone, last, EachLayer(finished), None);
-    sweep(space, last..space.end_layer(), &mut frontier)?;
+    sweep(space, last..space.end_layer(), &mut frontier, stop)?;
     let held = frontier.into_held().expect("at least one layer was solved");
     let Held { shape, kept, values, .. } = Arc::into_inner(held).expect("nothing else holds the last layer");
     Ok(LayerValues { shape, tile: kept, values })

@@ -89,6 +89,6 @@ pub mod stream;
 mod sweep;
 
 pub use error::{ClusterError, Damage};
-pub use memory::solve_layers;
+pub use memory::{solve_layers, solve_layers_until};
 pub use ranks::{Alone, Ranks};
 pub use solve::{LayerReport, Outcome, SolveOptions, solve_tables};

@@ -56,7 +56,7 @@ pub(super) fn repair_layer<V: DuelValue + Pod>(
         let values = vec![V::NOTHING; rows.positions() as usize];
         let mut frontier =
             ShardRepair { space, dir, shape: shape.clone(), above: above.as_ref(), blocks: &blocks, rows, values };
-        sweep(space, layer..layer + 1, &mut frontier)?;
+        sweep(space, layer..layer + 1, &mut frontier, &|| false)?;
         let base = shape.rows(span.movers.clone()).start;
         let values = &frontier.values[(span.positions.start - base) as usize..(span.positions.end - base) as usize];
         problems.extend(put_back(space, dir, &shape, (i, span), values, listed.get(i))?);
@@ -113,13 +113,13 @@ impl<V: DuelValue> Frontier<V> for ShardRepair<'_, '_, '_, V> {
     fn solve(
         &mut self,
         b: usize,
-        solve: impl FnOnce(Option<LayerRows<'_, V>>) -> Vec<V>,
+        solve: impl FnOnce(Option<LayerRows<'_, V>>) -> Result<Vec<V>, ClusterError>,
     ) -> Result<Vec<V>, ClusterError> {
-        let Some((above, entry)) = self.above else { return Ok(solve(None)) };
+        let Some((above, entry)) = self.above else { return solve(None) };
         let cards = self.blocks[b].clone();
         let values = read_rows::<V>(self.dir, self.space, above, entry, cards.clone())?;
         let tile = Tile::new(self.space, above, cards, 0..above.opponents.len());
-        Ok(solve(Some(LayerRows { tile: &tile, values: &values })))
+        solve(Some(LayerRows { tile: &tile, values: &values }))
     }
 
     fn hand(&mut self, b: usize, tile: &Tile, values: Vec<V>) -> Result<(), ClusterError> {

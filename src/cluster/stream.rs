@@ -356,7 +356,7 @@ pub(super) fn solve_streamed<V: DuelValue + Pod>(
         frontier.previous = Some(done.blocks);
     }
     let top = frontier.upcoming.as_ref().expect("a pass to run").upper;
-    sweep(space, last..top, &mut frontier)
+    sweep(space, last..top, &mut frontier, &|| false)
 }
 
 /// Layers streamed in blocks through scratch files: the layer `t` of the sweep is solved
@@ -555,11 +555,11 @@ impl<V: DuelValue + Pod, R: Ranks, P: FnMut(&LayerReport)> Frontier<V> for Strea
     fn solve(
         &mut self,
         b: usize,
-        solve: impl FnOnce(Option<LayerRows<'_, V>>) -> Vec<V>,
+        solve: impl FnOnce(Option<LayerRows<'_, V>>) -> Result<Vec<V>, ClusterError>,
     ) -> Result<Vec<V>, ClusterError> {
         let (rows, record) = self.read_block(b)?;
         self.block = Some(record);
-        Ok(solve(rows.as_ref().map(|BlockRows { values, tile }| LayerRows { tile, values })))
+        solve(rows.as_ref().map(|BlockRows { values, tile }| LayerRows { tile, values }))
     }
 
     fn hand(&mut self, b: usize, tile: &Tile, values: Vec<V>) -> Result<(), ClusterError> {

@@ -3,7 +3,7 @@
 //! the last one down.
 //!
 //! Per layer, a rank solves *blocks* of the layer's opponent cards: each block is every
-//! mover against its opponents ([`solve_tile`]), and reads only the rows of the layer
+//! mover against its opponents ([`solve_tile`](crate::duel::solve::solve_tile)), and reads only the rows of the layer
 //! after it whose movers are those opponents. How rows reach a block and where a solved
 //! block goes is a [`Frontier`]'s business:
 //! - [`super::memory`]: one block per rank, the rows held in memory and exchanged between
@@ -18,7 +18,7 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use super::error::ClusterError;
-use crate::duel::solve::{LayerRows, solve_tile};
+use crate::duel::solve::{LayerRows, solve_tile_until};
 use crate::duel::{DuelValue, LayerShape, Space, Tile};
 
 /// A layer begun: its shape, the movers solved (every one, but for a repair), and the
@@ -40,7 +40,7 @@ pub(super) trait Frontier<V: DuelValue> {
     fn solve(
         &mut self,
         b: usize,
-        solve: impl FnOnce(Option<LayerRows<'_, V>>) -> Vec<V>,
+        solve: impl FnOnce(Option<LayerRows<'_, V>>) -> Result<Vec<V>, ClusterError>,
     ) -> Result<Vec<V>, ClusterError>;
 
     /// Takes block `b`'s values, in the order of `tile` (every mover against its opponents).
@@ -54,17 +54,21 @@ pub(super) trait Frontier<V: DuelValue> {
 }
 
 /// Solves the layers `layers` of `space`, from the highest down, moving values through
-/// `frontier`.
+/// `frontier`, unless `stop` says to give up (asked before each pair's turn:
+/// [`ClusterError::Cancelled`]).
 pub(super) fn sweep<V: DuelValue>(
     space: &Space,
     layers: Range<usize>,
     frontier: &mut impl Frontier<V>,
+    stop: &(dyn Fn() -> bool + Sync),
 ) -> Result<(), ClusterError> {
     for layer in layers.rev() {
         let Begun { shape, movers, blocks } = frontier.begin(layer)?;
         for (b, opponents) in blocks {
             let tile = Tile::new(space, &shape, movers.clone(), opponents);
-            let values = frontier.solve(b, |rows| solve_tile(space, &shape, rows.as_ref(), &tile))?;
+            let values = frontier.solve(b, |rows| {
+                solve_tile_until(space, &shape, rows.as_ref(), &tile, stop).ok_or(ClusterError::Cancelled)
+            })?;
             frontier.hand(b, &tile, values)?;
         }
         frontier.end()?;

@@ -42,25 +42,25 @@ use crate::store::{self, Checksum, Durability, FileKind, Identity, IdentityError
 const REMEDY: &str = "pass the tables of this game, or solve them with yz duel solve";
 /// Layer shards. Version 2: the game as the identity keys of [`Identity`] (rules and box
 /// names), no longer a `game` object with a box mask.
-pub const SHARD_KIND: FileKind = FileKind { name: "duel-shard", version: 2, remedy: REMEDY };
-/// Most metadata a shard may hold: its header is a few hundred bytes of JSON, and a forged
-/// 16 MiB of it cost `shard verify` about 470 MB per thread to parse.
-const SHARD_METADATA_LIMIT: usize = 64 << 10;
+/// Its metadata is a few hundred bytes of JSON; a forged 16 MiB of it cost `shard verify`
+/// about 470 MB per thread to parse, hence the limit.
+pub const SHARD_KIND: FileKind = FileKind { name: "duel-shard", version: 2, remedy: REMEDY, metadata_limit: 64 << 10 };
 
-/// Opens the shard file at `path`, refusing metadata over [`SHARD_METADATA_LIMIT`] before
-/// parsing it.
+/// Opens the shard file at `path`, refusing metadata over the kind's limit before parsing it.
 ///
 /// # Safety
 /// As for [`StoreFile::open`].
 unsafe fn open_shard_file(path: &Path) -> Result<StoreFile, StoreError> {
     // SAFETY: as the caller ensures.
-    unsafe { StoreFile::open_with_metadata_limit(path, SHARD_KIND.name, SHARD_METADATA_LIMIT) }
+    unsafe { SHARD_KIND.open_unchecked(path) }
 }
 
 /// Manifests. Version 3: shards as binary records in the payload, names derived, the shard
 /// size recorded. Version 2 (every shard in the JSON metadata, which the full game's
-/// 528,800 shards outgrow) is refused with [`MANIFEST_REMEDY`].
-pub const MANIFEST_KIND: FileKind = FileKind { name: "duel-manifest", version: 3, remedy: MANIFEST_REMEDY };
+/// 528,800 shards outgrow) is refused with [`MANIFEST_REMEDY`]. Its metadata lists the
+/// layers, about 70 bytes each.
+pub const MANIFEST_KIND: FileKind =
+    FileKind { name: "duel-manifest", version: 3, remedy: MANIFEST_REMEDY, metadata_limit: 64 << 10 };
 /// What to do with a manifest of another version.
 const MANIFEST_REMEDY: &str = "its shard list is in another format; read these tables with the yz that wrote them, \
      or solve them again with yz duel solve --force";
@@ -401,7 +401,7 @@ impl Manifest {
     pub fn open(dir: &Path) -> Result<Manifest, ShardError> {
         let path = dir.join(MANIFEST_FILE);
         // SAFETY: yz replaces store files by rename and never writes one in place.
-        let file = unsafe { StoreFile::open(&path, MANIFEST_KIND.name) }?;
+        let file = unsafe { MANIFEST_KIND.open_unchecked(&path) }?;
         MANIFEST_KIND.check(&path, file.metadata(), None)?;
         Manifest::from_parts(file.metadata(), file.payload()).map_err(|what| ShardError::Mismatch { path, what })
     }

@@ -34,6 +34,7 @@
 use std::any::Any;
 use std::cell::RefCell;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use rayon::prelude::*;
 
@@ -243,6 +244,31 @@ pub fn solve_tile_in_strips<V: DuelValue>(
     tile: &Tile,
     strip: usize,
 ) -> Vec<V> {
+    solve_pairs(space, shape, next, tile, strip, &|| false).expect("a tile never stopped is solved whole")
+}
+
+/// [`solve_tile`] that gives up once `stop` says so (whoever asked has gone): `stop` is
+/// asked before each pair's turn, so a large tile stops within a turn, not at its end.
+/// `None` when it stopped.
+pub fn solve_tile_until<V: DuelValue>(
+    space: &Space,
+    shape: &LayerShape,
+    next: Option<&impl NextValues<V>>,
+    tile: &Tile,
+    stop: &(dyn Fn() -> bool + Sync),
+) -> Option<Vec<V>> {
+    solve_pairs(space, shape, next, tile, strip_lanes::<V>(), stop)
+}
+
+/// The pairs of `tile` in strips of `strip` lanes, unless `stop` says to give up.
+fn solve_pairs<V: DuelValue>(
+    space: &Space,
+    shape: &LayerShape,
+    next: Option<&impl NextValues<V>>,
+    tile: &Tile,
+    strip: usize,
+    stop: &(dyn Fn() -> bool + Sync),
+) -> Option<Vec<V>> {
     let mut values = vec![V::NOTHING; tile.positions() as usize];
     let mut outputs: Vec<(usize, usize, &mut [V])> = Vec::with_capacity(tile.movers.len() * tile.opponents.len());
     let mut rest = values.as_mut_slice();
@@ -259,9 +285,14 @@ pub fn solve_tile_in_strips<V: DuelValue>(
     let widest = outputs.iter().map(|(_, _, out)| padded_lanes(out.len())).max().unwrap_or(0);
     let strip = strip.min(widest.max(BLOCK));
     assert!(strip > 0 && strip % BLOCK == 0, "a strip of {strip} lanes is not whole blocks");
+    let stopped = AtomicBool::new(false);
     outputs.into_par_iter().for_each_init(
         || Lease::<V>::take(strip),
         |Lease(scratch), (m, o, out)| {
+            if stopped.load(Ordering::Relaxed) || stop() {
+                stopped.store(true, Ordering::Relaxed);
+                return;
+            }
             let scratch = scratch.as_mut().expect("a lease holds its scratch until dropped");
             let (mover, opponent) = (shape.movers[m], shape.opponents[o]);
             if scratch.plan_of != Some(mover) {
@@ -270,7 +301,7 @@ pub fn solve_tile_in_strips<V: DuelValue>(
             simd::dispatch(PairTurn { space, layer, next, mover, opponent, strip, scratch, out });
         },
     );
-    values
+    (!stopped.into_inner()).then_some(values)
 }
 
 thread_local! {

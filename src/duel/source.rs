@@ -16,7 +16,7 @@ use super::count::{count_layers, count_layers_up_to, group};
 use super::plan::{PLAIN_VALUE_BYTES, PlanSpec, gib, plan};
 use super::shard::ShardError;
 use super::solve::{LayerValues, Space, SpaceError};
-use crate::cluster::{ClusterError, solve_layers};
+use crate::cluster::{ClusterError, solve_layers_until};
 use crate::game::{Card, CardError, Game, RollId, StateId};
 use crate::progress::Progress;
 use crate::turn::choice::{ChoiceJson, RollsLeft, Valued};
@@ -257,9 +257,9 @@ impl<'a> Values<'a> {
         let positions: u64 = counts.iter().map(|l| l.positions).sum();
         tracing::info!(positions, "solving the positions below");
         progress.start("solving below", positions, "positions");
-        let values = solve_layers::<f32>(&space, layer, |solved| {
+        let values = solve_layers_until::<f32>(&space, layer, &|| progress.cancelled(), |solved| {
             progress.advance(solved.shape.positions());
-            if progress.cancelled() { Err(ClusterError::Cancelled) } else { Ok(()) }
+            Ok(())
         })
         .map_err(|e| match e {
             ClusterError::Cancelled => SourceError::Cancelled,
@@ -418,5 +418,37 @@ mod tests {
             Err(SourceError::GameOver)
         ));
         assert_eq!(Origin::Tables(Path::new("t")).to_string(), "tables in t");
+    }
+
+    /// A client gone: counts the layers reported done and the times it was asked.
+    #[derive(Default)]
+    struct Gone {
+        layers_done: std::sync::atomic::AtomicU64,
+        asked: std::sync::atomic::AtomicU64,
+    }
+
+    impl Progress for Gone {
+        fn start(&self, _: &str, _: u64, _: &'static str) {}
+        fn advance(&self, _: u64) {
+            self.layers_done.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
+        fn finish(&self) {}
+        fn cancelled(&self) -> bool {
+            self.asked.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            true
+        }
+    }
+
+    #[test]
+    fn a_solve_below_stops_inside_its_first_layer_once_cancelled() {
+        let cards = Cards::new(Game::first(Rules::OFFICIAL, 3).unwrap());
+        let none =
+            TableLookup { given: None, data: Path::new("/nonexistent/yz-data"), on_the_fly: ON_THE_FLY_POSITIONS };
+        let p = Position::parse(&cards, "", "", None).unwrap();
+        let gone = Gone::default();
+        assert!(matches!(value(&cards, &p, none, &gone), Err(SourceError::Cancelled)));
+        // Not one layer finished: the solve stopped within the last layer, the first solved.
+        assert_eq!(gone.layers_done.into_inner(), 0);
+        assert!(gone.asked.into_inner() > 0);
     }
 }

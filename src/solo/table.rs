@@ -14,8 +14,12 @@ use crate::store::{self, Checksum, FileKind, IdentityError, StoreError, StoreFil
 
 /// Solitaire tables. Bump the version when [`StateIndex`] numbers states differently or
 /// the values change meaning.
-pub const KIND: FileKind =
-    FileKind { name: "solo-table", version: 1, remedy: "delete it or pass another --data directory" };
+pub const KIND: FileKind = FileKind {
+    name: "solo-table",
+    version: 1,
+    remedy: "delete it or pass another --data directory",
+    metadata_limit: 16 << 10,
+};
 
 /// Expected future points of a score state at the start of a turn.
 pub trait FutureValue {

@@ -42,6 +42,10 @@ pub struct FileKind {
     pub version: u32,
     /// What to do with a file of this kind that was made for something else.
     pub remedy: &'static str,
+    /// The most metadata a file of this kind may hold, in bytes (at most
+    /// [`MAX_METADATA_LEN`](super::MAX_METADATA_LEN)): a few times what its writer puts
+    /// there, so that a forged header is refused before it is parsed.
+    pub metadata_limit: usize,
 }
 
 /// The metadata every file starts with: its kind's version and the game it was made for.
@@ -140,9 +144,20 @@ impl FileKind {
         game: Game,
     ) -> Result<StoreFile, E> {
         // SAFETY: the caller keeps the file unchanged while the map lives.
-        let file = unsafe { StoreFile::open(path, self.name) }?;
+        let file = unsafe { self.open_unchecked(path) }?;
         self.check(path, file.metadata(), Some(game))?;
         Ok(file)
+    }
+
+    /// Opens the store file at `path` as [`StoreFile::open`] does for this kind, refusing
+    /// metadata over [`Self::metadata_limit`] before parsing it; its identity is left to the
+    /// caller to [check](Self::check).
+    ///
+    /// # Safety
+    /// As for [`StoreFile::open`].
+    pub unsafe fn open_unchecked(self, path: &Path) -> Result<StoreFile, StoreError> {
+        // SAFETY: the caller keeps the file unchanged while the map lives.
+        unsafe { StoreFile::open_with_metadata_limit(path, self.name, self.metadata_limit) }
     }
 
     /// The one check of a file's identity: that the `metadata` of the file at `path` has
@@ -209,7 +224,7 @@ mod tests {
     use super::*;
     use crate::game::Category;
 
-    const KIND: FileKind = FileKind { name: "test-table", version: 3, remedy: "make another" };
+    const KIND: FileKind = FileKind { name: "test-table", version: 3, remedy: "make another", metadata_limit: 1 << 10 };
 
     fn game() -> Game {
         Game::from_list(Rules::OFFICIAL, "ones,fives,yahtzee").unwrap()
@@ -273,5 +288,22 @@ mod tests {
             assert_eq!(err.field, Field::Categories, "{categories}");
             assert!(err.expected.contains("official boxes in card order"), "{err}");
         }
+    }
+
+    #[test]
+    fn metadata_over_the_kinds_limit_is_refused_unparsed() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.yzs");
+        let mut metadata = KIND.metadata(game());
+        crate::store::write_atomic(&path, KIND.name, &metadata, &[1, 2, 3]).unwrap();
+        // SAFETY: the test's own file, unchanged while mapped.
+        let file = unsafe { KIND.open::<crate::solo::table::TableError>(&path, game()) }.unwrap();
+        assert_eq!(file.payload(), &[1, 2, 3]);
+        drop(file);
+        metadata["padding"] = json!("x".repeat(KIND.metadata_limit));
+        crate::store::write_atomic(&path, KIND.name, &metadata, &[1, 2, 3]).unwrap();
+        // SAFETY: as above.
+        let err = unsafe { KIND.open_unchecked(&path) }.unwrap_err().to_string();
+        assert!(err.contains("exceeds the 1024 bytes of its kind"), "{err}");
     }
 }

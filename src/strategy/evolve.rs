@@ -46,8 +46,12 @@ use crate::store::{self, Checksum, FileKind};
 
 /// Evolved-values files. Payload: one `f64` per box of the card, card order. Version 2:
 /// the metadata's identity keys of [`crate::store::Identity`].
-pub const KIND: FileKind =
-    FileKind { name: "evolved-anchors", version: 2, remedy: "run `yz strategy evolve` for this game" };
+pub const KIND: FileKind = FileKind {
+    name: "evolved-anchors",
+    version: 2,
+    remedy: "run `yz strategy evolve` for this game",
+    metadata_limit: 16 << 10,
+};
 /// Individuals copied unchanged into the next generation.
 pub const ELITES: usize = 2;
 /// Individuals drawn for each parent; the fittest of them is the parent.

@@ -38,8 +38,12 @@ use crate::store::{self, Checksum, FileKind};
 
 /// Action-table files (payload below). Version 2: the metadata's identity keys of
 /// [`crate::store::Identity`].
-pub const KIND: FileKind =
-    FileKind { name: "learned-action-table", version: 2, remedy: "run `yz strategy train` for this game" };
+pub const KIND: FileKind = FileKind {
+    name: "learned-action-table",
+    version: 2,
+    remedy: "run `yz strategy train` for this game",
+    metadata_limit: 16 << 10,
+};
 /// Probability that a training decision explores a random action.
 pub const EXPLORATION: f64 = 0.1;
 /// The bias on Chance.

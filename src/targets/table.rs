@@ -50,8 +50,12 @@ use crate::store::{self, Checksum, FileKind, IdentityError, StoreError, StoreFil
 /// Target tables. Bump the version when the payload layout or its encoding (sections, word
 /// transform, byte planes, compression rule) changes, or when [`StateIndex`] numbers states
 /// differently.
-pub const KIND: FileKind =
-    FileKind { name: "target-table", version: 1, remedy: "delete it or pass another --data directory" };
+pub const KIND: FileKind = FileKind {
+    name: "target-table",
+    version: 1,
+    remedy: "delete it or pass another --data directory",
+    metadata_limit: 16 << 10,
+};
 
 /// Values a block holds at least (its last curve may take it beyond): 128 KiB of `f32`,
 /// which one lookup decompresses in well under a millisecond.
