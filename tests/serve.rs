@@ -259,6 +259,33 @@ fn a_table_truncated_under_the_server_gives_an_error_not_a_signal() {
 /// A client that sends its request head a byte at a time is cut off after
 /// `HEADER_TIMEOUT`, and so is a kept-alive connection that sends nothing more; other
 /// clients are answered meanwhile.
+/// API requests take turns once their body has arrived: clients that send a head and
+/// then hold back their body, more of them than there are turns, delay nobody, and are
+/// answered 408 once the body timeout passes.
+#[test]
+fn clients_holding_back_their_bodies_take_no_turn() {
+    let address = server().0;
+    let started = std::time::Instant::now();
+    let head = b"POST /api/card/score HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 80\r\n\r\n{";
+    let mut holding: Vec<TcpStream> = (0..32)
+        .map(|_| {
+            let mut stream = TcpStream::connect(address).unwrap();
+            stream.write_all(head).unwrap();
+            stream
+        })
+        .collect();
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let (status, body) = post_json("/api/card/score", r#"{"card": "", "dice": "1,3,3,5,6", "box": "threes"}"#);
+    assert_eq!(status, 200, "{body}");
+    assert!(started.elapsed() < yz::serve::BODY_TIMEOUT / 2, "{:?}", started.elapsed());
+    for stream in &mut holding {
+        stream.set_read_timeout(Some(yz::serve::BODY_TIMEOUT + std::time::Duration::from_secs(10))).unwrap();
+        let mut answer = Vec::new();
+        let _ = stream.read_to_end(&mut answer);
+        assert!(String::from_utf8_lossy(&answer).starts_with("HTTP/1.1 408"), "{}", String::from_utf8_lossy(&answer));
+    }
+}
+
 #[test]
 fn slow_and_idle_connections_are_closed() {
     let address = server().0;

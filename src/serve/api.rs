@@ -218,6 +218,8 @@ pub(super) struct App {
     targets: Mutex<HashMap<Game, Arc<TargetSlot>>>,
     /// Two-player card tables, built once per game (a few tenths of a second each).
     cards: Mutex<HashMap<Game, Arc<Cards>>>,
+    /// API requests being worked on ([`take_turn`]).
+    turns: Arc<Semaphore>,
     /// One two-player solve or review at a time.
     heavy: Arc<Semaphore>,
     /// One target table build at a time (a minute or two and over a gigabyte each).
@@ -231,6 +233,7 @@ impl App {
             solo: Mutex::new(HashMap::new()),
             targets: Mutex::new(HashMap::new()),
             cards: Mutex::new(HashMap::new()),
+            turns: Arc::new(Semaphore::new(api_turns())),
             heavy: Arc::new(Semaphore::new(1)),
             builds: Arc::new(Semaphore::new(1)),
         }
@@ -298,6 +301,7 @@ impl App {
         *building = Some(Arc::clone(&share));
         let (data, path, slot) = (self.config.data.clone(), path.to_owned(), Arc::clone(slot));
         std::thread::spawn(move || {
+            background_priority();
             match targets::open_or_solve(&data, game, share.as_ref()) {
                 Ok(table) => {
                     let _ = slot.table.set(Held::read(&path, table));
@@ -306,6 +310,7 @@ impl App {
             }
             *lock(&slot.building) = None;
             drop(permit);
+            release_freed_memory();
         });
         ApiError::busy("the target table is being built (a minute or two)")
     }
@@ -332,8 +337,9 @@ impl App {
 
     /// Admits one heavy request (a two-player solve or a review), or refuses it as busy;
     /// the permit is held until the work ends.
-    fn heavy_gate(&self) -> Result<tokio::sync::OwnedSemaphorePermit, ApiError> {
+    fn heavy_gate(&self) -> Result<HeavyPermit, ApiError> {
         (Arc::clone(&self.heavy).try_acquire_owned())
+            .map(|permit| HeavyPermit { _permit: permit })
             .map_err(|_| ApiError::busy("another two-player solve or review is running"))
     }
 
@@ -348,11 +354,55 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// Runs `work` off the async threads.
+/// Runs `work` off the async threads, at [`background_priority`].
 async fn blocking<T: Send + 'static>(
     work: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
 ) -> Result<T, ApiError> {
-    tokio::task::spawn_blocking(work).await.map_err(ApiError::internal)?
+    tokio::task::spawn_blocking(|| {
+        background_priority();
+        work()
+    })
+    .await
+    .map_err(ApiError::internal)?
+}
+
+/// Lowers the calling thread's scheduling priority (nice 10; Linux, where a thread has its
+/// own), once per thread. Every thread that does work for a request (the blocking pool,
+/// the solver's threads, table builds) runs so, and the async threads that answer
+/// requests at the default: on a machine busy with solves, the kernel gives those few
+/// milliseconds to a light request first, instead of a share among a hundred busy threads.
+pub(super) fn background_priority() {
+    thread_local!(static LOWERED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) });
+    if LOWERED.replace(true) {
+        return;
+    }
+    #[cfg(target_os = "linux")]
+    // SAFETY: setpriority and gettid only read their arguments; a thread id names this thread.
+    unsafe {
+        libc::setpriority(libc::PRIO_PROCESS, libc::gettid() as libc::id_t, 10);
+    }
+}
+
+/// Hands memory that heavy work freed back to the system (glibc keeps freed pages in its
+/// per-thread arenas otherwise, so a server that ran a solve would hold its peak for good).
+fn release_freed_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only walks the allocator's own free lists.
+    unsafe {
+        libc::malloc_trim(0);
+    }
+}
+
+/// A heavy request's place ([`App::heavy_gate`]): given back, and the memory its work freed
+/// returned to the system, when dropped.
+pub(super) struct HeavyPermit {
+    _permit: tokio::sync::OwnedSemaphorePermit,
+}
+
+impl Drop for HeavyPermit {
+    fn drop(&mut self) {
+        release_freed_memory();
+    }
 }
 
 /// The game a request names: a whole card under its rules (default official).
@@ -673,6 +723,36 @@ pub(super) async fn review(
         Ok(Json(reviewed.to_json(&record)))
     })
     .await
+}
+
+/// API requests worked on at once: two per core, so that the cores stay busy while one
+/// waits, and one more for a gated solve or review.
+fn api_turns() -> usize {
+    2 * std::thread::available_parallelism().map_or(2, usize::from) + 1
+}
+
+/// Reads an API request's body (within [`BODY_TIMEOUT`](super::BODY_TIMEOUT)), then waits
+/// for its turn ([`api_turns`] at once, first come first served) before it is worked on.
+/// Under a load that keeps every core busy, API requests queue here, holding no thread
+/// and no more memory than their body, while the page and its files (and the rule sets, a
+/// constant), which take no turn, are answered at once; a client sending its body slowly
+/// holds its connection, never a turn.
+pub(super) async fn take_turn(State(app): State<Arc<App>>, request: Request, next: Next) -> Response {
+    let (parts, body) = request.into_parts();
+    let body = match tokio::time::timeout(super::BODY_TIMEOUT, axum::body::to_bytes(body, super::MAX_BODY_BYTES)).await
+    {
+        Ok(Ok(bytes)) => bytes,
+        Ok(Err(_)) => return ApiError::bad("the request body was cut off or too large").into_response(),
+        Err(_) => {
+            let seconds = super::BODY_TIMEOUT.as_secs();
+            let message = format!("the request body did not arrive within {seconds} s");
+            return ApiError { status: StatusCode::REQUEST_TIMEOUT, message }.into_response();
+        }
+    };
+    match Arc::clone(&app.turns).acquire_owned().await {
+        Ok(_turn) => next.run(Request::from_parts(parts, axum::body::Body::from(body))).await,
+        Err(error) => ApiError::internal(error).into_response(),
+    }
 }
 
 /// Refuses a request whose `Host` names the server by a name it was not given

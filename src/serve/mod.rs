@@ -14,7 +14,11 @@
 //! | `POST /api/duel/advise` | `yz --json duel advise` |
 //! | `POST /api/review` | `yz --json review` |
 //!
-//! Limits: bodies of at most [`MAX_BODY_BYTES`]; whole cards only (a table per rule set,
+//! Limits: API requests worked on a few at a time, first come first served, while the
+//! page and its files are answered at once (under a load that keeps every core busy, a
+//! page still loads in milliseconds); work off the async threads at a lower priority than
+//! they have, on at most 16 threads, and the memory a heavy request freed returned to the
+//! system when it ends; bodies of at most [`MAX_BODY_BYTES`]; whole cards only (a table per rule set,
 //! not one per subset of boxes); a two-player position is answered only from tables or a
 //! solve of at most [`ServeConfig::duel_positions`] positions below it, otherwise refused
 //! before any work; one heavy request (a two-player solve or a review) at a time, admitted
@@ -44,6 +48,7 @@ use std::time::Duration;
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::routing::{get, post};
+use tokio::net::TcpSocket;
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::timeout::TimeoutLayer;
 
@@ -58,6 +63,10 @@ pub const SERVE_DUEL_POSITIONS: u64 = 20_000_000;
 /// The longest a request may take (a target table's first solve is refused as busy long
 /// before; this bounds a review of a long two-player game).
 pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(300);
+
+/// Most threads doing a request's work off the async threads at once (reading a table,
+/// checking a position, a gated solve); more requests wait for one.
+const MAX_BLOCKING_THREADS: usize = 16;
 
 /// What the server reads and how much work it takes on.
 #[derive(Clone, Debug)]
@@ -74,17 +83,20 @@ pub struct ServeConfig {
 /// The web app's routes over `config`.
 pub fn router(config: ServeConfig) -> Router {
     let state = Arc::new(api::App::new(config));
-    Router::new()
-        .route("/", get(assets::index))
-        .route("/app.js", get(assets::script))
-        .route("/style.css", get(assets::style))
-        .route("/api/rules", get(api::rules))
+    let api = Router::new()
         .route("/api/solo/advise", post(api::solo_advise))
         .route("/api/targets/advise", post(api::targets_advise))
         .route("/api/targets/curve", post(api::targets_curve))
         .route("/api/card/score", post(api::card_score))
         .route("/api/duel/advise", post(api::duel_advise))
         .route("/api/review", post(api::review))
+        .route_layer(axum::middleware::from_fn_with_state(Arc::clone(&state), api::take_turn));
+    Router::new()
+        .route("/", get(assets::index))
+        .route("/app.js", get(assets::script))
+        .route("/style.css", get(assets::style))
+        .route("/api/rules", get(api::rules))
+        .merge(api)
         .fallback(api::not_found)
         .layer(axum::middleware::from_fn_with_state(Arc::clone(&state), api::check_host))
         .with_state(state)
@@ -99,8 +111,17 @@ pub fn router(config: ServeConfig) -> Router {
 /// holds a connection this long, not for good.
 pub const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
 
+/// How long a client may take to send a request's body once its head arrived.
+pub const BODY_TIMEOUT: Duration = Duration::from_secs(20);
+
 /// Most connections served at once, whatever the file descriptors allow.
 pub const MAX_CONNECTIONS: usize = 16_384;
+
+/// Connections the kernel may hold for the server to accept (capped by the system's
+/// `somaxconn`). The usual 128 overflows under a few hundred clients that connect for
+/// each request, and each connection dropped then waits a second for its SYN to be sent
+/// again.
+const LISTEN_BACKLOG: u32 = 4096;
 
 /// File descriptors kept for tables, logs and the listener beyond connections.
 const SPARE_DESCRIPTORS: u64 = 64;
@@ -166,9 +187,19 @@ pub async fn serve(listener: tokio::net::TcpListener, config: ServeConfig) -> st
 /// Binds `address`, calls `ready` with the address bound (port 0 picks a free one), and
 /// serves until the process is stopped, on a runtime of its own.
 pub fn run(address: SocketAddr, config: ServeConfig, ready: impl FnOnce(SocketAddr)) -> std::io::Result<()> {
-    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    // The solver's threads work at a lower priority than the async threads answering
+    // requests ([`api::background_priority`]), as the blocking pool's do.
+    let pool = rayon::ThreadPoolBuilder::new().start_handler(|_| api::background_priority()).build_global();
+    if let Err(error) = pool {
+        tracing::warn!(%error, "the solver's threads keep their priority");
+    }
+    let runtime =
+        tokio::runtime::Builder::new_multi_thread().max_blocking_threads(MAX_BLOCKING_THREADS).enable_all().build()?;
     runtime.block_on(async {
-        let listener = tokio::net::TcpListener::bind(address).await?;
+        let socket = if address.is_ipv4() { TcpSocket::new_v4() } else { TcpSocket::new_v6() }?;
+        socket.set_reuseaddr(true)?;
+        socket.bind(address)?;
+        let listener = socket.listen(LISTEN_BACKLOG)?;
         ready(listener.local_addr()?);
         serve(listener, config).await
     })
