@@ -185,3 +185,46 @@ fn play_refuses_an_endless_answer_line() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success() && stderr.contains("longer than 4096 bytes"), "{stderr}");
 }
+
+/// `q` at the dice prompt of `play --enter-dice` leaves the game, its record saved, as `q`
+/// at the decision prompt does.
+#[test]
+fn q_at_the_dice_prompt_leaves_the_game() {
+    use std::io::Write;
+    use std::process::Stdio;
+    let dir = tempfile::tempdir().unwrap();
+    let save = dir.path().join("game.json");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_yz"))
+        .arg("--data")
+        .arg(dir.path())
+        .args(["play", "--first", "2", "--enter-dice", "--save"])
+        .arg(&save)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("yz runs");
+    child.stdin.take().unwrap().write_all(b"q\n").unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(stdout.contains("game left unfinished"), "{stdout}");
+    assert!(save.exists(), "{stdout}");
+}
+
+/// Every command's `--dice` takes the record's compact form as well as commas.
+#[test]
+fn dice_are_written_one_way_everywhere() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().to_str().unwrap();
+    let advise = |dice: &str| {
+        let out = Command::new(env!("CARGO_BIN_EXE_yz"))
+            .args(["--data", data, "--json", "solo", "advise", "--first", "3", "--card", "", "--rolls-left", "2"])
+            .args(["--dice", dice])
+            .output()
+            .expect("yz runs");
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stdout).to_string()
+    };
+    assert_eq!(advise("13356"), advise("1,3,3,5,6"));
+}

@@ -1,22 +1,23 @@
-//! Published figures the tests reproduce, each with its source (`../shared/reference/golden.md`
-//! lists them all; the seeds are the papers themselves).
+//! Published figures the tests reproduce, each with its source: `docs/published.md` lists
+//! them all with the documents they come from.
 
 /// Expected score of optimal solitaire play, official rules, to the four published decimals.
-/// Source: Verhoeff (seed 001); Glenn 2007 §II-A gives 254.59; Pawlewicz 2011 §4.1 254.589.
+/// Source: Verhoeff; Glenn 2007 §II-A gives 254.59; Pawlewicz 2011 §4.1 254.589.
 pub const OFFICIAL_EXPECTED: f64 = 254.5896;
 
 /// The same with neither Extra Yahtzee Bonus nor Joker, to the two published decimals.
-/// Source: the foundation issue's published figure for Brown et al.'s variant (seed 003).
+/// Source: attributed to Verhoeff and Glenn (`docs/published.md`), for Brown et al.'s variant.
 pub const NO_BONUS_EXPECTED: f64 = 245.87;
 
-/// Official minus forced-Joker (Hasbro) expected score, "about 0.0019" (foundation issue).
+/// Official minus forced-Joker (Hasbro) expected score, "about 0.0019" (the project's first
+/// issue; `docs/published.md`).
 pub const FORCED_JOKER_GAP: f64 = 0.0019;
 
 /// Score states after reachability and equivalence. Source: Pawlewicz 2011 §3.1.
 pub const SCORE_STATES: usize = 310_656;
 
 /// The optimal strategy's points per box, mean and variance, printed to four decimals, in
-/// Glenn's order. Source: Glenn 2007 (seed 000) §II-C, Table III.
+/// Glenn's order. Source: Glenn 2007 §II-C, Table III.
 pub const GLENN_BOX_STATISTICS: [(&str, f64, f64); 13] = [
     ("ones", 1.8813, 1.4786),
     ("twos", 5.2825, 3.9916),
@@ -42,7 +43,7 @@ pub const GLENN_YAHTZEE_BONUS_MEAN: f64 = 9.5801;
 /// Standard deviation of the optimal final score, two decimals. Source: Glenn 2007 §III-B.
 pub const OPTIMAL_STANDARD_DEVIATION: f64 = 59.61;
 
-/// P(score >= n) under the optimal strategy, as printed. Source: Glenn 2007 (seed 000)
+/// P(score >= n) under the optimal strategy, as printed. Source: Glenn 2007
 /// §II-D, Table IV (its n = 50 row is [`GLENN_BELOW_50`]).
 pub const GLENN_AT_LEAST: [(u32, &str); 11] = [
     (100, "0.999998"),
@@ -63,11 +64,11 @@ pub const GLENN_AT_LEAST: [(u32, &str); 11] = [
 pub const GLENN_BELOW_50: &str = "6.661782e-12";
 
 /// The optimal chance of a Yahtzee in one turn of three rolls: 2,783,176 / 6^10.
-/// Source: whuber (seed 002).
+/// Source: whuber.
 pub const YAHTZEE_IN_ONE_TURN: f64 = 2_783_176.0 / 60_466_176.0;
 
 /// Exact average scores of Glenn's other solitaire strategies, two decimals. Source: Glenn
-/// 2007 (seed 000) §III-C, Table VII (the two strategies from his genetic algorithm aside).
+/// 2007 §III-C, Table VII (the two strategies from his genetic algorithm aside).
 pub mod table_vii {
     /// "Yahtzee Bonus", the novice (§III-A).
     pub const NOVICE: f64 = 170.45;
@@ -90,11 +91,15 @@ pub mod table_vii {
 }
 
 /// Scandinavian Yatzy under the rules the README states (15 boxes, bonus 50 at 63, no Joker,
-/// no extra bonus): the optimal expected score to seven decimals. Source: the Yatzy issue
-/// (#16), which cites two independent public solvers agreeing at 248.4394 and 248.44
-/// (teemukoukkari/yatzysolver's README prints 248.44).
+/// no extra bonus): the optimal expected score to seven decimals, ours. Public solvers print
+/// 248.44 (Laurii1i/Yatzy) and 248.4401398 (dlangk/yatzy, `f32`); Castux/yahtzee's 248.4394
+/// differs at the fourth decimal (`docs/published.md` says why).
 pub const YATZY_EXPECTED: f64 = 248.4399894;
 
-/// Larsson and Sjöberg's published optimum for Yatzy, two decimals. Source: the Yatzy issue
-/// (#16): their code scores a single pair in Two pairs, which is what the figure measures.
+/// The same figure as Laurii1i/Yatzy prints it, two decimals (`docs/published.md`).
+pub const YATZY_PUBLISHED: f64 = 248.44;
+
+/// Larsson and Sjöberg's published optimum for Yatzy, two decimals. Source: their thesis
+/// (`docs/published.md`); their code scores a single pair in Two pairs, which is what the
+/// figure measures.
 pub const LARSSON_SJOBERG_EXPECTED: f64 = 248.63;

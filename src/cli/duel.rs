@@ -74,7 +74,7 @@ pub enum DuelCommand {
         game: GameArgs,
         #[command(flatten)]
         position: PositionArgs,
-        /// The five dice, e.g. 1,3,3,5,6.
+        /// The five dice, e.g. 13356 or 1,3,3,5,6.
         #[arg(long)]
         dice: String,
         /// Rerolls still allowed this turn: 2 after the first roll, 0 to choose a box.
@@ -622,7 +622,13 @@ fn plan(
     }
     println!();
     println!("positions          {}", group(plan.positions));
-    println!("all layers         {:.1} GiB (4-byte values; Pawlewicz: 92 TB at 8 bytes)", gib(plan.bytes));
+    // Pawlewicz's figure is the official full game's, from its first layer.
+    let published = if game == Game::full(yz::game::Rules::OFFICIAL) && space.first_layer() == 0 {
+        "; Pawlewicz: 92 TB at 8 bytes"
+    } else {
+        ""
+    };
+    println!("all layers         {:.1} GiB (4-byte values{published})", gib(plan.bytes));
     println!(
         "written            {:.1} GiB to shard files before compression{} (--write); disk at most about {:.1} GiB{}",
         gib(plan.shard_bytes()),

@@ -9,7 +9,7 @@ use clap::{Args, ValueEnum};
 use super::GameArgs;
 use super::progress::Bar;
 use yz::emp::PlayerName;
-use yz::game::{Game, KeepId, RollId};
+use yz::game::{Game, KeepId, parse_dice};
 use yz::play::{Coach, Feedback, PLAYER, Session};
 use yz::record::Record;
 use yz::review;
@@ -107,8 +107,10 @@ pub fn run(args: PlayArgs, data: &Path) -> Result<()> {
     println!("answers: dice to keep (33, or - for none), a box to score now (fh), best, ? for advice, q to quit");
     let mut input = std::io::stdin().lock();
     while !session.is_over() {
-        if session.dice().is_none() {
-            roll(&mut session, &mut input)?;
+        if session.dice().is_none() && !roll(&mut session, &mut input)? {
+            save_record(session.record(), &save)?;
+            println!("game left unfinished; the record so far is in {}", save.display());
+            return Ok(());
         }
         let mover = session.mover();
         if mover != PLAYER {
@@ -150,19 +152,23 @@ fn fresh_seed() -> u64 {
     now.as_nanos() as u64 % 1_000_000
 }
 
-/// Rolls for the mover: dealt, or typed in until valid.
-fn roll(session: &mut Session, input: &mut impl BufRead) -> Result<()> {
+/// Rolls for the mover: dealt, or typed in until valid; `false` when the player quits
+/// (`q`) instead.
+fn roll(session: &mut Session, input: &mut impl BufRead) -> Result<bool> {
     if session.deals() {
         session.roll(None)?;
-        return Ok(());
+        return Ok(true);
     }
     let who = session.record().players()[session.mover()].clone();
     loop {
         let kept = session.kept().filter(|k| k.size() > 0).map(|k| format!(" (kept {k})")).unwrap_or_default();
         let whose = if who == "you" { "your".to_owned() } else { format!("{who}'s") };
-        let line = prompt(input, &format!("{whose} dice{kept}, all five: "))?.context("no dice entered")?;
-        match read_dice(&line).map(|roll| session.roll(Some(roll))) {
-            Ok(Ok(_)) => return Ok(()),
+        let line = prompt(input, &format!("{whose} dice{kept}, all five (q to quit): "))?.context("no dice entered")?;
+        if matches!(line.trim(), "q" | "quit") {
+            return Ok(false);
+        }
+        match parse_dice(&line).map(|roll| session.roll(Some(roll))) {
+            Ok(Ok(_)) => return Ok(true),
             Ok(Err(error)) => println!("  {error}"),
             Err(error) => println!("  {error}"),
         }
@@ -224,19 +230,6 @@ fn read_choice(answer: &str, game: Game, rolls_left: RollsLeft) -> Result<Choice
         }
     }
     Ok(Choice::Keep(KeepId::from_counts(counts)))
-}
-
-/// Five dice typed in: five faces 1 to 6, apart or separated by commas or spaces. Anything
-/// else is refused, so that `-1,-2,-3,-4,-5` or `1e3356` is not read as other dice.
-fn read_dice(line: &str) -> Result<RollId> {
-    let faces: Option<Vec<u8>> = (line.trim().chars())
-        .filter(|c| !matches!(c, ',' | ' ' | '\t'))
-        .map(|c| c.to_digit(10).map(|d| d as u8).filter(|d| (1..=6).contains(d)))
-        .collect();
-    match faces.as_deref() {
-        Some(&[a, b, c, d, e]) => Ok(RollId::from_faces([a, b, c, d, e])),
-        _ => bail!("{:?} is not five dice 1 to 6 (e.g. 13356 or 1,3,3,5,6)", line.trim()),
-    }
 }
 
 /// Longest answer line read: an answer is a few characters, so a longer line (a file or
@@ -309,19 +302,4 @@ fn summary(session: &Session, game: Game, target: bool, save: &Path) {
         println!("  dice {}, rerolls left {}: {}", f.roll, f.rolls_left, judged(f, game, target));
     }
     println!("game saved to {}; review it with: yz review {}", save.display(), save.display());
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn typed_dice_are_five_faces_and_nothing_else() {
-        for good in ["13356", "1,3,3,5,6", " 1 3 3 5 6\n", "6,5,3,3,1"] {
-            assert_eq!(read_dice(good).unwrap(), RollId::from_faces([1, 3, 3, 5, 6]), "{good:?}");
-        }
-        for bad in ["-1,-2,-3,-4,-5", "1e3356", "1335", "133566", "1,3,3,5,7", "0,1,2,3,4", "1;3;3;5;6", "", "13356x"] {
-            assert!(read_dice(bad).is_err(), "{bad:?}");
-        }
-    }
 }

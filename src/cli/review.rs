@@ -65,11 +65,12 @@ fn print_review(record: &Record, review: &Review) {
         1 => "1 player".to_string(),
         n => format!("{n} players"),
     };
+    let (turns, decisions) = (record.turns().len(), review.decisions.len());
     println!(
-        "{} rules, {players}, {} turns, {} decisions; losses in {unit}",
+        "{} rules, {players}, {turns} turn{}, {decisions} decision{}; losses in {unit}",
         game.rules,
-        record.turns().len(),
-        review.decisions.len()
+        if turns == 1 { "" } else { "s" },
+        if decisions == 1 { "" } else { "s" },
     );
     let mut sources: Vec<String> = review.decisions.iter().map(|d| d.source.describe()).collect();
     sources.dedup();

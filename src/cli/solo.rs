@@ -31,7 +31,7 @@ pub enum SoloCommand {
         /// Filled boxes with their scores, e.g. ones=3,fh=25,yahtzee=50,bonus=100 ("" for a new game).
         #[arg(long, allow_hyphen_values = true)]
         card: String,
-        /// The five dice, e.g. 1,3,3,5,6.
+        /// The five dice, e.g. 13356 or 1,3,3,5,6.
         #[arg(long)]
         dice: String,
         /// Rerolls still allowed this turn: 2 after the first roll, 0 to choose a box.

@@ -159,26 +159,33 @@ impl fmt::Display for KeepId {
 /// Why a dice argument was rejected.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum DiceError {
-    /// Not five comma-separated values.
-    #[error("expected five dice separated by commas, e.g. 1,3,3,5,6; got {0} value(s)")]
+    /// Not five faces.
+    #[error("expected five dice such as 13356 or 1,3,3,5,6; got {0} value(s)")]
     WrongCount(usize),
-    /// A value that is not a face 1..=6.
+    /// A character that is not a face 1..=6 (nor a comma or space between faces).
     #[error("die {0:?} is not a face 1 to 6")]
     BadFace(String),
 }
 
-/// Parses five faces such as `1,3,3,5,6` (spaces allowed) into a roll.
+/// Parses five faces written `13356` or `1,3,3,5,6` (commas or spaces between faces
+/// allowed, not required) into a roll: the one dice syntax of the command line, game
+/// records, the terminal game and the web app. Anything else is refused, so that
+/// `-1,-2,-3,-4,-5` or `1e3356` is not read as other dice.
 pub fn parse_dice(text: &str) -> Result<RollId, DiceError> {
-    let parts: Vec<&str> = text.split(',').map(str::trim).filter(|p| !p.is_empty()).collect();
-    if parts.len() != NUM_DICE {
-        return Err(DiceError::WrongCount(parts.len()));
-    }
     let mut faces = [0u8; NUM_DICE];
-    for (slot, part) in faces.iter_mut().zip(&parts) {
-        *slot = match part.parse::<u8>() {
-            Ok(face @ 1..=6) => face,
-            _ => return Err(DiceError::BadFace(part.to_string())),
+    let mut count = 0;
+    for c in text.chars().filter(|c| !matches!(c, ',' | ' ' | '\t' | '\r' | '\n')) {
+        let face = match c.to_digit(10) {
+            Some(face @ 1..=6) => face as u8,
+            _ => return Err(DiceError::BadFace(c.to_string())),
         };
+        if let Some(slot) = faces.get_mut(count) {
+            *slot = face;
+        }
+        count += 1;
+    }
+    if count != NUM_DICE {
+        return Err(DiceError::WrongCount(count));
     }
     Ok(RollId::from_faces(faces))
 }
@@ -308,5 +315,23 @@ mod tests {
         assert_eq!(parse_dice("1,2,3,4"), Err(DiceError::WrongCount(4)));
         assert_eq!(parse_dice("1,2,3,4,7"), Err(DiceError::BadFace("7".into())));
         assert_eq!(parse_dice("1,2,x,4,5"), Err(DiceError::BadFace("x".into())));
+        for good in ["13356", "1,3,3,5,6", " 1 3 3 5 6\n", "6,5,3,3,1", "1, 3 ,3,5 ,6"] {
+            assert_eq!(parse_dice(good).unwrap(), RollId::from_faces([1, 3, 3, 5, 6]), "{good:?}");
+        }
+        for bad in [
+            "-1,-2,-3,-4,-5",
+            "1e3356",
+            "1335",
+            "133566",
+            "1,3,3,5,7",
+            "0,1,2,3,4",
+            "1;3;3;5;6",
+            "",
+            "13356x",
+            "+1,2,3,4,5",
+        ] {
+            assert!(parse_dice(bad).is_err(), "{bad:?}");
+        }
+        assert_eq!(parse_dice(&"1".repeat(100_000)), Err(DiceError::WrongCount(100_000)));
     }
 }
