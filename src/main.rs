@@ -160,7 +160,10 @@ fn run(cli: Cli) -> Result<()> {
         Command::Turn(args) => cli::turn::run(args, cli.json),
         Command::Shard(command) => cli::shard::run(command, cli.json),
         Command::Review(args) => cli::review::run(args, &data, cli.json),
+        Command::Play(_) if cli.json => {
+            anyhow::bail!("yz play is a game in the terminal and prints no JSON; leave out --json")
+        }
         Command::Play(args) => cli::play::run(args, &data),
-        Command::Serve(args) => cli::serve::run(args, &data),
+        Command::Serve(args) => cli::serve::run(args, &data, cli.json),
     }
 }

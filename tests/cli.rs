@@ -228,3 +228,28 @@ fn dice_are_written_one_way_everywhere() {
     };
     assert_eq!(advise("13356"), advise("1,3,3,5,6"));
 }
+
+/// `serve --bind localhost` listens on 127.0.0.1, and `--json` makes its line JSON;
+/// `play` prints no JSON and says so.
+#[test]
+fn serve_takes_localhost_and_json_and_play_refuses_json() {
+    use std::io::BufRead;
+    use std::process::Stdio;
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_yz"))
+        .arg("--data")
+        .arg(dir.path())
+        .args(["--json", "serve", "--bind", "localhost", "--port", "0"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("yz runs");
+    let mut line = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let started: serde_json::Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line}"));
+    assert!(started["url"].as_str().unwrap().starts_with("http://127.0.0.1:"), "{line}");
+    fails_with(dir.path(), &["--json", "play", "--first", "2"], "prints no JSON");
+    fails_with(dir.path(), &["serve", "--bind", "example.org"], "is not an IP address");
+}

@@ -11,9 +11,9 @@ use yz::serve::{SERVE_DUEL_POSITIONS, ServeConfig};
 /// `yz serve`.
 #[derive(Args)]
 pub struct ServeArgs {
-    /// The address to listen on: this machine only by default; 0.0.0.0 opens it to the
-    /// network (the app has no login).
-    #[arg(long, default_value = "127.0.0.1")]
+    /// The address to listen on: this machine only by default (127.0.0.1, or localhost);
+    /// 0.0.0.0 opens it to the network (the app has no login).
+    #[arg(long, default_value = "127.0.0.1", value_parser = parse_bind)]
     bind: IpAddr,
     /// The port (0 picks a free one).
     #[arg(long, default_value_t = 8080)]
@@ -25,8 +25,19 @@ pub struct ServeArgs {
     host_names: Vec<String>,
 }
 
-/// Runs `yz serve` until interrupted.
-pub fn run(args: ServeArgs, data: &Path) -> Result<()> {
+/// An address to listen on: an IP address, or `localhost` for 127.0.0.1 (other names are
+/// refused rather than resolved, since a name may stand for several addresses).
+fn parse_bind(text: &str) -> Result<IpAddr, String> {
+    if text.eq_ignore_ascii_case("localhost") {
+        return Ok(IpAddr::from([127, 0, 0, 1]));
+    }
+    text.parse()
+        .map_err(|_| format!("{text:?} is not an IP address; give one such as 127.0.0.1, ::1 or 0.0.0.0, or localhost"))
+}
+
+/// Runs `yz serve` until interrupted; with `json`, the line saying where it listens is a
+/// JSON object (`url`, `data`).
+pub fn run(args: ServeArgs, data: &Path, json: bool) -> Result<()> {
     let config =
         ServeConfig { data: data.to_path_buf(), duel_positions: SERVE_DUEL_POSITIONS, host_names: args.host_names };
     let address = SocketAddr::new(args.bind, args.port);
@@ -38,7 +49,11 @@ pub fn run(args: ServeArgs, data: &Path) -> Result<()> {
         );
     }
     yz::serve::run(address, config, |bound| {
-        println!("yz serve: open http://{bound}/ (tables in {}; Ctrl-C stops)", data.display());
+        if json {
+            println!("{}", serde_json::json!({ "url": format!("http://{bound}/"), "data": data }));
+        } else {
+            println!("yz serve: open http://{bound}/ (tables in {}; Ctrl-C stops)", data.display());
+        }
     })
     .with_context(|| format!("serving on {address}"))
 }
