@@ -29,3 +29,33 @@ impl Progress for Silent {
     fn advance(&self, _n: u64) {}
     fn finish(&self) {}
 }
+
+/// `seconds` in words for a person reading a log: "40 s", "3 min 20 s", "2 h 05 min",
+/// "3 d 4 h".
+pub fn duration_words(seconds: f64) -> String {
+    if !seconds.is_finite() {
+        return "an unknown time".into();
+    }
+    let s = seconds.max(0.0).round() as u64;
+    match s {
+        0..60 => format!("{s} s"),
+        60..3600 => format!("{} min {:02} s", s / 60, s % 60),
+        3600..86_400 => format!("{} h {:02} min", s / 3600, s % 3600 / 60),
+        _ => format!("{} d {} h", s / 86_400, s % 86_400 / 3600),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::duration_words;
+
+    #[test]
+    fn durations_read_as_words() {
+        assert_eq!(duration_words(0.4), "0 s");
+        assert_eq!(duration_words(59.4), "59 s");
+        assert_eq!(duration_words(200.0), "3 min 20 s");
+        assert_eq!(duration_words(7500.0), "2 h 05 min");
+        assert_eq!(duration_words(3.0 * 86_400.0 + 4.0 * 3600.0), "3 d 4 h");
+        assert_eq!(duration_words(f64::INFINITY), "an unknown time");
+    }
+}

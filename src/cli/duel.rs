@@ -1,6 +1,5 @@
 //! `yz duel`: two players, maximum winning chance.
 
-use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -380,22 +379,16 @@ fn solve_on(
             scratch.display()
         );
     }
-    // Layer lines go to a terminal, or to a log when RUST_LOG asks; never into a pipe.
-    let shown = std::io::stderr().is_terminal() || std::env::var_os("RUST_LOG").is_some();
-    let quiet = as_json || ranks.rank() != 0 || !shown;
+    // A line per layer on rank 0's standard error, whatever --json says (the JSON goes to
+    // standard output): a batch job's log shows how far the solve is and when it may end.
     let total_layers = sizing.layers.len();
-    let mut done = 0;
+    let (mut done, mut positions_done, mut seconds_done) = (0, 0u64, 0.0);
     let progress = |report: &LayerReport| {
         done += 1;
-        if !quiet {
-            eprintln!(
-                "layer {:>2} ({done}/{total_layers}): {} position{} in {:.2} s{}",
-                report.layer,
-                group(report.positions),
-                if report.positions == 1 { "" } else { "s" },
-                report.seconds,
-                if report.written { "" } else { " (not written)" }
-            );
+        positions_done += report.positions;
+        seconds_done += report.seconds;
+        if ranks.rank() == 0 {
+            eprintln!("{}", layer_line(report, done, total_layers, positions_done, positions, seconds_done));
         }
     };
     let to_start = options.stop_after == 0;
@@ -475,6 +468,31 @@ fn solve_on(
 }
 
 #[allow(clippy::too_many_arguments)]
+/// A layer's progress line: its size and time, the rate, and the time left at the rate so
+/// far (positions of later layers cost about the same, so the estimate is rough).
+fn layer_line(
+    report: &LayerReport,
+    done: usize,
+    layers: usize,
+    positions_done: u64,
+    positions: u64,
+    seconds_done: f64,
+) -> String {
+    let rate = positions_done as f64 / seconds_done.max(1e-9);
+    let left = positions.saturating_sub(positions_done) as f64 / rate;
+    format!(
+        "layer {:>2} ({done}/{layers}): {} position{} in {:.2} s, {:.3e} positions/s; {:.1}% done, about {} left{}",
+        report.layer,
+        group(report.positions),
+        if report.positions == 1 { "" } else { "s" },
+        report.seconds,
+        rate,
+        100.0 * positions_done as f64 / positions.max(1) as f64,
+        yz::progress::duration_words(left),
+        if report.written { "" } else { " (not written)" }
+    )
+}
+
 fn plan(
     game: Game,
     scope: &Scope,
