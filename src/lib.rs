@@ -15,6 +15,7 @@
 //! score states; [`store`] is the checked file format every table uses, with one identity
 //! check for every kind of file. Long work reports how far it has got through
 //! [`progress`]; the library never draws, so a program embedding yz shows what it likes.
+//! [`sys`] reads the machine's memory and a Slurm allocation, for whatever sizes work.
 //!
 //! ```
 //! use yz::game::{Card, Game, Rules, parse_dice};
@@ -53,5 +54,6 @@ pub mod simulate;
 pub mod solo;
 pub mod store;
 pub mod strategy;
+pub mod sys;
 pub mod targets;
 pub mod turn;

@@ -9,7 +9,6 @@ use serde_json::json;
 
 use super::progress::Bar;
 use super::{GameArgs, print_json};
-use yz::cluster::launch::{mem_available, memory_per_rank};
 use yz::cluster::setup::{SetupError, Sizing, Solution, check_rank, check_ranks, check_runs, mem_per_rank_bytes};
 use yz::cluster::{LayerReport, Ranks, SolveOptions};
 use yz::duel::count::{LayerCount, count_layers_reporting, count_terminal, group};
@@ -17,6 +16,7 @@ use yz::duel::plan::{LayerHours, MAX_RANKS, gib, min_ranks, usable};
 use yz::duel::source::{Position, TableLookup, table_dir};
 use yz::duel::{Cards, DuelValue, Space};
 use yz::game::{Game, RollId, parse_dice};
+use yz::sys::{mem_available, memory_per_rank};
 use yz::turn::choice::RollsLeft;
 
 /// Two-player commands.
