@@ -7,8 +7,8 @@
 use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, SamplingMode, Throughput, criterion_group, criterion_main};
-use yz::cluster::solve_layers;
 use yz::duel::calibrate::{LayerSample, SyntheticNext};
+use yz::duel::cluster::solve_layers;
 use yz::duel::count::{count_layers, count_layers_from};
 use yz::duel::solve::{solve_tile, solve_tile_in_strips, strip_lanes};
 use yz::duel::{Cards, LayerShape, Space, Tile, WinDraw};

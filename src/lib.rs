@@ -40,7 +40,6 @@
 //! ```
 #![warn(missing_docs)]
 
-pub mod cluster;
 pub mod duel;
 pub mod emp;
 pub mod game;

@@ -1,8 +1,8 @@
 //! EMP(d) and DynS(d): the evaluations against brute force, matches with them, and their
 //! choices against the exact two-player values where the search reaches the end of the game.
 
-use yz::cluster::solve_layers;
 use yz::duel::advise::{Solved, advise};
+use yz::duel::cluster::solve_layers;
 use yz::duel::{Cards, Space};
 use yz::emp::{Evaluation, FinalScore, PlayerName, Searcher, dynamic_score, expected_match_points};
 use yz::game::{Category, CategorySet, Game, RollId, Rules, ScoreState};

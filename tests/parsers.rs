@@ -19,9 +19,9 @@ use xxhash_rust::xxh3::xxh3_64;
 
 use super::cli::yz;
 
-use yz::cluster::{Alone, SolveOptions, solve_tables};
 use yz::duel::advise::{PositionSource, Tables};
 use yz::duel::cards::window;
+use yz::duel::cluster::{Alone, SolveOptions, solve_tables};
 use yz::duel::shard::{
     Column, MANIFEST_FILE, MANIFEST_KIND, Manifest, SHARD_KIND, check_manifest, read_shard, verify_file, verify_listed,
     verify_tables,

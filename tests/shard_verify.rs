@@ -257,7 +257,7 @@ fn the_full_games_manifest_is_written_and_read_back() {
     let space = yz::duel::Space::whole_game(&cards);
     let dir = tempfile::tempdir().unwrap();
     let rehearsal =
-        yz::cluster::rehearse::rehearse(&space, (1024, 511), 0, (8, true), SHARD_POSITIONS, dir.path()).unwrap();
+        yz::duel::cluster::rehearse::rehearse(&space, (1024, 511), 0, (8, true), SHARD_POSITIONS, dir.path()).unwrap();
     let shards: usize = rehearsal.layers.iter().map(|l| l.shards).sum();
     assert_eq!(shards, 993_794);
     let busiest = rehearsal.layers.iter().filter(|l| l.layer == 14 || l.layer == 15).map(|l| l.shards);

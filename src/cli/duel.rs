@@ -9,8 +9,8 @@ use serde_json::json;
 
 use super::progress::Bar;
 use super::{GameArgs, print_json};
-use yz::cluster::setup::{SetupError, Sizing, Solution, check_rank, check_ranks, check_runs, mem_per_rank_bytes};
-use yz::cluster::{LayerReport, Ranks, SolveOptions};
+use yz::duel::cluster::setup::{SetupError, Sizing, Solution, check_rank, check_ranks, check_runs, mem_per_rank_bytes};
+use yz::duel::cluster::{LayerReport, Ranks, SolveOptions};
 use yz::duel::count::{LayerCount, count_layers_reporting, count_terminal, group};
 use yz::duel::plan::{LayerHours, MAX_RANKS, gib, min_ranks, usable};
 use yz::duel::source::{Position, TableLookup, table_dir};
@@ -331,14 +331,14 @@ fn solve_tables(
 ) -> Result<()> {
     #[cfg(feature = "mpi")]
     {
-        let world = yz::cluster::mpi::World::init()?;
+        let world = yz::duel::cluster::mpi::World::init()?;
         let result = solve_on(&world, game, scope, layers, out, (resume, force), memory, data, as_json);
         world.stop_on_error(result)
     }
     #[cfg(not(feature = "mpi"))]
     {
-        yz::cluster::launch::check(1, false, |name| std::env::var(name).ok())?;
-        solve_on(&yz::cluster::Alone, game, scope, layers, out, (resume, force), memory, data, as_json)
+        yz::duel::cluster::launch::check(1, false, |name| std::env::var(name).ok())?;
+        solve_on(&yz::duel::cluster::Alone, game, scope, layers, out, (resume, force), memory, data, as_json)
     }
 }
 
@@ -363,10 +363,9 @@ fn solve_on(
         None => memory_per_rank(|name| std::env::var(name).ok(), mem_available()),
     };
     let dir = out.unwrap_or_else(|| table_dir(data, game, scope.max_empty));
-    let scratch = memory
-        .scratch
-        .clone()
-        .unwrap_or_else(|| yz::cluster::stream::default_scratch(&dir, |name| std::env::var(name).ok(), ranks.size()));
+    let scratch = memory.scratch.clone().unwrap_or_else(|| {
+        yz::duel::cluster::stream::default_scratch(&dir, |name| std::env::var(name).ok(), ranks.size())
+    });
     let sizing = Sizing::in_budget(&space, options.clone(), ranks.size() as u64, available, Some(&scratch))?;
     let positions = sizing.positions();
     let context = || format!("table directory {}", dir.display());
@@ -538,7 +537,7 @@ fn plan(
     }
     let bandwidth = match calibration.disk_gbps {
         Some(gbps) => gbps * 1e9,
-        None => yz::cluster::costs::disk_bandwidth(&scratch)
+        None => yz::duel::cluster::costs::disk_bandwidth(&scratch)
             .with_context(|| format!("--scratch: measuring the disk bandwidth in {}", scratch.display()))?,
     };
     if !as_json {
@@ -769,7 +768,7 @@ fn rehearse(game: Game, scope: &Scope, layer_args: &LayerArgs, ranks: u64, rank:
     // The manifest goes into a directory of its own, removed when the rehearsal ends.
     let manifest_dir = tempfile::tempdir().context("creating a directory for the rehearsed manifest")?;
     let draws = spec.value_bytes == yz::duel::plan::DRAW_VALUE_BYTES;
-    let rehearsal = yz::cluster::rehearse::rehearse(
+    let rehearsal = yz::duel::cluster::rehearse::rehearse(
         &space,
         (ranks as usize, rank as usize),
         options.stop_after,
@@ -778,7 +777,7 @@ fn rehearse(game: Game, scope: &Scope, layer_args: &LayerArgs, ranks: u64, rank:
         manifest_dir.path(),
     )?;
     let layers = &rehearsal.layers;
-    let peak = |f: fn(&yz::cluster::rehearse::RankLayer) -> u64| layers.iter().map(f).max().unwrap_or(0);
+    let peak = |f: fn(&yz::duel::cluster::rehearse::RankLayer) -> u64| layers.iter().map(f).max().unwrap_or(0);
     let (peak_layout, peak_total) = (peak(|l| l.layout_bytes), peak(|l| l.layout_bytes + l.value_bytes));
     let seconds = started.elapsed().as_secs_f64();
     if as_json {

@@ -11,7 +11,8 @@ use std::path::{Path, PathBuf};
 use super::cards::{Cards, decided, window};
 use super::layout::{LayerShape, Tile};
 use super::shard::{self, Column, Manifest, ShardEntry, ShardError};
-use super::solve::{LayerValues, Space};
+use super::solve::LayerValues;
+use super::space::Space;
 use crate::game::{RollId, ScoreState, StateId, Transition};
 use crate::turn::choice::{self, RollsLeft, Valued};
 

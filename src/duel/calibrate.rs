@@ -30,9 +30,11 @@ use serde::Serialize;
 
 use super::cards::{CardBounds, window};
 use super::count::LayerCount;
+use super::count::lane_updates_per_lane;
 use super::layout::{LayerShape, Tile, window_len};
-use super::plan::{lane_updates_per_lane, process_cpu_seconds};
-use super::solve::{NextValues, Space, solve_tile};
+use super::plan::process_cpu_seconds;
+use super::solve::{NextValues, solve_tile};
+use super::space::Space;
 use super::value::{DuelValue, WinDraw};
 use crate::game::StateId;
 use crate::progress::Progress;
@@ -192,7 +194,7 @@ impl LayerSample {
     }
 
     fn push(&mut self, space: &Space, tile: Tile) {
-        let per_lane = lane_updates_per_lane(space.cards().boxes() - super::count::layer_split(self.shape.layer).0);
+        let per_lane = lane_updates_per_lane(space.cards().boxes() - super::space::layer_split(self.shape.layer).0);
         let lanes: u64 = (tile.movers.clone())
             .flat_map(|m| tile.opponents.clone().map(move |o| (m, o)))
             .map(|(m, o)| padded_lanes(tile.pair_range(m, o).len()) as u64)

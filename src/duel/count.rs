@@ -12,8 +12,10 @@ use super::cards::{CardSet, Cards, window};
 use rayon::prelude::*;
 
 use super::layout::{bound_classes, window_len};
-use super::solve::Space;
+use super::space::{Space, layer_split};
+use crate::game::NUM_ROLLS;
 use crate::progress::{Progress, Silent};
+use crate::turn::kernel::edges_per_turn;
 use crate::turn::lanes::padded_lanes;
 
 /// Counts of one layer: every position with `layer` boxes filled on the two cards together.
@@ -38,13 +40,14 @@ pub struct LayerCount {
 impl LayerCount {
     /// Lane-updates the layer's turns take in a game of `boxes` boxes per player.
     pub fn lane_updates(&self, boxes: usize) -> u64 {
-        self.lanes * super::plan::lane_updates_per_lane(boxes - self.mover_filled)
+        self.lanes * lane_updates_per_lane(boxes - self.mover_filled)
     }
 }
 
-/// Which boxes of a layer the mover and the opponent have filled.
-pub fn layer_split(layer: usize) -> (usize, usize) {
-    (layer / 2, layer - layer / 2)
+/// Lane-updates of one lane of one turn of a mover with `open` boxes: the kernel's edges,
+/// plus one more candidate per roll for every open box beyond the first when scoring.
+pub fn lane_updates_per_lane(open: usize) -> u64 {
+    edges_per_turn() as u64 + (NUM_ROLLS * open.saturating_sub(1)) as u64
 }
 
 /// Counts every layer of `space` in which someone moves.

@@ -22,7 +22,7 @@ use std::ops::Range;
 use rayon::prelude::*;
 
 use super::cards::{CardBounds, Cards, window};
-use super::solve::Space;
+use super::space::{Space, layer_split};
 use crate::game::StateId;
 
 /// Positions of a pair window `(lo, hi)`: its length, 0 when empty.
@@ -73,7 +73,7 @@ pub struct LayerShape {
 impl LayerShape {
     /// The shape of `layer` of `space`.
     pub fn new(space: &Space, layer: usize) -> LayerShape {
-        let (mover_filled, opponent_filled) = super::count::layer_split(layer);
+        let (mover_filled, opponent_filled) = layer_split(layer);
         let movers = space.movers(layer).with_filled(mover_filled).to_vec();
         let opponents = space.opponents(layer).with_filled(opponent_filled).to_vec();
         let lengths = per_card_sums(space.cards(), &movers, &opponents, |m, o| window_len(window(m, o)));

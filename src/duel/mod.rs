@@ -6,7 +6,7 @@
 //! - [`layout`]: where a layer's positions lie, per card and per rectangle of pairs;
 //! - [`value`]: the lane types (winning chance, and with the draw probability);
 //! - [`solve`]: the positions a solve covers and one layer's pairs solved (the kernel);
-//!   the layer loop around it is [`crate::cluster`]'s;
+//!   the layer loop around it is [`crate::duel::cluster`]'s;
 //! - [`shard`]: layer shards and the manifest, the table format;
 //! - [`advise`]: a position's value and its choices ranked, from tables or a solve;
 //! - [`source`]: where a position's values come from (final scores, tables on disk, or a
@@ -17,15 +17,18 @@
 pub mod advise;
 pub mod calibrate;
 pub mod cards;
+pub mod cluster;
 pub mod count;
 pub mod layout;
 pub mod plan;
 pub mod shard;
 pub mod solve;
 pub mod source;
+pub mod space;
 pub mod value;
 
 pub use cards::{CardBounds, CardSet, Cards};
 pub use layout::{LayerShape, Tile};
-pub use solve::{LayerValues, Space, SpaceError};
+pub use solve::LayerValues;
+pub use space::{Space, SpaceError};
 pub use value::{DuelValue, WinDraw};

@@ -13,8 +13,6 @@
 use serde::Serialize;
 
 use super::count::LayerCount;
-use crate::game::NUM_ROLLS;
-use crate::turn::kernel::edges_per_turn;
 
 /// Bytes of one stored value (an `f32` winning chance).
 pub const VALUE_BYTES: u64 = 4;
@@ -125,12 +123,6 @@ pub struct Plan {
     pub sent_bytes: u64,
     /// Lane-updates of the whole solve.
     pub lane_updates: u64,
-}
-
-/// Lane-updates of one lane of one turn of a mover with `open` boxes: the kernel's edges,
-/// plus one more candidate per roll for every open box beyond the first when scoring.
-pub fn lane_updates_per_lane(open: usize) -> u64 {
-    edges_per_turn() as u64 + (NUM_ROLLS * open.saturating_sub(1)) as u64
 }
 
 /// How a planned solve runs.
@@ -331,7 +323,7 @@ pub fn value_bytes(counts: &[LayerCount], boxes: usize, spec: PlanSpec, to_start
 }
 
 /// Core-seconds per byte of the work around the kernel, measured on this machine on real
-/// values ([`crate::cluster::costs::measure`]): what a layer costs beside its turns.
+/// values ([`crate::duel::cluster::costs::measure`]): what a layer costs beside its turns.
 #[derive(Clone, Debug, Serialize)]
 pub struct ByteCosts {
     /// Which values were measured.
@@ -413,7 +405,7 @@ impl Plan {
 
     /// The plan under a memory budget of `budget` bytes per rank, as `yz duel solve
     /// --mem-per-rank` runs it: layers whose pair of layers fits what the budget allows
-    /// ([`usable`]) stay in memory; the others stream ([`crate::cluster::stream`]). A
+    /// ([`usable`]) stay in memory; the others stream ([`crate::duel::cluster::stream`]). A
     /// streamed layer holds the budget in blocks beside its per-card tables, exchanges
     /// nothing between ranks, and sends every value through compressed scratch frames,
     /// written once and read once; where a run of streamed layers starts, the rows of the

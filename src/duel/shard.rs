@@ -33,7 +33,7 @@ use serde::{Deserialize, Serialize};
 
 use super::cards::Cards;
 use super::layout::LayerShape;
-use super::solve::Space;
+use super::space::Space;
 use super::value::DuelValue;
 use crate::game::Game;
 use crate::store::{self, Checksum, Durability, FileKind, Identity, IdentityError, StoreError, StoreFile};

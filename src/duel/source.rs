@@ -15,8 +15,9 @@ use super::cards::Cards;
 use super::count::{count_layers, count_layers_up_to, group};
 use super::plan::{PLAIN_VALUE_BYTES, PlanSpec, gib, plan};
 use super::shard::ShardError;
-use super::solve::{LayerValues, Space, SpaceError};
-use crate::cluster::{ClusterError, solve_layers_until};
+use super::solve::LayerValues;
+use super::space::{Space, SpaceError};
+use crate::duel::cluster::{ClusterError, solve_layers_until};
 use crate::game::{Card, CardError, Game, RollId, StateId};
 use crate::progress::Progress;
 use crate::turn::choice::{ChoiceJson, RollsLeft, Valued};
@@ -408,7 +409,7 @@ mod tests {
         let (v, values) = value(&cards, &p, none, &crate::progress::Silent).unwrap();
         assert_eq!(values.origin(), Origin::SolvedBelow);
         // The whole game's first value, solved apart: the same number, bit for bit.
-        let whole = crate::cluster::solve_layers::<f32>(&Space::whole_game(&cards), 0, |_| Ok(())).unwrap();
+        let whole = crate::duel::cluster::solve_layers::<f32>(&Space::whole_game(&cards), 0, |_| Ok(())).unwrap();
         assert_eq!(v, f64::from(whole.values[0]));
         assert!(v > 0.0 && v < 1.0, "{v}");
         assert!(matches!(Position::parse(&cards, "", "", Some(7)), Err(SourceError::Diff { .. })));

@@ -29,8 +29,8 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::search::{PlayerName, Searcher};
-use crate::cluster::solve_layers;
 use crate::duel::advise::{Solved, TurnEndings};
+use crate::duel::cluster::solve_layers;
 use crate::duel::shard::ShardError;
 use crate::duel::{Cards, Space, SpaceError};
 use crate::game::{KeepId, RollId, Transition};

@@ -196,7 +196,7 @@ mod tests {
         let cards = Cards::new(Game { rules: Rules::OFFICIAL, categories: Rules::OFFICIAL.first(5).unwrap() });
         let space = Space::whole_game(&cards);
         let dir = tempfile::tempdir().unwrap();
-        let solved = crate::cluster::solve::tests::solve_on_threads::<f32>(&space, 3, dir.path());
+        let solved = crate::duel::cluster::solve::tests::solve_on_threads::<f32>(&space, 3, dir.path());
         for rank in 0..3 {
             let manifests = tempfile::tempdir().unwrap();
             let rehearsed = rehearse(&space, (3, rank), 0, (4, false), SHARD_POSITIONS, manifests.path()).unwrap();

@@ -226,9 +226,9 @@ pub(crate) mod tests {
     use std::time::Duration;
 
     use super::*;
-    use crate::cluster::ranks::{Alone, threads};
-    use crate::cluster::start::lock_dir;
-    use crate::cluster::stream::Stream;
+    use crate::duel::cluster::ranks::{Alone, threads};
+    use crate::duel::cluster::start::lock_dir;
+    use crate::duel::cluster::stream::Stream;
     use crate::duel::{Cards, WinDraw};
     use crate::game::{Game, Rules};
 
@@ -584,7 +584,7 @@ pub(crate) mod tests {
             let expected = solve_tables::<WinDraw<f32>>(&space, &Alone, &alone, every.clone(), |_| {}).unwrap();
             let value_bytes = std::mem::size_of::<WinDraw<f32>>() as u64;
             let (floor, _) =
-                crate::cluster::stream::floor(&space, (space.end_layer(), 0), shard_positions, value_bytes);
+                crate::duel::cluster::stream::floor(&space, (space.end_layer(), 0), shard_positions, value_bytes);
             for (size, budget) in [(1, floor), (3, floor), (2, 5 * floor)] {
                 let dir = root.path().join(format!("streamed-{shard_positions}-{size}-{budget}"));
                 let scratch = root.path().join(format!("scratch-{shard_positions}-{size}-{budget}"));
@@ -650,7 +650,7 @@ pub(crate) mod tests {
         let every = SolveOptions { shard_positions: 200, ..SolveOptions::whole(&space) };
         let whole = root.path().join("whole");
         solve_tables::<f32>(&space, &Alone, &whole, every.clone(), |_| {}).unwrap();
-        let (floor, _) = crate::cluster::stream::floor(&space, (space.end_layer(), 0), 200, 4);
+        let (floor, _) = crate::duel::cluster::stream::floor(&space, (space.end_layer(), 0), 200, 4);
         let scratch = root.path().join("scratch");
         let options = streamed(floor, &scratch, &every);
         // Stopped cleanly after layer 6, then resumed from its shards at 2 ranks.
