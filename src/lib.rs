@@ -2,20 +2,24 @@
 //!
 //! One turn dynamic program ([`turn`]), generic over what a state's value is, carries every
 //! solver, with the code around it written once too: the scoring plan (which successor and
-//! points each roll gives in each box) and the backward layer driver. [`solo`] solves the single-player game for maximum expected score with lanes
-//! over the upper total. [`strategy`] names the papers' other strategies, evaluated exactly
-//! by the same forward analysis, and [`simulate`] plays any of them, alone or in a match.
-//! [`duel`] solves the two-player game layer by layer; [`cluster`] spreads that solve over
-//! MPI ranks (or runs it in one process). [`targets`] gives the best chance of reaching
-//! every score, [`emp`] Pawlewicz's searchers and exact move errors, [`oneturn`] one turn
-//! played for a pattern. For players, [`record`] reads and writes game records, [`review`]
-//! judges every decision of one, [`play`] runs a coached game, and [`serve`] offers it all as
-//! a local web app. [`game`] models dice, the boxes and the rule sets as data (every
-//! solver reads a game only through it, so Yatzy is a value like Yahtzee's variants), and
-//! score states; [`store`] is the checked file format every table uses, with one identity
-//! check for every kind of file. Long work reports how far it has got through
-//! [`progress`]; the library never draws, so a program embedding yz shows what it likes.
-//! [`sys`] reads the machine's memory and a Slurm allocation, for whatever sizes work.
+//! points each roll gives in each box) and the backward layer driver.
+//!
+//! - [`game`]: dice, the boxes and the rule sets as data (every solver reads a game only
+//!   through it, so Yatzy is a value like Yahtzee's variants), score states and the turn's
+//!   vocabulary; [`store`]: the checked file format every table uses.
+//! - [`solo`]: the single-player game for maximum expected score, with lanes over the upper
+//!   total; [`targets`]: the best chance of reaching every score; [`oneturn`]: one turn
+//!   played for a pattern.
+//! - [`strategy`]: the papers' other solitaire strategies, evaluated exactly by the same
+//!   forward analysis; [`simulate`] plays any of them; [`players`]: anything that plays a
+//!   game of several players (solitaire strategies, Pawlewicz's searchers) and matches.
+//! - [`duel`]: the two-player game solved layer by layer, in one process or over MPI ranks
+//!   ([`duel::cluster`]); [`move_errors`]: exact move errors of any player against it.
+//! - [`coach`]: game records, reviews, a coached game, and the local web app (feature
+//!   `serve`).
+//! - [`progress`]: how long work reports how far it has got (the library never draws, so a
+//!   program embedding yz shows what it likes); [`sys`]: the machine's memory and a Slurm
+//!   allocation, for whatever sizes work.
 //!
 //! ```
 //! use yz::game::{Card, Game, Rules, parse_dice};
@@ -40,15 +44,13 @@
 //! ```
 #![warn(missing_docs)]
 
+pub mod coach;
 pub mod duel;
-pub mod emp;
 pub mod game;
+pub mod move_errors;
 pub mod oneturn;
-pub mod play;
+pub mod players;
 pub mod progress;
-pub mod record;
-pub mod review;
-pub mod serve;
 pub mod simulate;
 pub mod solo;
 pub mod store;

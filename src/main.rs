@@ -58,6 +58,7 @@ enum Command {
     Play(cli::play::PlayArgs),
     /// The advisors, two-player advice, target play, play with feedback and reviews as a
     /// web page on this machine (http://127.0.0.1:8080/ by default).
+    #[cfg(feature = "serve")]
     Serve(cli::serve::ServeArgs),
 }
 
@@ -164,6 +165,7 @@ fn run(cli: Cli) -> Result<()> {
             anyhow::bail!("yz play is a game in the terminal and prints no JSON; leave out --json")
         }
         Command::Play(args) => cli::play::run(args, &data),
+        #[cfg(feature = "serve")]
         Command::Serve(args) => cli::serve::run(args, &data, cli.json),
     }
 }

@@ -3,11 +3,11 @@
 
 use yz::duel::advise::Solved;
 use yz::duel::{Cards, Space};
-use yz::emp::move_errors::{MoveErrors, Tested, exact_endings};
-use yz::emp::{Evaluation, Searcher};
 use yz::game::{Category, CategorySet, Game, Rules, ScoreState};
+use yz::move_errors::{MoveErrors, Tested, exact_endings};
+use yz::players::{Evaluation, Searcher};
+use yz::players::{MatchPlayer, Position, SolitairePlayer};
 use yz::progress::Silent;
-use yz::simulate::matchplay::{MatchPlayer, Position, SolitairePlayer};
 use yz::simulate::{game_rng, play_turn};
 use yz::solo::Policy;
 use yz::strategy::{Strategy, StrategyName};

@@ -27,13 +27,13 @@ use yz::duel::shard::{
     verify_tables,
 };
 use yz::duel::{Cards, LayerShape, Space};
-use yz::emp::PlayerName;
-use yz::emp::move_errors::MoveErrorReport;
 use yz::game::{
     ALL_CATEGORIES, Card, Category, CategorySet, Game, MAX_BOXES, RollId, Rules, ScoreState, StateId, StateIndex,
     parse_dice,
 };
+use yz::move_errors::MoveErrorReport;
 use yz::oneturn::{Pattern, Setup};
+use yz::players::PlayerName;
 use yz::solo::SoloTable;
 use yz::store::{self, FORMAT_VERSION, StoreFile};
 use yz::strategy::StrategyName;

@@ -2,11 +2,11 @@
 //! player's decisions as the advisors do, lets an opponent play its own plan, and keeps a
 //! record that reviews with the same losses.
 
+use yz::coach::play::{Coach, PlayError, Session};
+use yz::coach::review::{self, ReviewOptions};
 use yz::game::{Category, Game, KeepId, Rules, parse_dice};
-use yz::play::{Coach, PlayError, Session};
+use yz::players::SolitairePlayer;
 use yz::progress::Silent;
-use yz::review::{self, ReviewOptions};
-use yz::simulate::matchplay::SolitairePlayer;
 use yz::solo::{self, OptimalPolicy};
 use yz::turn::choice::{Choice, RollsLeft};
 

@@ -6,10 +6,10 @@ use rand::{RngExt, SeedableRng};
 
 use crate::cli::{fails_with, json, yz};
 use crate::duel_brute_force::Brute;
+use yz::coach::record::{Location, Record, RecordError, Turn};
+use yz::coach::review::{self, ReviewOptions, Source};
 use yz::game::{Card, Game, KeepId, RollId, Rules};
 use yz::progress::Silent;
-use yz::record::{Location, Record, RecordError, Turn};
-use yz::review::{self, ReviewOptions, Source};
 use yz::simulate::{PlanCache, roll_missing};
 use yz::solo::{self, FutureValue, OptimalPolicy, Start, WithinTurn, analyze_from};
 use yz::turn::choice::{self, Choice, RollsLeft};

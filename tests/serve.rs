@@ -7,14 +7,14 @@ use std::path::Path;
 use std::sync::OnceLock;
 
 use crate::cli::{json, yz};
-use yz::serve::{SERVE_DUEL_POSITIONS, ServeConfig};
+use yz::coach::serve::{SERVE_DUEL_POSITIONS, ServeConfig};
 
 /// A server on a free port of loopback over the data directory `data`.
 fn start(data: &std::path::Path) -> SocketAddr {
     let config = ServeConfig { data: data.to_path_buf(), duel_positions: SERVE_DUEL_POSITIONS, host_names: Vec::new() };
     let (sender, receiver) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
-        yz::serve::run("127.0.0.1:0".parse().unwrap(), config, |bound| sender.send(bound).unwrap()).unwrap();
+        yz::coach::serve::run("127.0.0.1:0".parse().unwrap(), config, |bound| sender.send(bound).unwrap()).unwrap();
     });
     receiver.recv().unwrap()
 }
@@ -277,9 +277,9 @@ fn clients_holding_back_their_bodies_take_no_turn() {
     std::thread::sleep(std::time::Duration::from_millis(300));
     let (status, body) = post_json("/api/card/score", r#"{"card": "", "dice": "1,3,3,5,6", "box": "threes"}"#);
     assert_eq!(status, 200, "{body}");
-    assert!(started.elapsed() < yz::serve::BODY_TIMEOUT / 2, "{:?}", started.elapsed());
+    assert!(started.elapsed() < yz::coach::serve::BODY_TIMEOUT / 2, "{:?}", started.elapsed());
     for stream in &mut holding {
-        stream.set_read_timeout(Some(yz::serve::BODY_TIMEOUT + std::time::Duration::from_secs(10))).unwrap();
+        stream.set_read_timeout(Some(yz::coach::serve::BODY_TIMEOUT + std::time::Duration::from_secs(10))).unwrap();
         let mut answer = Vec::new();
         let _ = stream.read_to_end(&mut answer);
         assert!(String::from_utf8_lossy(&answer).starts_with("HTTP/1.1 408"), "{}", String::from_utf8_lossy(&answer));
@@ -293,7 +293,7 @@ fn slow_and_idle_connections_are_closed() {
     let mut slow = TcpStream::connect(address).unwrap();
     let mut idle = TcpStream::connect(address).unwrap();
     idle.write_all(b"GET /api/rules HTTP/1.1\r\nHost: localhost\r\n\r\n").unwrap();
-    let limit = yz::serve::HEADER_TIMEOUT + std::time::Duration::from_secs(5);
+    let limit = yz::coach::serve::HEADER_TIMEOUT + std::time::Duration::from_secs(5);
     let closed = |stream: &mut TcpStream| {
         stream.set_read_timeout(Some(limit)).unwrap();
         let mut answer = Vec::new();

@@ -4,8 +4,8 @@
 use std::path::Path;
 
 use yz::game::{Game, Rules};
+use yz::players::matchplay::play_match;
 use yz::progress::Silent;
-use yz::simulate::matchplay::play_match;
 use yz::simulate::{ScoreTally, simulate};
 use yz::solo::{Policy, analyze};
 use yz::strategy::evolve::{self, EvolveParams};

@@ -4,7 +4,6 @@ mod analysis;
 mod cli;
 mod duel_brute_force;
 mod duel_cli;
-mod emp;
 mod forge;
 mod golden;
 mod hostile;
@@ -13,8 +12,10 @@ mod oneturn;
 mod parsers;
 mod payoff;
 mod play;
+mod players;
 mod readme;
 mod review;
+#[cfg(feature = "serve")]
 mod serve;
 mod shard_verify;
 mod simulate;

@@ -7,6 +7,7 @@ pub mod play;
 pub mod plot;
 pub mod progress;
 pub mod review;
+#[cfg(feature = "serve")]
 pub mod serve;
 pub mod shard;
 pub mod simulate;

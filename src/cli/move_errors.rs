@@ -10,12 +10,10 @@ use clap::Args;
 use super::progress::Bar;
 use super::{GameArgs, print_json};
 use yz::duel::Cards;
-use yz::emp::move_errors::{
-    Estimate, MoveErrors, StrategyErrors, game_range, parse_depths, parse_tested, players, tested,
-};
-use yz::emp::report::{RESOLUTION, Report};
-use yz::emp::{Evaluation, Searcher};
-use yz::simulate::lineup::Lineup;
+use yz::move_errors::report::{RESOLUTION, Report};
+use yz::move_errors::{Estimate, MoveErrors, StrategyErrors, game_range, parse_depths, parse_tested, players, tested};
+use yz::players::lineup::Lineup;
+use yz::players::{Evaluation, Searcher};
 use yz::strategy::STRATEGY_NAMES;
 
 /// `yz duel move-errors`.

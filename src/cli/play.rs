@@ -8,12 +8,12 @@ use clap::{Args, ValueEnum};
 
 use super::GameArgs;
 use super::progress::Bar;
-use yz::emp::PlayerName;
+use yz::coach::play::{Coach, Feedback, PLAYER, Session};
+use yz::coach::record::Record;
+use yz::coach::review;
 use yz::game::{Game, KeepId, parse_dice};
-use yz::play::{Coach, Feedback, PLAYER, Session};
-use yz::record::Record;
-use yz::review;
-use yz::simulate::lineup::Lineup;
+use yz::players::PlayerName;
+use yz::players::lineup::Lineup;
 use yz::solo;
 use yz::turn::choice::{Choice, RollsLeft, Valued};
 
@@ -86,10 +86,10 @@ pub fn run(args: PlayArgs, data: &Path) -> Result<()> {
     // A record never replaces another file, and a default name never an earlier game.
     let save = match &args.save {
         Some(path) => {
-            yz::record::save::check_save_path(path)?;
+            yz::coach::record::save::check_save_path(path)?;
             path.clone()
         }
-        None => yz::record::save::unused_path(&match seed {
+        None => yz::coach::record::save::unused_path(&match seed {
             Some(seed) => PathBuf::from(format!("game-{seed}.txt")),
             None => PathBuf::from("game.txt"),
         }),

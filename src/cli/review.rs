@@ -8,8 +8,8 @@ use clap::Args;
 
 use super::print_json;
 use super::progress::Bar;
-use yz::record::{Location, MAX_RECORD_BYTES, Record};
-use yz::review::{self, Measure, Review, ReviewOptions};
+use yz::coach::record::{Location, MAX_RECORD_BYTES, Record};
+use yz::coach::review::{self, Measure, Review, ReviewOptions};
 
 /// `yz review RECORD`.
 #[derive(Args)]

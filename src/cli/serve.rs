@@ -6,7 +6,7 @@ use std::path::Path;
 use anyhow::{Context, Result};
 use clap::Args;
 
-use yz::serve::{SERVE_DUEL_POSITIONS, ServeConfig};
+use yz::coach::serve::{SERVE_DUEL_POSITIONS, ServeConfig};
 
 /// `yz serve`.
 #[derive(Args)]
@@ -48,7 +48,7 @@ pub fn run(args: ServeArgs, data: &Path, json: bool) -> Result<()> {
             args.bind
         );
     }
-    yz::serve::run(address, config, |bound| {
+    yz::coach::serve::run(address, config, |bound| {
         if json {
             println!("{}", serde_json::json!({ "url": format!("http://{bound}/"), "data": data }));
         } else {

@@ -9,8 +9,9 @@ use serde_json::json;
 
 use super::progress::Bar;
 use super::{GameArgs, print_json};
-use yz::simulate::lineup::{Lineup, match_players};
-use yz::simulate::matchplay::{MatchPlayer, play_match_players};
+use yz::players::MatchPlayer;
+use yz::players::lineup::{Lineup, match_players};
+use yz::players::matchplay::play_match_players;
 use yz::simulate::{ScoreTally, check_games, simulate};
 use yz::strategy::{STRATEGY_NAMES, Strategy, StrategyName};
 

@@ -57,8 +57,8 @@ unsafe fn open_shard_file(path: &Path) -> Result<StoreFile, StoreError> {
 
 /// Manifests. Version 3: shards as binary records in the payload, names derived, the shard
 /// size recorded. Version 2 (every shard in the JSON metadata, which the full game's
-/// 528,800 shards outgrow) is refused with [`MANIFEST_REMEDY`]. Its metadata lists the
-/// layers, about 70 bytes each.
+/// 528,800 shards outgrow) is refused with advice to solve the tables again. Its
+/// metadata lists the layers, about 70 bytes each.
 pub const MANIFEST_KIND: FileKind =
     FileKind { name: "duel-manifest", version: 3, remedy: MANIFEST_REMEDY, metadata_limit: 64 << 10 };
 /// What to do with a manifest of another version.
@@ -747,7 +747,7 @@ const ROUNDING: f32 = 1e-4;
 
 /// Reads the `column` of the movers that shard `index` of the layer of `shape` (listed
 /// as `entry`) holds, checking them against `shape`: each a probability, finite and
-/// within 0 to 1 up to [`ROUNDING`].
+/// within 0 to 1 up to 1e-4 (rounding in a turn: 1.0000006 occurs in real tables).
 pub fn read_shard(
     dir: &Path,
     game: Game,

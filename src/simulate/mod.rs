@@ -4,7 +4,7 @@
 //! Exact evaluation ([`crate::solo::analyze`]) answers "what does this strategy average?"
 //! to the last digit; simulation is the independent check of it, and the only tool for
 //! questions the analysis does not cover (several players on their own cards,
-//! [`matchplay`]) and for strategies that are trained by playing (the genetic algorithm,
+//! [`crate::players::matchplay`]) and for strategies that are trained by playing (the genetic algorithm,
 //! the learned action table).
 //!
 //! **Reproducibility.** Game `i` of a run with seed `s` draws its dice from ChaCha8 keyed
@@ -16,9 +16,6 @@
 //! **Speed.** A strategy's [`TurnPlan`] for a score state is computed the first time a game
 //! reaches that state and kept ([`PlanCache`]); after that a turn is a few table lookups
 //! and eight random dice.
-
-pub mod lineup;
-pub mod matchplay;
 
 use std::collections::HashMap;
 use std::hash::{BuildHasher, RandomState};

@@ -178,7 +178,7 @@ impl Sizing {
     /// `scratch` directory is given, streamed through it within the budget
     /// ([`super::stream`]); else refused with the memory the solve needs in memory
     /// ([`check_fits`]). The streamed solve's floor ([`Sizing::check_floor`]) and the disk
-    /// it needs are checked when it starts ([`Sizing::solve`]). A streamed solve of the
+    /// it needs are checked when it starts ([`super::solve_tables`]). A streamed solve of the
     /// game from its start carries the draw probability unless `options.draws` says
     /// otherwise: it costs disk, not memory.
     pub fn in_budget(

@@ -5,11 +5,11 @@
 //! A decision is valued as the advisors value it, so its loss is exactly the advisor's gap
 //! for the choice made:
 //!
-//! - one player: expected final score, from the solitaire table ([`crate::solo::advise`]);
+//! - one player: expected final score, from the solitaire table ([`crate::solo::advise()`]);
 //! - two players: the mover's winning chance, P(win) + ½ P(draw), exact
 //!   ([`crate::duel::source`]: the final scores, tables on disk, or a solve of the game
 //!   below the position) where the game below is small enough, otherwise EMP(1)'s
-//!   estimate ([`crate::emp::search`]), labelled as such.
+//!   estimate ([`crate::players::search`]), labelled as such.
 //!
 //! The breakdown of a mistake compares the choice made with the best one by the exact
 //! analysis of the rest of the game under optimal solitaire play
@@ -24,14 +24,14 @@ use serde::Serialize;
 
 pub use breakdown::{Aspects, Breakdown};
 
+use crate::coach::record::{Location, Record};
 use crate::duel::advise::advise as duel_advise;
 use crate::duel::cards::Cards;
 use crate::duel::source::{Position, SourceError, TableLookup, Values};
-use crate::emp::{Evaluation, Searcher};
 use crate::game::{Card, Game, RollId};
+use crate::players::{Evaluation, Searcher};
+use crate::players::{Position as MatchPosition, Seat};
 use crate::progress::Progress;
-use crate::record::{Location, Record};
-use crate::simulate::matchplay::{Position as MatchPosition, Seat};
 use crate::solo::{self, SoloTable};
 use crate::targets::{TargetTable, TargetTableError};
 use crate::turn::choice::{self, Choice, ChoiceJson, RollsLeft, Valued};

@@ -19,6 +19,10 @@
 //! ([`choice::rank`]); the error of a strategy's choice is v(best) − v(choice) in winning
 //! chance (P(win) + ½ P(draw)). Every tested strategy is asked at every decision the typical
 //! game meets, including those its own earlier choices would not have led to.
+//!
+//! [`report`] writes a measurement's JSON report and merges runs over disjoint games.
+
+pub mod report;
 
 use std::num::ParseIntError;
 use std::ops::{Range, RangeInclusive};
@@ -28,14 +32,14 @@ use rand::RngExt;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::search::{PlayerName, Searcher};
 use crate::duel::advise::{Solved, TurnEndings};
 use crate::duel::cluster::solve_layers;
 use crate::duel::shard::ShardError;
 use crate::duel::{Cards, Space, SpaceError};
 use crate::game::{KeepId, RollId, Transition};
+use crate::players::{MatchPlayer, Position};
+use crate::players::{PlayerName, Searcher};
 use crate::progress::Progress;
-use crate::simulate::matchplay::{MatchPlayer, Position};
 use crate::simulate::{Z_95, game_rng, roll_missing};
 use crate::solo::TurnPlan;
 use crate::solo::policy::plan_by;
@@ -115,7 +119,7 @@ pub enum Tested<'p> {
 pub enum TestedName {
     /// [`Tested::Exact`].
     Exact,
-    /// A player to build (with [`crate::simulate::lineup::Lineup`]).
+    /// A player to build (with [`crate::players::lineup::Lineup`]).
     Player(PlayerName),
 }
 

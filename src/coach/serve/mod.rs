@@ -55,7 +55,7 @@ use tower_http::timeout::TimeoutLayer;
 pub use api::ApiError;
 
 /// Largest request body: a game record at its largest and some room for the JSON around it.
-pub const MAX_BODY_BYTES: usize = crate::record::MAX_RECORD_BYTES + 4096;
+pub const MAX_BODY_BYTES: usize = crate::coach::record::MAX_RECORD_BYTES + 4096;
 
 /// Most positions a two-player request may solve below its position: about a second.
 pub const SERVE_DUEL_POSITIONS: u64 = 20_000_000;

@@ -1,17 +1,17 @@
 //! A game played by a person, coached decision by decision: the dice dealt from a seed or
 //! entered from real dice, an optional opponent that plays its own turns, and the game
-//! kept as a [`Record`] for [`crate::review`].
+//! kept as a [`Record`] for [`crate::coach::review`].
 //!
 //! The coach values every choice as an advisor does: expected final score
-//! ([`crate::solo::advise`]) or, playing for a target, P(final total ≥ target)
+//! ([`crate::solo::advise()`]) or, playing for a target, P(final total ≥ target)
 //! ([`crate::targets::advise`]). A decision's loss is the coach's gap for the choice made.
 
 use rand::SeedableRng;
 use rand::rngs::ChaCha8Rng;
 
+use crate::coach::record::{Location, Record, RecordError, Turn};
 use crate::game::{Card, Category, Game, KeepId, RollId};
-use crate::record::{Location, Record, RecordError, Turn};
-use crate::simulate::matchplay::{MatchPlayer, Position, Seat};
+use crate::players::{MatchPlayer, Position, Seat};
 use crate::simulate::roll_missing;
 use crate::solo::{self, SoloTable};
 use crate::targets::advise::TargetAdviseError;

@@ -4,10 +4,11 @@
 use yz::duel::advise::{Solved, advise};
 use yz::duel::cluster::solve_layers;
 use yz::duel::{Cards, Space};
-use yz::emp::{Evaluation, FinalScore, PlayerName, Searcher, dynamic_score, expected_match_points};
 use yz::game::{Category, CategorySet, Game, RollId, Rules, ScoreState};
+use yz::players::matchplay::play_match_players;
+use yz::players::{Evaluation, FinalScore, PlayerName, Searcher, dynamic_score, expected_match_points};
+use yz::players::{MatchPlayer, Position, Seat, SolitairePlayer};
 use yz::progress::Silent;
-use yz::simulate::matchplay::{MatchPlayer, Position, Seat, SolitairePlayer, play_match_players};
 use yz::solo::{Policy, TurnPlan};
 use yz::strategy::{Strategy, StrategyName};
 use yz::targets::open_or_solve;

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::move_errors::{MergeError, MoveErrorReport, StrategyErrors, TYPICAL_SHARPNESS};
+use super::{MergeError, MoveErrorReport, StrategyErrors, TYPICAL_SHARPNESS};
 use crate::game::Game;
 use crate::store::{StoreError, read_text};
 

@@ -19,12 +19,12 @@ use serde_json::json;
 use tokio::sync::Semaphore;
 
 use super::ServeConfig;
+use crate::coach::record::Record;
+use crate::coach::review::{self, EXACT_MAX_OPEN, ReviewOptions};
 use crate::duel::cards::Cards;
 use crate::duel::source::{self, DuelAdviceJson, Position, TableLookup};
 use crate::game::{Card, Game, Rules, parse_dice};
 use crate::progress::{Progress, Silent};
-use crate::record::Record;
-use crate::review::{self, EXACT_MAX_OPEN, ReviewOptions};
 use crate::solo::{self, SoloTable};
 use crate::targets::advise::{self as target_advise, TargetAdviceJson};
 use crate::targets::{self, TargetTable};

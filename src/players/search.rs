@@ -9,7 +9,7 @@
 //! EMP(0) or DynS(0) would), the root player maximises its value of the remaining search
 //! (expectimax), the dice are averaged, and the evaluation is applied where the search
 //! stops. A turn's expected outcome under a plan comes from the plan's final-roll
-//! probabilities ([`crate::solo::analysis::final_rolls`]); no turn is solved twice.
+//! probabilities (`solo::analysis::final_rolls`); no turn is solved twice.
 //!
 //! Cost: d = 0 evaluates each distinct transition of one turn once (a few hundred
 //! evaluations of a few hundred thresholds). d = 1 runs one opponent turn per root
@@ -24,7 +24,7 @@ use std::sync::{Arc, Mutex};
 
 use super::eval::{Evaluation, FinalScore};
 use crate::game::{Game, ScoreState, Transition};
-use crate::simulate::matchplay::{MatchPlayer, Position};
+use crate::players::{MatchPlayer, Position};
 use crate::solo::TurnPlan;
 use crate::solo::analysis::final_rolls;
 use crate::solo::policy::plan_by;
@@ -262,7 +262,7 @@ impl<'t> Searcher<'t> {
     }
 
     /// The mover's value of each way its turn in `position` can end: what the search
-    /// maximises, and what weighs the moves of a typical player ([`super::move_errors`]).
+    /// maximises, and what weighs the moves of a typical player ([`crate::move_errors`]).
     pub fn ending_values(&self, position: &Position) -> Result<Arc<EndingValues>, TargetTableError> {
         if self.is_opening(position) {
             return self.opening_values.get_or_try(position, || self.search(position).map(Arc::new));

@@ -1,96 +1,21 @@
 //! Multi-player games: each player on its own card, turns alternating, the highest total
 //! winning and a tie for the top shared equally.
 //!
-//! A player is a [`MatchPlayer`]: it plans each of its turns seeing every card
-//! ([`Position`]). Solitaire strategies ([`Policy`], which never look at the other cards)
-//! take part through [`SolitairePlayer`]; the opponent-aware searchers of [`crate::emp`]
-//! implement the trait directly. Each player of game `i` draws its dice from its own
-//! stream, `i · players + p` ([`super::game_rng`]): a player's dice do not depend on what
-//! the others did, and, as in [`super::simulate`], the result of a seed is the same on any
+//! Each player of game `i` draws its dice from its own stream, `i · players + p`
+//! ([`crate::simulate::game_rng`]): a player's dice do not depend on what the others did,
+//! and, as in [`crate::simulate::simulate`], the result of a seed is the same on any
 //! number of threads (all totals are integer counts, and a player's plan depends only on
 //! the position).
-
-use std::sync::Arc;
 
 use rayon::prelude::*;
 use serde::Serialize;
 
-use super::{PlanCache, ScoreTally, Z_95, game_rng, play_turn};
-use crate::game::{Game, ScoreState};
+use super::{MatchPlayer, Position, SolitairePlayer};
+use crate::game::Game;
 use crate::progress::Progress;
-use crate::solo::{Policy, TurnPlan};
+use crate::simulate::{ScoreTally, Z_95, game_rng, play_turn};
+use crate::solo::Policy;
 use crate::targets::TargetTableError;
-
-/// One player's card in a match: its score state and the points written on it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Seat {
-    /// What of the card matters for the future.
-    pub state: ScoreState,
-    /// Points on the card so far, bonuses included.
-    pub points: u32,
-}
-
-/// A match between turns: every player's card and whose turn it is.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct Position {
-    /// The cards, in turn order.
-    pub seats: Vec<Seat>,
-    /// The player about to roll.
-    pub mover: usize,
-}
-
-impl Position {
-    /// The start of a game of `game` between `players` players, the first to move.
-    pub fn start(game: Game, players: usize) -> Position {
-        Position { seats: vec![Seat { state: ScoreState::start(game), points: 0 }; players], mover: 0 }
-    }
-
-    /// The position after the mover's turn ended with `points` more and state `next`: the
-    /// next player (in turn order) to move.
-    pub fn after(&self, next: ScoreState, points: u32) -> Position {
-        let mut seats = self.seats.clone();
-        let seat = &mut seats[self.mover];
-        *seat = Seat { state: next, points: seat.points + points };
-        Position { seats, mover: (self.mover + 1) % self.seats.len() }
-    }
-
-    /// The same cards with the turn passed on unplayed (for a mover whose card is full).
-    pub fn passed(&self) -> Position {
-        Position { seats: self.seats.clone(), mover: (self.mover + 1) % self.seats.len() }
-    }
-
-    /// Whether every card is full.
-    pub fn is_over(&self) -> bool {
-        self.seats.iter().all(|s| s.state.is_terminal())
-    }
-}
-
-/// A match player: plans its turn seeing every card.
-pub trait MatchPlayer: Sync {
-    /// The plan of the mover's turn in `position` (the mover's card is not full). Every
-    /// keep must be within its roll and every box allowed. Fails only where a table the
-    /// player reads is unreadable.
-    fn plan(&self, position: &Position) -> Result<Arc<TurnPlan>, TargetTableError>;
-}
-
-/// A solitaire strategy as a match player: it looks at its own card only, and its plans are
-/// kept per score state ([`PlanCache`]).
-pub struct SolitairePlayer<'a> {
-    plans: PlanCache<'a, dyn Policy + 'a>,
-}
-
-impl<'a> SolitairePlayer<'a> {
-    /// `policy` as a match player.
-    pub fn new(policy: &'a (dyn Policy + 'a)) -> SolitairePlayer<'a> {
-        SolitairePlayer { plans: PlanCache::new(policy) }
-    }
-}
-
-impl MatchPlayer for SolitairePlayer<'_> {
-    fn plan(&self, position: &Position) -> Result<Arc<TurnPlan>, TargetTableError> {
-        Ok(self.plans.plan(position.seats[position.mover].state))
-    }
-}
 
 /// What a match of many games gave each player.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]

@@ -3,10 +3,10 @@
 
 use std::path::Path;
 
-use crate::emp::{PlayerName, Searcher};
 use crate::game::Game;
+use crate::players::{MatchPlayer, SolitairePlayer};
+use crate::players::{PlayerName, Searcher};
 use crate::progress::Progress;
-use crate::simulate::matchplay::{MatchPlayer, SolitairePlayer};
 use crate::solo::Policy;
 use crate::strategy::{Strategy, StrategyError};
 use crate::targets::{self, TargetTable, TargetTableError};
