@@ -5,9 +5,9 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use yz::game::RollsLeft;
 use yz::game::{Card, Game, Rules, parse_dice};
 use yz::solo::{self, SoloTable};
-use yz::turn::choice::RollsLeft;
 use yz::turn::simd::{self, SimdWork};
 use yz::turn::{TurnBuffer, kernel::edges_per_turn};
 

@@ -7,10 +7,10 @@ use std::hint::black_box;
 use std::path::PathBuf;
 
 use criterion::{Criterion, criterion_group, criterion_main};
+use yz::game::RollsLeft;
 use yz::game::{Card, Category, Game, Rules, parse_dice};
 use yz::solo::Choice;
 use yz::targets::{TargetTable, advise, table};
-use yz::turn::choice::RollsLeft;
 
 /// A position to query and advise, and what the answers must be.
 struct Case {

@@ -32,7 +32,7 @@
 //! // What to keep from 6,6,6,2,1 with two rerolls left?
 //! let card = Card::parse("", game).unwrap();
 //! let roll = parse_dice("6,6,6,2,1").unwrap();
-//! let ranked = yz::solo::advise(&solution, game, &card, roll, yz::turn::choice::RollsLeft::TWO).unwrap();
+//! let ranked = yz::solo::advise(&solution, game, &card, roll, yz::game::RollsLeft::TWO).unwrap();
 //! assert_eq!(yz::solo::advise::faces(match ranked[0].choice {
 //!     yz::solo::Choice::Keep(keep) => keep,
 //!     yz::solo::Choice::Score(_) => unreachable!(),

@@ -27,6 +27,7 @@ use yz::duel::shard::{
     verify_tables,
 };
 use yz::duel::{Cards, LayerShape, Space};
+use yz::game::RollsLeft;
 use yz::game::{
     ALL_CATEGORIES, Card, Category, CategorySet, Game, MAX_BOXES, RollId, Rules, ScoreState, StateId, StateIndex,
     parse_dice,
@@ -41,7 +42,6 @@ use yz::strategy::anchors::BoxValues;
 use yz::strategy::{evolve, learned};
 use yz::targets::advise as target_advise;
 use yz::targets::table::{self as target_table, TargetTable};
-use yz::turn::choice::RollsLeft;
 
 // ---------------------------------------------------------------------------------------
 // Running properties

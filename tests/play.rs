@@ -5,10 +5,10 @@
 use yz::coach::play::{Coach, PlayError, Session};
 use yz::coach::review::{self, ReviewOptions};
 use yz::game::{Category, Game, KeepId, Rules, parse_dice};
+use yz::game::{Choice, RollsLeft};
 use yz::players::SolitairePlayer;
 use yz::progress::Silent;
 use yz::solo::{self, OptimalPolicy};
-use yz::turn::choice::{Choice, RollsLeft};
 
 /// Plays the session to the end: the coach's best for the player, the opponent's own plan.
 fn play_out(session: &mut Session) {

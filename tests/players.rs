@@ -4,6 +4,8 @@
 use yz::duel::advise::{Solved, advise};
 use yz::duel::cluster::solve_layers;
 use yz::duel::{Cards, Space};
+use yz::game::Choice;
+use yz::game::RollsLeft;
 use yz::game::{Category, CategorySet, Game, RollId, Rules, ScoreState};
 use yz::players::matchplay::play_match_players;
 use yz::players::{Evaluation, FinalScore, PlayerName, Searcher, dynamic_score, expected_match_points};
@@ -12,8 +14,6 @@ use yz::progress::Silent;
 use yz::solo::{Policy, TurnPlan};
 use yz::strategy::{Strategy, StrategyName};
 use yz::targets::open_or_solve;
-use yz::turn::choice::Choice;
-use yz::turn::choice::RollsLeft;
 
 /// Three hand-made final-score distributions with ties between them.
 fn three_players() -> Vec<(i64, Vec<f64>)> {
@@ -123,11 +123,7 @@ fn emp0_against_optimal_is_reproducible_on_any_thread_count() {
 
 /// Checks that `plan` makes, for every roll, a choice worth the exact best winning chance
 /// (within `tolerance`), with the values from `value_choices`.
-fn assert_optimal(
-    plan: &TurnPlan,
-    tolerance: f64,
-    value_choices: impl Fn(RollId, RollsLeft) -> Vec<yz::turn::choice::Valued>,
-) {
+fn assert_optimal(plan: &TurnPlan, tolerance: f64, value_choices: impl Fn(RollId, RollsLeft) -> Vec<yz::game::Valued>) {
     for roll in RollId::all() {
         for rolls_left in [RollsLeft::TWO, RollsLeft::ONE, RollsLeft::NONE] {
             let ranked = value_choices(roll, rolls_left);

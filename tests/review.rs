@@ -9,10 +9,11 @@ use crate::duel_brute_force::Brute;
 use yz::coach::record::{Location, Record, RecordError, Turn};
 use yz::coach::review::{self, ReviewOptions, Source};
 use yz::game::{Card, Game, KeepId, RollId, Rules};
+use yz::game::{Choice, RollsLeft};
 use yz::progress::Silent;
 use yz::simulate::{PlanCache, roll_missing};
 use yz::solo::{self, FutureValue, OptimalPolicy, Start, WithinTurn, analyze_from};
-use yz::turn::choice::{self, Choice, RollsLeft};
+use yz::turn::choice;
 
 /// Plays a game of `players` players, each decision `choose(card, roll, rolls_left)`, all
 /// three rolls of every turn rolled (keeping all five dice stops), dice from `seed`.

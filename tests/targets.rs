@@ -5,13 +5,13 @@ use std::path::Path;
 
 use super::cli::{fails_with, json, yz};
 
+use yz::game::RollsLeft;
 use yz::game::{Card, Category, CategorySet, Game, KeepId, RollId, Rules, ScoreState, StateId, parse_dice};
 use yz::solo::Choice;
 use yz::store::{self, Field, IdentityError, StoreError, StoreFile};
 use yz::targets::advise::{self, TargetAdviseError};
 use yz::targets::table::{self, KIND, TargetTable, TargetTableError};
 use yz::targets::{TargetCurves, solve};
-use yz::turn::choice::RollsLeft;
 
 /// Upper boxes and the Yahtzee box: long tails of Extra Yahtzee Bonuses, several blocks.
 fn game() -> Game {

@@ -15,9 +15,9 @@ use yz::duel::count::{LayerCount, count_layers_reporting, count_terminal, group}
 use yz::duel::plan::{LayerHours, MAX_RANKS, gib, min_ranks, usable};
 use yz::duel::source::{Position, TableLookup, table_dir};
 use yz::duel::{Cards, DuelValue, Space};
+use yz::game::RollsLeft;
 use yz::game::{Game, RollId, parse_dice};
 use yz::sys::{mem_available, memory_per_rank};
-use yz::turn::choice::RollsLeft;
 
 /// Two-player commands.
 #[derive(Subcommand)]
@@ -244,7 +244,7 @@ pub fn run(command: DuelCommand, data: &Path, as_json: bool) -> Result<()> {
     }
 }
 
-fn print_advice(p: &Position, roll: RollId, rolls_left: RollsLeft, ranked: &[yz::turn::choice::Valued], as_json: bool) {
+fn print_advice(p: &Position, roll: RollId, rolls_left: RollsLeft, ranked: &[yz::game::Valued], as_json: bool) {
     let best = ranked.first().map_or(0.0, |r| r.value);
     if as_json {
         print_json(json!(yz::duel::source::DuelAdviceJson::new(p, roll, rolls_left, ranked)));

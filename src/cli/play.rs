@@ -11,11 +11,11 @@ use super::progress::Bar;
 use yz::coach::play::{Coach, Feedback, PLAYER, Session};
 use yz::coach::record::Record;
 use yz::coach::review;
+use yz::game::{Choice, RollsLeft, Valued};
 use yz::game::{Game, KeepId, parse_dice};
 use yz::players::PlayerName;
 use yz::players::lineup::Lineup;
 use yz::solo;
-use yz::turn::choice::{Choice, RollsLeft, Valued};
 
 /// `yz play`.
 #[derive(Args)]

@@ -9,10 +9,10 @@ use serde_json::json;
 
 use super::progress::Bar;
 use super::{GameArgs, print_json};
+use yz::game::RollsLeft;
 use yz::game::{Card, Game, parse_dice};
 use yz::solo::{self, FutureValue, SoloTable};
 use yz::targets::payoff::{self, Payoff};
-use yz::turn::choice::RollsLeft;
 
 #[derive(Subcommand)]
 pub enum SoloCommand {

@@ -9,10 +9,10 @@ use serde_json::json;
 
 use super::progress::Bar;
 use super::{GameArgs, print_json};
+use yz::game::RollsLeft;
 use yz::game::{Card, Game, StateIndex, parse_dice};
 use yz::targets::advise::{self};
 use yz::targets::{self, TargetTable, table};
-use yz::turn::choice::RollsLeft;
 
 /// The `yz targets` subcommands.
 #[derive(Subcommand)]

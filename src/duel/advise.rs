@@ -14,7 +14,8 @@ use super::shard::{self, Column, Manifest, ShardEntry, ShardError};
 use super::solve::LayerValues;
 use super::space::Space;
 use crate::game::{RollId, ScoreState, StateId, Transition};
-use crate::turn::choice::{self, RollsLeft, Valued};
+use crate::game::{RollsLeft, Valued};
+use crate::turn::choice;
 
 /// Where the values of positions come from.
 pub trait PositionSource {

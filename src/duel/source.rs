@@ -19,8 +19,8 @@ use super::solve::LayerValues;
 use super::space::{Space, SpaceError};
 use crate::duel::cluster::{ClusterError, solve_layers_until};
 use crate::game::{Card, CardError, Game, RollId, StateId};
+use crate::game::{ChoiceJson, RollsLeft, Valued};
 use crate::progress::Progress;
-use crate::turn::choice::{ChoiceJson, RollsLeft, Valued};
 use serde::Serialize;
 
 /// Most positions solved on the fly below a position: a few seconds and about a gigabyte;

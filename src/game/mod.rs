@@ -1,12 +1,14 @@
 //! The game model: dice, keeps, boxes, rules, score states and cards.
 
 pub mod category;
+pub mod choice;
 pub mod dice;
 pub mod index;
 pub mod rules;
 pub mod state;
 
 pub use category::{ALL_CATEGORIES, Category, CategoryListError, CategorySet, MAX_BOXES};
+pub use choice::{Choice, ChoiceJson, RollsLeft, RollsLeftError, Valued, faces};
 pub use dice::{KeepId, NUM_KEEPS, NUM_ROLLS, RollId, parse_dice};
 pub use index::{StateId, StateIndex};
 pub use rules::{Game, Joker, Pattern, PointsTable, RollClasses, Rules, YAHTZEE_RULES};

@@ -36,6 +36,7 @@ use crate::duel::advise::{Solved, TurnEndings};
 use crate::duel::cluster::solve_layers;
 use crate::duel::shard::ShardError;
 use crate::duel::{Cards, Space, SpaceError};
+use crate::game::{Choice, RollsLeft, Valued};
 use crate::game::{KeepId, RollId, Transition};
 use crate::players::{MatchPlayer, Position};
 use crate::players::{PlayerName, Searcher};
@@ -45,7 +46,7 @@ use crate::solo::TurnPlan;
 use crate::solo::policy::plan_by;
 use crate::strategy::StrategyError;
 use crate::targets::TargetTableError;
-use crate::turn::choice::{self, Choice, RollsLeft, Valued};
+use crate::turn::choice;
 
 /// How sharply the typical player prefers better moves: Pawlewicz's 100 in
 /// exp(100 · (v_i − max_j v_j)).

@@ -4,8 +4,9 @@ use serde::Serialize;
 
 use super::table::FutureValue;
 use crate::game::{Card, Game, RollId, Rules, Transition};
-use crate::turn::choice::{self, ChoiceJson, RollsLeft};
-pub use crate::turn::choice::{Choice, faces};
+pub use crate::game::{Choice, faces};
+use crate::game::{ChoiceJson, RollsLeft};
+use crate::turn::choice;
 
 /// One ranked choice.
 #[derive(Clone, Copy, Debug)]

@@ -30,8 +30,8 @@ use crate::game::{
     ALL_CATEGORIES, Category, CategorySet, Game, KeepId, MAX_BOXES, NUM_KEEPS, NUM_ROLLS, RollId, ScoreState,
     StateIndex,
 };
+use crate::game::{Choice, RollsLeft};
 use crate::progress::{Progress, Silent};
-use crate::turn::choice::{Choice, RollsLeft};
 
 /// What a strategy scores, exactly: by box, bonuses, and in total.
 #[derive(Clone, Debug)]

@@ -11,10 +11,10 @@ use serde::Serialize;
 use super::solve::Curve;
 use super::table::{TargetTable, TargetTableError};
 use crate::game::{Card, Category, Game, KeepId, NUM_ROLLS, RollId, Rules, ScoreState};
+use crate::game::{ChoiceJson, RollsLeft};
 use crate::solo::Choice;
 use crate::store::IdentityError;
 use crate::turn::TurnBuffer;
-use crate::turn::choice::{ChoiceJson, RollsLeft};
 use crate::turn::lanes::lane_max;
 
 /// One ranked choice.

@@ -11,12 +11,12 @@ use rand::rngs::ChaCha8Rng;
 
 use crate::coach::record::{Location, Record, RecordError, Turn};
 use crate::game::{Card, Category, Game, KeepId, RollId};
+use crate::game::{Choice, RollsLeft, Valued};
 use crate::players::{MatchPlayer, Position, Seat};
 use crate::simulate::roll_missing;
 use crate::solo::{self, SoloTable};
 use crate::targets::advise::TargetAdviseError;
 use crate::targets::{self, TargetTable, TargetTableError};
-use crate::turn::choice::{Choice, RollsLeft, Valued};
 
 /// How the coach values a choice.
 #[derive(Clone, Copy)]

@@ -18,7 +18,7 @@ pub mod text;
 use std::fmt;
 
 use crate::game::{Card, Category, Game, KeepId, RollId};
-use crate::turn::choice::{Choice, RollsLeft};
+use crate::game::{Choice, RollsLeft};
 
 /// The version of both record forms, written in each.
 pub const RECORD_VERSION: u32 = 1;

@@ -29,12 +29,13 @@ use crate::duel::advise::advise as duel_advise;
 use crate::duel::cards::Cards;
 use crate::duel::source::{Position, SourceError, TableLookup, Values};
 use crate::game::{Card, Game, RollId};
+use crate::game::{Choice, ChoiceJson, RollsLeft, Valued};
 use crate::players::{Evaluation, Searcher};
 use crate::players::{Position as MatchPosition, Seat};
 use crate::progress::Progress;
 use crate::solo::{self, SoloTable};
 use crate::targets::{TargetTable, TargetTableError};
-use crate::turn::choice::{self, Choice, ChoiceJson, RollsLeft, Valued};
+use crate::turn::choice;
 
 /// Most boxes open on both cards together for which a two-player review asks for the exact
 /// values: above it the game below a position has far more than

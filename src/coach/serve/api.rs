@@ -23,12 +23,12 @@ use crate::coach::record::Record;
 use crate::coach::review::{self, EXACT_MAX_OPEN, ReviewOptions};
 use crate::duel::cards::Cards;
 use crate::duel::source::{self, DuelAdviceJson, Position, TableLookup};
+use crate::game::RollsLeft;
 use crate::game::{Card, Game, Rules, parse_dice};
 use crate::progress::{Progress, Silent};
 use crate::solo::{self, SoloTable};
 use crate::targets::advise::{self as target_advise, TargetAdviceJson};
 use crate::targets::{self, TargetTable};
-use crate::turn::choice::RollsLeft;
 
 /// A refused or failed request: its status and the message shown.
 #[derive(Debug)]
