@@ -8,7 +8,7 @@
 //!   through it, so Yatzy is a value like Yahtzee's variants), score states and the turn's
 //!   vocabulary; [`store`]: the checked file format every table uses.
 //! - [`solo`]: the single-player game for maximum expected score, with lanes over the upper
-//!   total; [`targets`]: the best chance of reaching every score; [`oneturn`]: one turn
+//!   total; [`targets`]: the best chance of reaching every score; [`pattern`]: one turn
 //!   played for a pattern.
 //! - [`strategy`]: the papers' other solitaire strategies, evaluated exactly by the same
 //!   forward analysis; [`simulate`] plays any of them; [`players`]: anything that plays a
@@ -48,7 +48,7 @@ pub mod coach;
 pub mod duel;
 pub mod game;
 pub mod move_errors;
-pub mod oneturn;
+pub mod pattern;
 pub mod players;
 pub mod progress;
 pub mod simulate;

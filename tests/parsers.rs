@@ -33,7 +33,7 @@ use yz::game::{
     parse_dice,
 };
 use yz::move_errors::MoveErrorReport;
-use yz::oneturn::{Pattern, Setup};
+use yz::pattern::{Pattern, Setup};
 use yz::players::PlayerName;
 use yz::solo::SoloTable;
 use yz::store::{self, FORMAT_VERSION, StoreFile};
@@ -327,7 +327,7 @@ fn patterns_parse_round_trip_or_are_refused() {
                     Ok(()) => {
                         let _ = pattern.meaning(setup);
                         if setup.faces <= 4 && setup.dice <= 4 {
-                            yz::oneturn::solve(&pattern, setup).map(drop).or_else(clean)?;
+                            yz::pattern::solve(&pattern, setup).map(drop).or_else(clean)?;
                         }
                     }
                     Err(error) => clean(error)?,

@@ -1,6 +1,6 @@
 //! The solitaire solver against published numbers, closed forms and itself.
 
-use yz::game::{Category, CategorySet, Game, Pattern, Rules, StateIndex};
+use yz::game::{BoxRule, Category, CategorySet, Game, Rules, StateIndex};
 use yz::solo::solve;
 
 use crate::golden;
@@ -78,7 +78,7 @@ fn yatzy_expected_score_is_248_4399894() {
 /// difference, reproduced as a rule set only this test builds.
 #[test]
 fn larsson_sjoberg_figure_is_two_pairs_scoring_one_pair() {
-    let misread = Pattern::Pairs { pairs: 2, four_of_a_kind_counts: false, fewer_score: true };
+    let misread = BoxRule::Pairs { pairs: 2, four_of_a_kind_counts: false, fewer_score: true };
     let rules = Rules::yatzy().with_pattern(Category::TwoPairs, misread, "larsson-sjoberg");
     let value = solve(Game::full(rules)).start_value();
     assert_eq!(rounded(value, 2), golden::LARSSON_SJOBERG_EXPECTED, "{value}");

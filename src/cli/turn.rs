@@ -5,7 +5,7 @@ use clap::Args;
 use serde_json::json;
 
 use super::print_json;
-use yz::oneturn::{self, Notation, Pattern, Probability, Setup, Solution};
+use yz::pattern::{self, Notation, Pattern, Probability, Setup, Solution};
 
 /// The flags of `yz turn`.
 #[derive(Args)]
@@ -31,7 +31,7 @@ pub struct TurnArgs {
 pub fn run(args: TurnArgs, as_json: bool) -> Result<()> {
     let pattern: Pattern = args.target.parse()?;
     let setup = Setup { faces: args.faces, dice: args.dice, rolls: args.rolls };
-    let solution = oneturn::solve(&pattern, setup)?;
+    let solution = pattern::solve(&pattern, setup)?;
     if as_json {
         print_json(to_json(&solution));
     } else {
@@ -50,7 +50,7 @@ fn to_json(solution: &Solution) -> serde_json::Value {
                 .zip(&row.values)
                 .map(|(roll, value)| {
                     let mut entry =
-                        json!({ "roll": roll, "value": oneturn::to_f64(value), "exact": value.to_string() });
+                        json!({ "roll": roll, "value": pattern::to_f64(value), "exact": value.to_string() });
                     if let Some(keeps) = row.best_keeps.get(roll - 1) {
                         entry["best_keeps"] = json!(keeps);
                     }
@@ -59,7 +59,7 @@ fn to_json(solution: &Solution) -> serde_json::Value {
                 .collect();
             json!({
                 "state": row.label,
-                "first_roll": oneturn::to_f64(&row.first_roll),
+                "first_roll": pattern::to_f64(&row.first_roll),
                 "first_roll_exact": row.first_roll.to_string(),
                 "after": after,
             })
@@ -72,7 +72,7 @@ fn to_json(solution: &Solution) -> serde_json::Value {
         "dice": dice,
         "rolls": rolls,
         "states_are": solution.notation.name(),
-        "probability": oneturn::to_f64(&solution.probability),
+        "probability": pattern::to_f64(&solution.probability),
         "exact": solution.probability.to_string(),
         "states": states,
     })
@@ -131,6 +131,6 @@ fn keep_list(keeps: &[String]) -> String {
 
 /// Ten decimals, or six significant digits in scientific notation for tiny chances.
 fn decimal(probability: &Probability) -> String {
-    let value = oneturn::to_f64(probability);
+    let value = pattern::to_f64(probability);
     if value == 0.0 || value >= 1e-4 { format!("{value:.10}") } else { format!("{value:.6e}") }
 }

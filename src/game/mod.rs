@@ -11,5 +11,5 @@ pub use category::{ALL_CATEGORIES, Category, CategoryListError, CategorySet, MAX
 pub use choice::{Choice, ChoiceJson, RollsLeft, RollsLeftError, Valued, faces};
 pub use dice::{KeepId, NUM_KEEPS, NUM_ROLLS, RollId, parse_dice};
 pub use index::{StateId, StateIndex};
-pub use rules::{Game, Joker, Pattern, PointsTable, RollClasses, Rules, YAHTZEE_RULES};
+pub use rules::{BoxRule, Game, Joker, PointsTable, RollClasses, Rules, YAHTZEE_RULES};
 pub use state::{Card, CardError, ScoreState, Transition};

@@ -1,7 +1,7 @@
 //! Rule sets as data, and the game being played (a rule set plus the boxes in play).
 //!
 //! A [`Rules`] value says which boxes the card has and in what order, how each one
-//! scores ([`Pattern`]), the upper threshold and bonus, the Extra Yahtzee Bonus and the
+//! scores ([`BoxRule`]), the upper threshold and bonus, the Extra Yahtzee Bonus and the
 //! Joker, and whether boxes must be filled in card order. The four Yahtzee variants and
 //! Scandinavian Yatzy (with its house rules) are values of it; every solver reads a game
 //! through it and nothing else.
@@ -17,7 +17,7 @@ use super::dice::{FaceCounts, NUM_FACES, NUM_ROLLS, RollId};
 
 /// How a box scores a roll: the data behind a box of a rule set.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Pattern {
+pub enum BoxRule {
     /// The sum of the dice showing `face` (an upper box).
     Upper {
         /// The face counted, 1..=6.
@@ -66,20 +66,20 @@ pub enum Pattern {
     Chance,
 }
 
-impl Pattern {
+impl BoxRule {
     /// Points for scoring `roll` here by the printed pattern, without Joker or bonuses.
     pub fn points(self, roll: RollId) -> u32 {
         let counts = roll.counts();
         let sum = dice_sum(counts);
         let most = *counts.iter().max().unwrap_or(&0);
         match self {
-            Pattern::Upper { face } => counts[face as usize - 1] as u32 * face as u32,
-            Pattern::OfAKind { count, all_dice } => match highest_face_with(counts, count) {
+            BoxRule::Upper { face } => counts[face as usize - 1] as u32 * face as u32,
+            BoxRule::OfAKind { count, all_dice } => match highest_face_with(counts, count) {
                 Some(_) if all_dice => sum,
                 Some(face) => face * count as u32,
                 None => 0,
             },
-            Pattern::Pairs { pairs, four_of_a_kind_counts, fewer_score } => {
+            BoxRule::Pairs { pairs, four_of_a_kind_counts, fewer_score } => {
                 // The highest pairs first, a face giving two where four of a kind counts.
                 let (mut found, mut sum) = (0u8, 0);
                 for face in (1..=NUM_FACES as u32).rev() {
@@ -90,7 +90,7 @@ impl Pattern {
                 }
                 if found < pairs && !fewer_score { 0 } else { sum }
             }
-            Pattern::FullHouse { points, five_of_a_kind_counts } => {
+            BoxRule::FullHouse { points, five_of_a_kind_counts } => {
                 let full = counts.contains(&3) && counts.contains(&2) || most == 5 && five_of_a_kind_counts;
                 match (full, points) {
                     (false, _) => 0,
@@ -98,30 +98,30 @@ impl Pattern {
                     (true, None) => sum,
                 }
             }
-            Pattern::Straight { length, lowest, points } => {
+            BoxRule::Straight { length, lowest, points } => {
                 let run = match lowest {
                     Some(low) => counts[low as usize - 1..].iter().take_while(|&&c| c > 0).count(),
                     None => longest_run(counts),
                 };
                 if run >= length as usize { points as u32 } else { 0 }
             }
-            Pattern::FiveOfAKind { points } => {
+            BoxRule::FiveOfAKind { points } => {
                 if most == 5 {
                     points as u32
                 } else {
                     0
                 }
             }
-            Pattern::Chance => sum,
+            BoxRule::Chance => sum,
         }
     }
 
     /// Points a Joker earns here: a full house or a straight in full, else the pattern's.
     fn joker_points(self, roll: RollId) -> u32 {
         match self {
-            Pattern::FullHouse { points: Some(p), .. } => p as u32,
-            Pattern::FullHouse { points: None, .. } => dice_sum(roll.counts()),
-            Pattern::Straight { points, .. } => points as u32,
+            BoxRule::FullHouse { points: Some(p), .. } => p as u32,
+            BoxRule::FullHouse { points: None, .. } => dice_sum(roll.counts()),
+            BoxRule::Straight { points, .. } => points as u32,
             other => other.points(roll),
         }
     }
@@ -202,7 +202,7 @@ pub struct Rules {
     order: [Category; MAX_BOXES],
     len: u8,
     /// Each box's pattern, by [`Category::index`]; `None` for boxes not on the card.
-    patterns: [Option<Pattern>; MAX_BOXES],
+    patterns: [Option<BoxRule>; MAX_BOXES],
     /// The five-of-a-kind box's name on this card (`yahtzee`, `yatzy`).
     five_of_a_kind_name: &'static str,
     upper_threshold: u8,
@@ -232,13 +232,13 @@ const YATZY_NAMES: [&str; 8] = [
 
 /// A card: the six upper boxes, then the `lower` boxes in card order, each with its
 /// pattern. Returns the order, the number of boxes and the patterns by box index.
-const fn card(lower: &[(Category, Pattern)]) -> ([Category; MAX_BOXES], u8, [Option<Pattern>; MAX_BOXES]) {
+const fn card(lower: &[(Category, BoxRule)]) -> ([Category; MAX_BOXES], u8, [Option<BoxRule>; MAX_BOXES]) {
     let mut order = [Category::Ones; MAX_BOXES];
     let mut patterns = [None; MAX_BOXES];
     let mut i = 0;
     while i < NUM_FACES {
         order[i] = ALL_CATEGORIES[i];
-        patterns[i] = Some(Pattern::Upper { face: i as u8 + 1 });
+        patterns[i] = Some(BoxRule::Upper { face: i as u8 + 1 });
         i += 1;
     }
     let mut j = 0;
@@ -264,13 +264,13 @@ impl Rules {
     const fn yahtzee(name: &'static str, extra_bonus: u8, joker: Joker) -> Rules {
         use Category::*;
         let (order, len, patterns) = card(&[
-            (ThreeOfAKind, Pattern::OfAKind { count: 3, all_dice: true }),
-            (FourOfAKind, Pattern::OfAKind { count: 4, all_dice: true }),
-            (FullHouse, Pattern::FullHouse { points: Some(25), five_of_a_kind_counts: false }),
-            (SmallStraight, Pattern::Straight { length: 4, lowest: None, points: 30 }),
-            (LargeStraight, Pattern::Straight { length: 5, lowest: None, points: 40 }),
-            (Yahtzee, Pattern::FiveOfAKind { points: 50 }),
-            (Chance, Pattern::Chance),
+            (ThreeOfAKind, BoxRule::OfAKind { count: 3, all_dice: true }),
+            (FourOfAKind, BoxRule::OfAKind { count: 4, all_dice: true }),
+            (FullHouse, BoxRule::FullHouse { points: Some(25), five_of_a_kind_counts: false }),
+            (SmallStraight, BoxRule::Straight { length: 4, lowest: None, points: 30 }),
+            (LargeStraight, BoxRule::Straight { length: 5, lowest: None, points: 40 }),
+            (Yahtzee, BoxRule::FiveOfAKind { points: 50 }),
+            (Chance, BoxRule::Chance),
         ]);
         Rules {
             name,
@@ -292,15 +292,15 @@ impl Rules {
     pub const fn yatzy() -> Rules {
         use Category::*;
         let (order, len, patterns) = card(&[
-            (OnePair, Pattern::Pairs { pairs: 1, four_of_a_kind_counts: false, fewer_score: false }),
-            (TwoPairs, Pattern::Pairs { pairs: 2, four_of_a_kind_counts: false, fewer_score: false }),
-            (ThreeOfAKind, Pattern::OfAKind { count: 3, all_dice: false }),
-            (FourOfAKind, Pattern::OfAKind { count: 4, all_dice: false }),
-            (SmallStraight, Pattern::Straight { length: 5, lowest: Some(1), points: 15 }),
-            (LargeStraight, Pattern::Straight { length: 5, lowest: Some(2), points: 20 }),
-            (FullHouse, Pattern::FullHouse { points: None, five_of_a_kind_counts: false }),
-            (Chance, Pattern::Chance),
-            (Yahtzee, Pattern::FiveOfAKind { points: 50 }),
+            (OnePair, BoxRule::Pairs { pairs: 1, four_of_a_kind_counts: false, fewer_score: false }),
+            (TwoPairs, BoxRule::Pairs { pairs: 2, four_of_a_kind_counts: false, fewer_score: false }),
+            (ThreeOfAKind, BoxRule::OfAKind { count: 3, all_dice: false }),
+            (FourOfAKind, BoxRule::OfAKind { count: 4, all_dice: false }),
+            (SmallStraight, BoxRule::Straight { length: 5, lowest: Some(1), points: 15 }),
+            (LargeStraight, BoxRule::Straight { length: 5, lowest: Some(2), points: 20 }),
+            (FullHouse, BoxRule::FullHouse { points: None, five_of_a_kind_counts: false }),
+            (Chance, BoxRule::Chance),
+            (Yahtzee, BoxRule::FiveOfAKind { points: 50 }),
         ]);
         Rules {
             name: YATZY_NAMES[0],
@@ -322,9 +322,9 @@ impl Rules {
         let mut rules = Rules::yatzy();
         rules.forced_order = forced_order;
         rules.patterns[Category::FullHouse.index()] =
-            Some(Pattern::FullHouse { points: None, five_of_a_kind_counts: five_kind_full_house });
+            Some(BoxRule::FullHouse { points: None, five_of_a_kind_counts: five_kind_full_house });
         rules.patterns[Category::TwoPairs.index()] =
-            Some(Pattern::Pairs { pairs: 2, four_of_a_kind_counts: four_kind_two_pairs, fewer_score: false });
+            Some(BoxRule::Pairs { pairs: 2, four_of_a_kind_counts: four_kind_two_pairs, fewer_score: false });
         let bits = forced_order as usize | (five_kind_full_house as usize) << 1 | (four_kind_two_pairs as usize) << 2;
         rules.name = YATZY_NAMES[bits];
         rules
@@ -336,8 +336,8 @@ impl Rules {
     /// # Panics
     /// If `category` is not on the card, or `pattern` is an upper pattern for a lower box
     /// or the other way round (the upper boxes must stay the six faces).
-    pub fn with_pattern(mut self, category: Category, pattern: Pattern, name: &'static str) -> Rules {
-        let upper = matches!(pattern, Pattern::Upper { face } if category.upper_face() == Some(face));
+    pub fn with_pattern(mut self, category: Category, pattern: BoxRule, name: &'static str) -> Rules {
+        let upper = matches!(pattern, BoxRule::Upper { face } if category.upper_face() == Some(face));
         assert!(self.patterns[category.index()].is_some(), "{category} is not on the {} card", self.name);
         assert_eq!(upper, category.upper_face().is_some(), "upper boxes score their own face");
         self.patterns[category.index()] = Some(pattern);
@@ -393,7 +393,7 @@ impl Rules {
     }
 
     /// How `category` scores, or `None` if it is not on the card.
-    pub fn pattern(self, category: Category) -> Option<Pattern> {
+    pub fn pattern(self, category: Category) -> Option<BoxRule> {
         self.patterns[category.index()]
     }
 
@@ -515,7 +515,7 @@ impl Rules {
                 }
             }
             // A box can always be scratched unless every roll scores in it.
-            if !matches!(pattern, Pattern::Chance) {
+            if !matches!(pattern, BoxRule::Chance) {
                 possible[0] = true;
             }
         }

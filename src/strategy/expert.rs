@@ -23,7 +23,7 @@
 //! Published: about 212 on the full game (1,000 simulated games) and 58.1735 on the
 //! 6-round game (10,000), without Extra Yahtzee Bonus or Joker.
 
-use super::rules::FALLBACK_ORDER;
+use super::rule_lists::FALLBACK_ORDER;
 use crate::game::{Category, CategorySet, Game, KeepId, RollId, ScoreState};
 use crate::solo::{Policy, TurnPlan};
 

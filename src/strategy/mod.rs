@@ -20,7 +20,7 @@
 //! | `means-iter[:N]` | Eq. 13 after N rounds (default 1) of replacing the means by the strategy's own | [`anchors`] |
 //! | `means-var` | `means` with the bonus's chance from a normal approximation with the variances | [`anchors`] |
 //! | `upper-lower` | Eq. 14: the upper-only plus the lower-only game's value | [`upper_lower`] |
-//! | `rules` | the keep and scoring rule lists of Tables V and VI | [`rules`] |
+//! | `rules` | the keep and scoring rule lists of Tables V and VI | [`rule_lists`] |
 //! | `novice` | the Yahtzee-bonus strategy of §III-A | [`novice`] |
 //! | `evolved[:FILE]` | Eq. 13 with the box numbers found by the genetic algorithm of §III-B.1 | [`evolve`] |
 //! | `expert` | Brown et al.'s expert system | [`expert`] |
@@ -36,7 +36,7 @@ pub mod evolve;
 pub mod expert;
 pub mod learned;
 pub mod novice;
-pub mod rules;
+pub mod rule_lists;
 pub mod upper_lower;
 
 use std::fmt;
@@ -229,7 +229,7 @@ impl Strategy {
             }
             StrategyName::MeansVar => Box::new(anchors::means_var(game, &optimal_statistics(game, data_dir)?)),
             StrategyName::UpperLower => Box::new(upper_lower::upper_lower(game)),
-            StrategyName::Rules => Box::new(rules::RuleLists::new(game)),
+            StrategyName::Rules => Box::new(rule_lists::RuleLists::new(game)),
             StrategyName::Novice => Box::new(novice::Novice::new(game)),
             StrategyName::Evolved { file } => {
                 let values = evolve::load(&in_data_dir(file, evolve::file_name(game)), game)?;

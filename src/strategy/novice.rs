@@ -15,7 +15,7 @@
 //!   upper boxes from Sixes down instead averages 165.62 rather than 166.92 (Glenn:
 //!   170.45); breaking ties between faces toward the lower, 154.20.
 
-use super::rules::one_face;
+use super::rule_lists::one_face;
 use crate::game::dice::NUM_FACES;
 use crate::game::{Category, Game, KeepId, RollId, ScoreState};
 use crate::solo::{Policy, TurnPlan};

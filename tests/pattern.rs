@@ -1,4 +1,4 @@
-//! `yz turn` and `yz::oneturn`: one turn played for one pattern (whuber, `002_…`): the
+//! `yz turn` and `yz::pattern`: one turn played for one pattern (whuber, `002_…`): the
 //! published numbers, brute force over ordered dice on small dice, the keep change for a
 //! full house, bad input.
 
@@ -6,7 +6,7 @@ use std::collections::{BTreeSet, HashMap};
 
 use super::cli::{fails_with, json, yz};
 
-use yz::oneturn::{self, Notation, OneTurnError, Pattern, Probability, Setup, Solution, solve};
+use yz::pattern::{self, Notation, Pattern, PatternError, Probability, Setup, Solution, solve};
 
 fn solved(pattern: &str, faces: u32, dice: u32, rolls: u32) -> Solution {
     solve(&pattern.parse().unwrap(), Setup { faces, dice, rolls }).unwrap()
@@ -19,7 +19,7 @@ fn assert_printed(value: &Probability, printed: &str) {
         None => assert_eq!(*value, Probability::from_integer(printed.parse().unwrap()), "{printed}"),
         Some((_, decimals)) => {
             let tolerance = 0.5 * 10f64.powi(-(decimals.len() as i32)) + 1e-15;
-            let got = oneturn::to_f64(value);
+            let got = pattern::to_f64(value);
             assert!((got - printed.parse::<f64>().unwrap()).abs() <= tolerance, "{got} vs published {printed}");
         }
     }
@@ -262,24 +262,24 @@ fn bad_patterns_and_sizes_are_clear_errors() {
         };
         solve(&pattern, Setup { faces, dice, rolls }).unwrap_err()
     };
-    assert!(matches!(error("chance", 6, 5, 3), OneTurnError::UnknownPattern(_)));
-    assert!(matches!(error("01x", 6, 5, 3), OneTurnError::UnknownPattern(_)));
-    assert!(matches!(error("000001", 6, 5, 3), OneTurnError::PatternTooLong { length: 6, dice: 5, .. }));
-    assert!(matches!(error("0011", 6, 5, 3), OneTurnError::PatternDice { described: 7, dice: 5, .. }));
-    assert!(matches!(error("5", 4, 5, 3), OneTurnError::PatternFaces { distinct: 5, faces: 4, .. }));
-    assert!(matches!(error("0-of-a-kind", 6, 5, 3), OneTurnError::OfAKindZero));
-    assert!(matches!(error("6-of-a-kind", 6, 5, 3), OneTurnError::OfAKindDice { n: 6, dice: 5 }));
-    assert!(matches!(error("full-house", 6, 4, 3), OneTurnError::FullHouseDice { dice: 4 }));
-    assert!(matches!(error("large-straight", 4, 5, 3), OneTurnError::StraightFaces { run: 5, faces: 4, .. }));
-    assert!(matches!(error("small-straight", 6, 1, 3), OneTurnError::StraightDice { dice: 1, .. }));
-    assert!(matches!(error("yahtzee", 0, 5, 3), OneTurnError::OutOfRange { what: "faces", .. }));
-    assert!(matches!(error("yahtzee", 6, 0, 3), OneTurnError::OutOfRange { what: "dice", .. }));
-    assert!(matches!(error("yahtzee", 6, 5, 0), OneTurnError::OutOfRange { what: "rolls", .. }));
-    assert!(matches!(error("yahtzee", 6, 50, 3), OneTurnError::Overflow { exponent: 150, .. }));
-    assert!(matches!(error("large-straight", 30, 10, 1), OneTurnError::TooManyRolls { .. }));
+    assert!(matches!(error("chance", 6, 5, 3), PatternError::UnknownPattern(_)));
+    assert!(matches!(error("01x", 6, 5, 3), PatternError::UnknownPattern(_)));
+    assert!(matches!(error("000001", 6, 5, 3), PatternError::PatternTooLong { length: 6, dice: 5, .. }));
+    assert!(matches!(error("0011", 6, 5, 3), PatternError::PatternDice { described: 7, dice: 5, .. }));
+    assert!(matches!(error("5", 4, 5, 3), PatternError::PatternFaces { distinct: 5, faces: 4, .. }));
+    assert!(matches!(error("0-of-a-kind", 6, 5, 3), PatternError::OfAKindZero));
+    assert!(matches!(error("6-of-a-kind", 6, 5, 3), PatternError::OfAKindDice { n: 6, dice: 5 }));
+    assert!(matches!(error("full-house", 6, 4, 3), PatternError::FullHouseDice { dice: 4 }));
+    assert!(matches!(error("large-straight", 4, 5, 3), PatternError::StraightFaces { run: 5, faces: 4, .. }));
+    assert!(matches!(error("small-straight", 6, 1, 3), PatternError::StraightDice { dice: 1, .. }));
+    assert!(matches!(error("yahtzee", 0, 5, 3), PatternError::OutOfRange { what: "faces", .. }));
+    assert!(matches!(error("yahtzee", 6, 0, 3), PatternError::OutOfRange { what: "dice", .. }));
+    assert!(matches!(error("yahtzee", 6, 5, 0), PatternError::OutOfRange { what: "rolls", .. }));
+    assert!(matches!(error("yahtzee", 6, 50, 3), PatternError::Overflow { exponent: 150, .. }));
+    assert!(matches!(error("large-straight", 30, 10, 1), PatternError::TooManyRolls { .. }));
     // The largest sizes inside the limits run.
     assert!(solve(&Pattern::Yahtzee, Setup { faces: 6, dice: 48, rolls: 1 }).is_ok());
-    assert!(matches!(error("yahtzee", 6, 49, 1), OneTurnError::Overflow { .. }));
+    assert!(matches!(error("yahtzee", 6, 49, 1), PatternError::Overflow { .. }));
 }
 
 #[test]

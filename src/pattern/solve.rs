@@ -1,7 +1,7 @@
 //! The one-turn solve: values of every state after each roll, the best keeps, the chance.
 
 use super::space::{KeepGraph, Notation};
-use super::{MAX_ROLL_WORK, OneTurnError, Pattern, Probability, Setup};
+use super::{MAX_ROLL_WORK, Pattern, PatternError, Probability, Setup};
 
 /// The analysis of one turn played for one pattern.
 #[derive(Debug, Clone)]
@@ -42,7 +42,7 @@ impl Solution {
 }
 
 /// Solves one turn for the pattern: see the [module docs](super) for the method.
-pub fn solve(pattern: &Pattern, setup: Setup) -> Result<Solution, OneTurnError> {
+pub fn solve(pattern: &Pattern, setup: Setup) -> Result<Solution, PatternError> {
     let scale = setup.checked_denominator()?;
     pattern.check(setup)?;
     let Setup { faces, dice, rolls } = setup;
@@ -54,7 +54,7 @@ pub fn solve(pattern: &Pattern, setup: Setup) -> Result<Solution, OneTurnError> 
             Some(work) if work <= MAX_ROLL_WORK => Notation::Rolls,
             _ => {
                 let (pattern, work) = (pattern.to_string(), work.unwrap_or(u128::MAX));
-                return Err(OneTurnError::TooManyRolls { pattern, faces, dice, work, limit: MAX_ROLL_WORK });
+                return Err(PatternError::TooManyRolls { pattern, faces, dice, work, limit: MAX_ROLL_WORK });
             }
         }
     };

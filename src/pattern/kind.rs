@@ -3,7 +3,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use super::{OneTurnError, Setup};
+use super::{PatternError, Setup};
 
 /// What the final roll of the turn must show.
 ///
@@ -47,34 +47,34 @@ impl Pattern {
 
     /// Checks that the pattern can be rolled with these dice; a pattern no roll shows is an
     /// error rather than a chance of 0.
-    pub fn check(&self, setup: Setup) -> Result<(), OneTurnError> {
+    pub fn check(&self, setup: Setup) -> Result<(), PatternError> {
         let Setup { faces, dice, .. } = setup;
         let name = self.to_string();
         match self {
             Pattern::Yahtzee => Ok(()),
-            Pattern::FullHouse if dice != 5 => Err(OneTurnError::FullHouseDice { dice }),
+            Pattern::FullHouse if dice != 5 => Err(PatternError::FullHouseDice { dice }),
             Pattern::FullHouse => Pattern::Multiplicities(vec![0, 1, 1]).check(setup),
             Pattern::LargeStraight | Pattern::SmallStraight => {
                 if dice < 2 {
-                    return Err(OneTurnError::StraightDice { pattern: name, dice });
+                    return Err(PatternError::StraightDice { pattern: name, dice });
                 }
                 let run = self.straight_length(dice);
-                if run > faces { Err(OneTurnError::StraightFaces { pattern: name, run, faces }) } else { Ok(()) }
+                if run > faces { Err(PatternError::StraightFaces { pattern: name, run, faces }) } else { Ok(()) }
             }
-            Pattern::OfAKind(n) if *n > dice => Err(OneTurnError::OfAKindDice { n: *n, dice }),
+            Pattern::OfAKind(n) if *n > dice => Err(PatternError::OfAKindDice { n: *n, dice }),
             Pattern::OfAKind(_) => Ok(()),
             Pattern::Multiplicities(entries) => {
                 let length = entries.iter().rposition(|&m| m > 0).map_or(0, |last| last + 1);
                 if length > dice as usize {
-                    return Err(OneTurnError::PatternTooLong { pattern: name, length, dice });
+                    return Err(PatternError::PatternTooLong { pattern: name, length, dice });
                 }
                 let described: u64 = entries.iter().zip(1u64..).map(|(&m, i)| u64::from(m) * i).sum();
                 if described != u64::from(dice) {
-                    return Err(OneTurnError::PatternDice { pattern: name, described, dice });
+                    return Err(PatternError::PatternDice { pattern: name, described, dice });
                 }
                 let distinct: u64 = entries.iter().map(|&m| u64::from(m)).sum();
                 if distinct > u64::from(faces) {
-                    return Err(OneTurnError::PatternFaces { pattern: name, distinct, faces });
+                    return Err(PatternError::PatternFaces { pattern: name, distinct, faces });
                 }
                 Ok(())
             }
@@ -151,10 +151,10 @@ impl Pattern {
 }
 
 impl FromStr for Pattern {
-    type Err = OneTurnError;
+    type Err = PatternError;
 
     fn from_str(text: &str) -> Result<Self, Self::Err> {
-        let unknown = || OneTurnError::UnknownPattern(text.to_string());
+        let unknown = || PatternError::UnknownPattern(text.to_string());
         match text {
             "yahtzee" => return Ok(Pattern::Yahtzee),
             "full-house" => return Ok(Pattern::FullHouse),
@@ -165,7 +165,7 @@ impl FromStr for Pattern {
         let number = |digits: &str| Some(digits).filter(|d| d.bytes().all(|b| b.is_ascii_digit()))?.parse().ok();
         if let Some(n) = text.strip_suffix("-of-a-kind") {
             return match number(n) {
-                Some(0) => Err(OneTurnError::OfAKindZero),
+                Some(0) => Err(PatternError::OfAKindZero),
                 Some(n) => Ok(Pattern::OfAKind(n)),
                 None => Err(unknown()),
             };
@@ -226,7 +226,7 @@ mod tests {
         assert_eq!("011".parse::<Pattern>().unwrap(), Pattern::Multiplicities(vec![0, 1, 1]));
         assert_eq!("12,0".parse::<Pattern>().unwrap(), Pattern::Multiplicities(vec![12, 0]));
         for bad in ["", "01a", "1,,2", "+3-of-a-kind", "-of-a-kind", "chance"] {
-            assert!(matches!(bad.parse::<Pattern>(), Err(OneTurnError::UnknownPattern(_))), "{bad}");
+            assert!(matches!(bad.parse::<Pattern>(), Err(PatternError::UnknownPattern(_))), "{bad}");
         }
     }
 
@@ -236,7 +236,7 @@ mod tests {
     fn straights_with_no_dice_are_refused() {
         for pattern in [Pattern::SmallStraight, Pattern::LargeStraight] {
             let setup = Setup { faces: 6, dice: 0, rolls: 3 };
-            assert!(matches!(pattern.check(setup), Err(OneTurnError::StraightDice { dice: 0, .. })));
+            assert!(matches!(pattern.check(setup), Err(PatternError::StraightDice { dice: 0, .. })));
         }
     }
 

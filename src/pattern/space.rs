@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use super::pattern::multiplicity_label;
+use super::kind::multiplicity_label;
 
 /// How the states of a turn are told apart (and written).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -23,19 +23,19 @@
 //!   chance is exactly 2,783,176 / 6^10.
 //!
 //! ```
-//! use yz::oneturn::{Pattern, Setup, solve};
+//! use yz::pattern::{Pattern, Setup, solve};
 //!
 //! let solution = solve(&"yahtzee".parse::<Pattern>().unwrap(), Setup::default()).unwrap();
-//! assert_eq!(solution.probability, yz::oneturn::Probability::new(2_783_176, 6u128.pow(10)));
+//! assert_eq!(solution.probability, yz::pattern::Probability::new(2_783_176, 6u128.pow(10)));
 //! // One pair after the first roll: keep the pair ("01").
 //! assert_eq!(solution.state("31").unwrap().best_keeps[0], ["01"]);
 //! ```
 
-mod pattern;
+mod kind;
 mod solve;
 mod space;
 
-pub use pattern::Pattern;
+pub use kind::Pattern;
 pub use solve::{Solution, StateRow, solve};
 pub use space::Notation;
 
@@ -80,24 +80,24 @@ impl Setup {
     /// `faces^(dice · rolls)`, the common denominator of every value of the solve, after
     /// checking the sizes (`faces^(dice · rolls + 1)` must fit a `u128`, so that summing
     /// `faces` values before dividing cannot overflow).
-    pub fn checked_denominator(self) -> Result<u128, OneTurnError> {
+    pub fn checked_denominator(self) -> Result<u128, PatternError> {
         let Setup { faces, dice, rolls } = self;
         for (what, value, most) in [("faces", faces, u32::MAX), ("dice", dice, MAX_DICE), ("rolls", rolls, MAX_ROLLS)] {
             if value == 0 || value > most {
-                return Err(OneTurnError::OutOfRange { what, value, most });
+                return Err(PatternError::OutOfRange { what, value, most });
             }
         }
         let exponent = dice * rolls;
         u128::from(faces)
             .checked_pow(exponent + 1)
             .map(|_| u128::from(faces).pow(exponent))
-            .ok_or(OneTurnError::Overflow { faces, exponent })
+            .ok_or(PatternError::Overflow { faces, exponent })
     }
 }
 
 /// Why a one-turn analysis cannot run.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum OneTurnError {
+pub enum PatternError {
     /// The pattern is neither a name nor a multiplicity pattern.
     #[error(
         "unknown pattern {0:?}: expected yahtzee, full-house, large-straight, small-straight, \
