@@ -20,7 +20,7 @@ use std::sync::atomic::{AtomicBool, AtomicI32};
 
 use rayon::prelude::*;
 
-use crate::game::rules::Scoring;
+use crate::game::Scoring;
 use crate::game::{Category, Game, RollId, ScoreState, StateId, StateIndex};
 use crate::turn::ScoringPlan;
 

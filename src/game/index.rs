@@ -21,7 +21,8 @@
 use std::sync::LazyLock;
 
 use super::category::CategorySet;
-use super::rules::{Game, Rules};
+use super::rules::Rules;
+use super::scoring::Game;
 use super::state::ScoreState;
 
 /// Upper totals 0..=63: the lanes of a slot. A rule set's threshold is at most 63.

@@ -5,11 +5,13 @@ pub mod choice;
 pub mod dice;
 pub mod index;
 pub mod rules;
+pub mod scoring;
 pub mod state;
 
 pub use category::{ALL_CATEGORIES, Category, CategoryListError, CategorySet, MAX_BOXES};
 pub use choice::{Choice, ChoiceJson, RollsLeft, RollsLeftError, Valued, faces};
 pub use dice::{KeepId, NUM_KEEPS, NUM_ROLLS, RollId, parse_dice};
 pub use index::{StateId, StateIndex};
-pub use rules::{BoxRule, Game, Joker, PointsTable, RollClasses, Rules, YAHTZEE_RULES};
+pub use rules::{BoxRule, Joker, PointsTable, RollClasses, Rules, YAHTZEE_RULES};
+pub use scoring::{Game, Scoring};
 pub use state::{Card, CardError, ScoreState, Transition};

@@ -4,7 +4,7 @@ use std::fmt;
 
 use super::category::{Category, CategorySet, MAX_BOXES};
 use super::dice::{NUM_FACES, RollId};
-use super::rules::{Game, Scoring};
+use super::scoring::{Game, Scoring};
 
 /// What of a card matters for the rest of the game (Glenn §II-A, Pawlewicz §3.1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

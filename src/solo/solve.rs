@@ -8,11 +8,11 @@
 //! layer driver ([`sweep_backward`]); every lane's arithmetic is in a fixed order, so the
 //! result is bit-identical for any number of threads.
 
+use crate::game::Game;
 use crate::game::ScoreState;
 use crate::game::category::{Category, CategorySet};
 use crate::game::dice::NUM_FACES;
 use crate::game::index::NUM_UPPER_TOTALS;
-use crate::game::rules::Game;
 use crate::progress::Silent;
 use crate::turn::lanes::padded_lanes;
 use crate::turn::simd::{self, SimdWork};
