@@ -165,7 +165,7 @@ fn cached<T: Sync>(cache: &'static RulesCache<T>, rules: Rules, build: impl FnOn
 
 /// Rolls that score alike in each box. Outside an extra five of a kind (one rolled with
 /// its box filled, under rules with a bonus or a Joker), what a roll earns in a box and
-/// where it leads depend only on the box's printed points for it ([`Game::score`]). So a
+/// where it leads depend only on the box's printed points for it ([`super::Game::score`]). So a
 /// class is either the rolls other than five of a kinds with the same printed points, or
 /// one five of a kind; scoring one roll per class gives every transition.
 #[derive(Debug)]
