@@ -8,6 +8,7 @@ use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use yz::game::RollsLeft;
 use yz::game::{Card, Game, Rules, parse_dice};
 use yz::solo::{self, SoloTable};
+use yz::store::DataTable;
 use yz::turn::simd::{self, SimdWork};
 use yz::turn::{TurnBuffer, kernel::edges_per_turn};
 
@@ -69,7 +70,7 @@ fn full_solve(c: &mut Criterion) {
 fn table(c: &mut Criterion) {
     let game = Game::full(Rules::OFFICIAL);
     let dir = tempfile::tempdir().expect("temporary directory");
-    let path = dir.path().join(solo::table::file_name(game));
+    let path = dir.path().join(SoloTable::file_name(game));
     SoloTable::write(&solo::solve(game), &path).expect("table written");
     let card = Card::parse("ones=3,fh=25,yahtzee=50", game).expect("card");
     let roll = parse_dice("2,2,5,5,6").expect("dice");

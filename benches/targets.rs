@@ -10,7 +10,8 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use yz::game::RollsLeft;
 use yz::game::{Card, Category, Game, Rules, parse_dice};
 use yz::solo::Choice;
-use yz::targets::{TargetTable, advise, table};
+use yz::store::DataTable;
+use yz::targets::{TargetTable, advise};
 
 /// A position to query and advise, and what the answers must be.
 struct Case {
@@ -29,7 +30,7 @@ struct Case {
 
 fn case() -> Case {
     let full = Game::full(Rules::OFFICIAL);
-    let data = std::env::var_os("YZ_DATA").map(PathBuf::from).map(|d| d.join(table::file_name(full)));
+    let data = std::env::var_os("YZ_DATA").map(PathBuf::from).map(|d| d.join(TargetTable::file_name(full)));
     if let Some(path) = data.filter(|p| p.exists()) {
         eprintln!("benchmarking the full table {}", path.display());
         return Case {
@@ -46,7 +47,7 @@ fn case() -> Case {
     let game = Game { rules: Rules::OFFICIAL, categories: Rules::OFFICIAL.first(6).unwrap().with(Category::Yahtzee) };
     eprintln!("no full table in $YZ_DATA; benchmarking {}", game.box_names().join(","));
     let dir = tempfile::tempdir().expect("temporary directory");
-    let path = dir.path().join(table::file_name(game));
+    let path = dir.path().join(TargetTable::file_name(game));
     let curves = yz::targets::solve::<f32>(game);
     TargetTable::write(&curves, &path).expect("table written");
     let card = Card::parse("ones=3,yahtzee=50", game).expect("card");

@@ -11,9 +11,10 @@ use yz::progress::Silent;
 use yz::simulate::{game_rng, play_turn};
 use yz::solo::Policy;
 use yz::strategy::{Strategy, StrategyName};
-use yz::targets::open_or_solve;
 
 use crate::duel_brute_force::{Brute, solve_all};
+use yz::store::open_or_solve;
+use yz::targets::TargetTable;
 
 /// The positions at the start of every turn of a few games between two optimal solitaire
 /// players (any play reaches a variety of positions; these are only places to check).
@@ -97,7 +98,7 @@ fn exact_values_agree_with_a_whole_game_solve() {
 fn the_exact_strategy_errs_nowhere_and_others_do() {
     let game = Game { rules: Rules::OFFICIAL, categories: Rules::OFFICIAL.first(4).unwrap() };
     let dir = tempfile::tempdir().unwrap();
-    let table = open_or_solve(dir.path(), game, &yz::progress::Silent).unwrap();
+    let table = open_or_solve::<TargetTable>(dir.path(), game, &Silent).unwrap();
     let optimal = Strategy::build(&StrategyName::Optimal, game, dir.path()).unwrap();
     let cards = Cards::new(game);
     let typical = Searcher::new(&table, Evaluation::ExpectedMatchPoints, 1);

@@ -35,7 +35,10 @@ use yz::game::{
 use yz::move_errors::MoveErrorReport;
 use yz::pattern::{Pattern, Setup};
 use yz::players::PlayerName;
+use yz::progress::Silent;
 use yz::solo::SoloTable;
+use yz::store::DataTable;
+use yz::store::open_or_solve;
 use yz::store::{self, FORMAT_VERSION, StoreFile};
 use yz::strategy::StrategyName;
 use yz::strategy::anchors::BoxValues;
@@ -410,7 +413,7 @@ fn exits_cleanly(args: &[&str], output: &std::process::Output) -> Result<(), Tes
 fn extreme_targets_are_certain_or_impossible() {
     let game = Game { rules: Rules::OFFICIAL, categories: Rules::OFFICIAL.first(2).unwrap() };
     let dir = tempfile::tempdir().unwrap();
-    let table = yz::targets::open_or_solve(dir.path(), game, &yz::progress::Silent).unwrap();
+    let table = open_or_solve::<TargetTable>(dir.path(), game, &Silent).unwrap();
     let cards = prop::sample::select(&["", "ones=3", "ones=5,twos=10"][..]);
     let targets =
         prop_oneof![any::<i64>(), prop::sample::select(&[i64::MIN, i64::MIN + 1, -1, 0, 1, 1000, i64::MAX][..])];
@@ -1012,7 +1015,7 @@ impl Files {
             Game { rules: Rules::OFFICIAL, categories: Rules::OFFICIAL.first(2).unwrap().with(Category::Yahtzee) };
         let solo = root.path().join("solo.yzt");
         SoloTable::write(&yz::solo::solve(game), &solo).unwrap();
-        let targets = root.path().join(target_table::file_name(game));
+        let targets = root.path().join(TargetTable::file_name(game));
         TargetTable::write(&yz::targets::solve::<f32>(game), &targets).unwrap();
         let evolved = root.path().join("evolved.yzs");
         let anchors = BoxValues(std::array::from_fn(|i| i as f64 * 1.5));

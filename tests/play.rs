@@ -9,6 +9,8 @@ use yz::game::{Choice, RollsLeft};
 use yz::players::SolitairePlayer;
 use yz::progress::Silent;
 use yz::solo::{self, OptimalPolicy};
+use yz::store::open_or_solve;
+use yz::targets::TargetTable;
 
 /// Plays the session to the end: the coach's best for the player, the opponent's own plan.
 fn play_out(session: &mut Session) {
@@ -29,7 +31,7 @@ fn play_out(session: &mut Session) {
 fn a_seeded_game_replays_and_reviews_with_the_losses_it_showed() {
     let data = tempfile::tempdir().unwrap();
     let game = Game::full(Rules::OFFICIAL);
-    let table = solo::open_or_solve(data.path(), game).unwrap();
+    let table = open_or_solve::<solo::SoloTable>(data.path(), game, &Silent).unwrap();
     let policy = OptimalPolicy::solved(game, &table);
     let opponent = SolitairePlayer::new(&policy);
     let new = || Session::new(game, "ann", Coach::Expected(&table), Some(("optimal", &opponent)), Some(9)).unwrap();
@@ -74,7 +76,7 @@ fn a_seeded_game_replays_and_reviews_with_the_losses_it_showed() {
 fn entered_dice_and_choices_are_checked() {
     let data = tempfile::tempdir().unwrap();
     let game = Game::first(Rules::OFFICIAL, 6).unwrap();
-    let table = solo::open_or_solve(data.path(), game).unwrap();
+    let table = open_or_solve::<solo::SoloTable>(data.path(), game, &Silent).unwrap();
     let mut session = Session::new(game, "ann", Coach::Expected(&table), None, None).unwrap();
     assert!(matches!(session.roll(None), Err(PlayError::DiceNeeded)));
     assert!(matches!(session.decide(Choice::Score(Category::Ones)), Err(PlayError::NotRolled)));
@@ -104,7 +106,7 @@ fn entered_dice_and_choices_are_checked() {
 fn a_target_coach_values_by_the_chance_of_the_target() {
     let data = tempfile::tempdir().unwrap();
     let game = Game::first(Rules::OFFICIAL, 6).unwrap();
-    let table = yz::targets::open_or_solve(data.path(), game, &Silent).unwrap();
+    let table = open_or_solve::<TargetTable>(data.path(), game, &Silent).unwrap();
     let coach = Coach::Target { table: &table, target: 63 };
     let mut session = Session::new(game, "ann", coach, None, Some(3)).unwrap();
     session.roll(None).unwrap();

@@ -12,8 +12,9 @@ use yz::players::{Evaluation, FinalScore, PlayerName, Searcher, dynamic_score, e
 use yz::players::{MatchPlayer, Position, Seat, SolitairePlayer};
 use yz::progress::Silent;
 use yz::solo::{Policy, TurnPlan};
+use yz::store::open_or_solve;
 use yz::strategy::{Strategy, StrategyName};
-use yz::targets::open_or_solve;
+use yz::targets::TargetTable;
 
 /// Three hand-made final-score distributions with ties between them.
 fn three_players() -> Vec<(i64, Vec<f64>)> {
@@ -101,7 +102,7 @@ fn player_names_parse() {
 fn emp0_against_optimal_is_reproducible_on_any_thread_count() {
     let game = Game { rules: Rules::OFFICIAL, categories: Rules::OFFICIAL.first(3).unwrap() };
     let dir = tempfile::tempdir().unwrap();
-    let table = open_or_solve(dir.path(), game, &yz::progress::Silent).unwrap();
+    let table = open_or_solve::<TargetTable>(dir.path(), game, &Silent).unwrap();
     let optimal = Strategy::build(&StrategyName::Optimal, game, dir.path()).unwrap();
     let run = |threads: usize| {
         let emp0 = Searcher::new(&table, Evaluation::ExpectedMatchPoints, 0);
@@ -150,7 +151,7 @@ fn emp_plays_the_exact_optimum_where_its_search_reaches_the_end() {
     for category in [Category::Chance, Category::ThreeOfAKind] {
         let game = Game { rules: Rules::OFFICIAL, categories: CategorySet::EMPTY.with(category) };
         let dir = tempfile::tempdir().unwrap();
-        let table = open_or_solve(dir.path(), game, &yz::progress::Silent).unwrap();
+        let table = open_or_solve::<TargetTable>(dir.path(), game, &Silent).unwrap();
         let cards = Cards::new(game);
         let space = Space::whole_game(&cards);
         let start = ScoreState::start(game);

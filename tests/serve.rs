@@ -8,6 +8,8 @@ use std::sync::OnceLock;
 
 use crate::cli::{json, yz};
 use yz::coach::serve::{SERVE_DUEL_POSITIONS, ServeConfig};
+use yz::solo::SoloTable;
+use yz::store::DataTable;
 
 /// A server on a free port of loopback over the data directory `data`.
 fn start(data: &std::path::Path) -> SocketAddr {
@@ -69,7 +71,7 @@ fn server_failures_name_no_paths() {
     };
     let damaged = dir.path().join("damaged");
     std::fs::create_dir(&damaged).unwrap();
-    let table = yz::solo::table::file_name(yz::game::Game::full(yz::game::Rules::OFFICIAL));
+    let table = SoloTable::file_name(yz::game::Game::full(yz::game::Rules::OFFICIAL));
     std::fs::write(damaged.join(table), "not a table").unwrap();
     let (status, message) = ask(&damaged);
     assert_eq!(status, 500, "{message}");
@@ -242,7 +244,7 @@ fn a_table_truncated_under_the_server_gives_an_error_not_a_signal() {
     let advise = || request("/api/solo/advise", r#"{"card":"","dice":"1,3,3,5,6","rolls_left":2}"#);
     let (status, first) = advise();
     assert_eq!(status, 200, "{first}");
-    let table = data.path().join(yz::solo::table::file_name(yz::game::Game::full(yz::game::Rules::OFFICIAL)));
+    let table = data.path().join(SoloTable::file_name(yz::game::Game::full(yz::game::Rules::OFFICIAL)));
     let len = std::fs::metadata(&table).unwrap().len();
     std::fs::OpenOptions::new().write(true).open(&table).unwrap().set_len(len / 2).unwrap();
     let (status, answer) = advise();

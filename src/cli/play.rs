@@ -15,7 +15,10 @@ use yz::game::{Choice, RollsLeft, Valued};
 use yz::game::{Game, KeepId, parse_dice};
 use yz::players::PlayerName;
 use yz::players::lineup::Lineup;
-use yz::solo;
+use yz::progress::Silent;
+use yz::solo::SoloTable;
+use yz::store::open_or_solve;
+use yz::targets::TargetTable;
 
 /// `yz play`.
 #[derive(Args)]
@@ -65,11 +68,11 @@ pub fn run(args: PlayArgs, data: &Path) -> Result<()> {
     let target_table;
     let coach = match args.target {
         None => {
-            solo_table = solo::open_or_solve(data, game)?;
+            solo_table = open_or_solve::<SoloTable>(data, game, &Silent)?;
             Coach::Expected(&solo_table)
         }
         Some(target) => {
-            target_table = yz::targets::open_or_solve(data, game, &progress)?;
+            target_table = open_or_solve::<TargetTable>(data, game, &progress)?;
             Coach::Target { table: &target_table, target }
         }
     };

@@ -11,7 +11,10 @@ use super::progress::Bar;
 use super::{GameArgs, print_json};
 use yz::game::RollsLeft;
 use yz::game::{Card, Game, parse_dice};
+use yz::progress::Silent;
 use yz::solo::{self, FutureValue, SoloTable};
+use yz::store::DataTable;
+use yz::store::open_or_solve;
 use yz::targets::payoff::{self, Payoff};
 
 #[derive(Subcommand)]
@@ -75,7 +78,7 @@ pub fn run(command: SoloCommand, data: &Path, as_json: bool) -> Result<()> {
             let started = Instant::now();
             let solution = solo::solve(game);
             let seconds = started.elapsed().as_secs_f64();
-            let path = out.unwrap_or_else(|| data.join(solo::table::file_name(game)));
+            let path = out.unwrap_or_else(|| data.join(SoloTable::file_name(game)));
             let checksum = SoloTable::write(&solution, &path)?;
             let states = yz::game::StateIndex::new(game).len();
             if as_json {
@@ -189,5 +192,5 @@ pub fn run(command: SoloCommand, data: &Path, as_json: bool) -> Result<()> {
 }
 
 fn open_table(data: &Path, game: Game) -> Result<SoloTable> {
-    solo::open_or_solve(data, game).with_context(|| format!("solitaire table in {}", data.display()))
+    open_or_solve::<SoloTable>(data, game, &Silent).with_context(|| format!("solitaire table in {}", data.display()))
 }

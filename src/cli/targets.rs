@@ -11,8 +11,10 @@ use super::progress::Bar;
 use super::{GameArgs, print_json};
 use yz::game::RollsLeft;
 use yz::game::{Card, Game, StateIndex, parse_dice};
+use yz::store::DataTable;
+use yz::store::open_or_solve;
 use yz::targets::advise::{self};
-use yz::targets::{self, TargetTable, table};
+use yz::targets::{self, TargetTable};
 
 /// The `yz targets` subcommands.
 #[derive(Subcommand)]
@@ -65,7 +67,7 @@ pub fn run(command: TargetsCommand, data: &Path, as_json: bool) -> Result<()> {
             let started = Instant::now();
             let curves = targets::solve_with_progress::<f32>(game, &Bar::new(as_json));
             let solve_seconds = started.elapsed().as_secs_f64();
-            let path = out.unwrap_or_else(|| data.join(table::file_name(game)));
+            let path = out.unwrap_or_else(|| data.join(TargetTable::file_name(game)));
             let written = Instant::now();
             let checksum = TargetTable::write(&curves, &path)?;
             let write_seconds = written.elapsed().as_secs_f64();
@@ -165,5 +167,6 @@ fn probability_text(p: f32) -> String {
 }
 
 fn open_table(data: &Path, game: Game, as_json: bool) -> Result<TargetTable> {
-    table::open_or_solve(data, game, &Bar::new(as_json)).with_context(|| format!("target table in {}", data.display()))
+    open_or_solve::<TargetTable>(data, game, &Bar::new(as_json))
+        .with_context(|| format!("target table in {}", data.display()))
 }

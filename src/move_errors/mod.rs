@@ -44,8 +44,8 @@ use crate::progress::Progress;
 use crate::simulate::{Z_95, game_rng, roll_missing};
 use crate::solo::TurnPlan;
 use crate::solo::policy::plan_by;
+use crate::store::TableError;
 use crate::strategy::StrategyError;
-use crate::targets::TargetTableError;
 use crate::turn::choice;
 
 /// How sharply the typical player prefers better moves: Pawlewicz's 100 in
@@ -96,7 +96,7 @@ pub enum MoveErrorsError {
     },
     /// The target table of the typical player (or of a tested searcher) is unreadable.
     #[error(transparent)]
-    Targets(#[from] TargetTableError),
+    Targets(#[from] TableError),
     /// An exact value could not be read.
     #[error(transparent)]
     Shard(#[from] ShardError),

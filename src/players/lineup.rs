@@ -8,8 +8,10 @@ use crate::players::{MatchPlayer, SolitairePlayer};
 use crate::players::{PlayerName, Searcher};
 use crate::progress::Progress;
 use crate::solo::Policy;
+use crate::store::TableError;
+use crate::store::open_or_solve;
 use crate::strategy::{Strategy, StrategyError};
-use crate::targets::{self, TargetTable, TargetTableError};
+use crate::targets::TargetTable;
 
 /// Why a line-up could not be built.
 #[derive(Debug, thiserror::Error)]
@@ -22,7 +24,7 @@ pub enum LineupError {
     Strategy(#[from] StrategyError),
     /// The target table of a searcher could not be read or solved.
     #[error(transparent)]
-    Targets(#[from] TargetTableError),
+    Targets(#[from] TableError),
 }
 
 /// The names of a match's players, `a,b,…` in turn order (blanks skipped), parsed: at
@@ -55,7 +57,8 @@ impl Lineup {
         progress: &dyn Progress,
     ) -> Result<Lineup, LineupError> {
         let searching = names.iter().any(|name| matches!(name, PlayerName::Search { .. }));
-        let table = if searching || with_table { Some(targets::open_or_solve(data, game, progress)?) } else { None };
+        let table =
+            if searching || with_table { Some(open_or_solve::<TargetTable>(data, game, progress)?) } else { None };
         let strategies = names
             .iter()
             .map(|name| match name {

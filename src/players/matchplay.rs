@@ -15,7 +15,7 @@ use crate::game::Game;
 use crate::progress::Progress;
 use crate::simulate::{ScoreTally, Z_95, game_rng, play_turn};
 use crate::solo::Policy;
-use crate::targets::TargetTableError;
+use crate::store::TableError;
 
 /// What a match of many games gave each player.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -138,7 +138,7 @@ pub fn play_match_players(
     games: u64,
     seed: u64,
     progress: &dyn Progress,
-) -> Result<MatchTally, TargetTableError> {
+) -> Result<MatchTally, TableError> {
     let n = players.len() as u64;
     progress.start("playing", games, "games");
     let tally = (0..games)

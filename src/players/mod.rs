@@ -22,7 +22,7 @@ use std::sync::Arc;
 use crate::game::{Game, ScoreState};
 use crate::simulate::PlanCache;
 use crate::solo::{Policy, TurnPlan};
-use crate::targets::TargetTableError;
+use crate::store::TableError;
 
 pub use eval::{Evaluation, FinalScore, dynamic_score, expected_match_points};
 pub use lineup::{Lineup, LineupError, match_players};
@@ -77,7 +77,7 @@ pub trait MatchPlayer: Sync {
     /// The plan of the mover's turn in `position` (the mover's card is not full). Every
     /// keep must be within its roll and every box allowed. Fails only where a table the
     /// player reads is unreadable.
-    fn plan(&self, position: &Position) -> Result<Arc<TurnPlan>, TargetTableError>;
+    fn plan(&self, position: &Position) -> Result<Arc<TurnPlan>, TableError>;
 }
 
 /// A solitaire strategy as a match player: it looks at its own card only, and its plans are
@@ -94,7 +94,7 @@ impl<'a> SolitairePlayer<'a> {
 }
 
 impl MatchPlayer for SolitairePlayer<'_> {
-    fn plan(&self, position: &Position) -> Result<Arc<TurnPlan>, TargetTableError> {
+    fn plan(&self, position: &Position) -> Result<Arc<TurnPlan>, TableError> {
         Ok(self.plans.plan(position.seats[position.mover].state))
     }
 }

@@ -28,8 +28,9 @@ use crate::players::{MatchPlayer, Position};
 use crate::solo::TurnPlan;
 use crate::solo::analysis::final_rolls;
 use crate::solo::policy::plan_by;
+use crate::store::TableError;
 use crate::strategy::{STRATEGY_NAMES, StrategyError, StrategyName};
-use crate::targets::{Curve, TargetTable, TargetTableError};
+use crate::targets::{Curve, TargetTable};
 
 /// A player of `yz match` by name: a searcher or a solitaire strategy.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -151,17 +152,17 @@ impl<'t> Searcher<'t> {
     }
 
     /// Every player's evaluation of `position` (the turn order does not matter to it).
-    pub fn evaluate(&self, position: &Position) -> Result<Vec<f64>, TargetTableError> {
+    pub fn evaluate(&self, position: &Position) -> Result<Vec<f64>, TableError> {
         let scores = position
             .seats
             .iter()
             .map(|seat| Ok(FinalScore::from_curve(&*self.curve(seat.state)?, seat.points)))
-            .collect::<Result<Vec<_>, TargetTableError>>()?;
+            .collect::<Result<Vec<_>, TableError>>()?;
         Ok(self.evaluation.values(&scores))
     }
 
     /// The curve of `state`, decoded on first use; a full card has no more points to make.
-    fn curve(&self, state: ScoreState) -> Result<Arc<Curve<f32>>, TargetTableError> {
+    fn curve(&self, state: ScoreState) -> Result<Arc<Curve<f32>>, TableError> {
         if state.is_terminal() {
             return Ok(Arc::new(Curve { first: 1, values: Vec::new() }));
         }
@@ -189,7 +190,7 @@ impl<'t> Searcher<'t> {
 
     /// Each player's value of `position` (between turns) when `remaining` more turns are
     /// searched from it for the root player `root`.
-    fn value(&self, position: &Position, root: usize, remaining: u32) -> Result<Vec<f64>, TargetTableError> {
+    fn value(&self, position: &Position, root: usize, remaining: u32) -> Result<Vec<f64>, TableError> {
         if remaining == 0 || position.is_over() {
             return self.evaluate(position);
         }
@@ -201,16 +202,14 @@ impl<'t> Searcher<'t> {
         let endings = self.endings(state);
         let continuation = |&(next, points): &Ending| self.value(&position.after(next, points), root, remaining - 1);
         let (plan, values) = if mover == root {
-            let values = endings
-                .iter()
-                .map(|e| Ok((*e, continuation(e)?)))
-                .collect::<Result<HashMap<_, _>, TargetTableError>>()?;
+            let values =
+                endings.iter().map(|e| Ok((*e, continuation(e)?))).collect::<Result<HashMap<_, _>, TableError>>()?;
             (self.best_plan(state, &values, root), values)
         } else {
             let immediate = endings
                 .iter()
                 .map(|&(next, points)| Ok(((next, points), self.evaluate(&position.after(next, points))?)))
-                .collect::<Result<HashMap<_, _>, TargetTableError>>()?;
+                .collect::<Result<HashMap<_, _>, TableError>>()?;
             let plan = self.best_plan(state, &immediate, mover);
             if remaining == 1 {
                 (plan, immediate)
@@ -249,7 +248,7 @@ impl<'t> Searcher<'t> {
     }
 
     /// The mover's value of each way its turn in `position` can end, searched fresh.
-    fn search(&self, position: &Position) -> Result<EndingValues, TargetTableError> {
+    fn search(&self, position: &Position) -> Result<EndingValues, TableError> {
         let root = position.mover;
         let state = position.seats[root].state;
         let remaining = (self.depth * position.seats.len() as u32).saturating_sub(1);
@@ -263,7 +262,7 @@ impl<'t> Searcher<'t> {
 
     /// The mover's value of each way its turn in `position` can end: what the search
     /// maximises, and what weighs the moves of a typical player ([`crate::move_errors`]).
-    pub fn ending_values(&self, position: &Position) -> Result<Arc<EndingValues>, TargetTableError> {
+    pub fn ending_values(&self, position: &Position) -> Result<Arc<EndingValues>, TableError> {
         if self.is_opening(position) {
             return self.opening_values.get_or_try(position, || self.search(position).map(Arc::new));
         }
@@ -280,7 +279,7 @@ impl<'t> Searcher<'t> {
 }
 
 impl MatchPlayer for Searcher<'_> {
-    fn plan(&self, position: &Position) -> Result<Arc<TurnPlan>, TargetTableError> {
+    fn plan(&self, position: &Position) -> Result<Arc<TurnPlan>, TableError> {
         let values = self.ending_values(position)?;
         let state = position.seats[position.mover].state;
         Ok(Arc::new(plan_by(self.game, state, |t: Transition| values[&(t.next, t.points)])))

@@ -11,4 +11,4 @@ pub use advise::{Choice, Ranked, advise};
 pub use analysis::{Analysis, ScoreDistribution, Start, WithinTurn, analyze, analyze_from, analyze_with_progress};
 pub use policy::{OptimalPolicy, Policy, SolvedValues, TurnPlan};
 pub use solve::{SoloSolution, solve};
-pub use table::{FutureValue, SoloTable, TableError, open_or_solve};
+pub use table::{FutureValue, SoloTable};

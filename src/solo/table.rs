@@ -4,13 +4,14 @@
 //! opening checks the identity against the game asked for, so a table of another game or
 //! version is never used.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde_json::json;
 
 use super::solve::SoloSolution;
 use crate::game::{Game, ScoreState, StateId, StateIndex};
-use crate::store::{self, Checksum, FileKind, IdentityError, StoreError, StoreFile};
+use crate::progress::Progress;
+use crate::store::{self, Checksum, DataTable, FileKind, StoreError, StoreFile, TableError};
 
 /// Solitaire tables. Bump the version when [`StateIndex`] numbers states differently or
 /// the values change meaning.
@@ -34,32 +35,6 @@ impl FutureValue for SoloSolution {
     fn future_value(&self, state: ScoreState) -> f64 {
         self.value(state)
     }
-}
-
-/// Why a table could not be used.
-#[derive(Debug, thiserror::Error)]
-pub enum TableError {
-    /// The file itself is unreadable, corrupt or truncated.
-    #[error(transparent)]
-    Store(#[from] StoreError),
-    /// A valid file made for another game or by another version.
-    #[error(transparent)]
-    Identity(#[from] IdentityError),
-    /// A value no card of the game can have: the file is forged or was written by a faulty
-    /// solver (checksums detect damage, not forgery).
-    #[error(
-        "table {path} holds {value} for state {state}, not an expected score of this game (0 to {most}); delete it"
-    )]
-    Value {
-        /// The table file.
-        path: PathBuf,
-        /// The state.
-        state: usize,
-        /// The value found.
-        value: f64,
-        /// The most points any card of the game can still earn.
-        most: f64,
-    },
 }
 
 /// A memory-mapped, checked solitaire table.
@@ -110,7 +85,10 @@ impl SoloTable {
         let game = table.index.game();
         let most = game.rules.most_points(game.categories.len()) as f64;
         if let Some((id, value)) = table.values()?.iter().enumerate().find(|(_, v)| !(0.0..=most).contains(*v)) {
-            return Err(TableError::Value { path: path.to_path_buf(), state: id, value: *value, most });
+            return Err(TableError::Corrupt {
+                path: path.to_path_buf(),
+                what: format!("it holds {value} for state {id}, not an expected score of this game (0 to {most})"),
+            });
         }
         Ok(table)
     }
@@ -148,21 +126,16 @@ impl FutureValue for SoloTable {
     }
 }
 
-/// Opens `game`'s table in `data_dir`, solving and writing it first if it is missing.
-/// A table that exists but fails its checks is an error, never silently replaced.
-pub fn open_or_solve(data_dir: &Path, game: Game) -> Result<SoloTable, TableError> {
-    let path = data_dir.join(file_name(game));
-    if !path.exists() {
-        tracing::info!(path = %path.display(), "no table yet; solving");
-        let solution = super::solve(game);
-        SoloTable::write(&solution, &path)?;
-    }
-    SoloTable::open(&path, game)
-}
+impl DataTable for SoloTable {
+    const STEM: &'static str = "solo";
 
-/// The file name of `game`'s table inside a data directory.
-pub fn file_name(game: Game) -> String {
-    format!("{}.yzt", game.file_stem("solo"))
+    fn solve_into(game: Game, path: &Path, _progress: &dyn Progress) -> Result<Checksum, StoreError> {
+        SoloTable::write(&super::solve(game), path)
+    }
+
+    fn open(path: &Path, game: Game) -> Result<SoloTable, TableError> {
+        SoloTable::open(path, game)
+    }
 }
 
 #[cfg(test)]
@@ -177,7 +150,7 @@ mod tests {
             Game { rules: Rules::OFFICIAL, categories: Rules::OFFICIAL.first(3).unwrap().with(Category::Yahtzee) };
         let solution = solve(game);
         let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join(file_name(game));
+        let path = dir.path().join(SoloTable::file_name(game));
         SoloTable::write(&solution, &path).unwrap();
         let table = SoloTable::open(&path, game).unwrap();
         assert_eq!(table.start_value().to_bits(), solution.start_value().to_bits());

@@ -3,6 +3,9 @@
 use std::io;
 use std::path::PathBuf;
 
+use super::identity::IdentityError;
+use crate::game::ScoreState;
+
 /// Why a store file could not be written, opened or viewed.
 ///
 /// Every variant names the file and says what was wrong and what was expected, in one
@@ -178,4 +181,33 @@ fn length_message(path: &std::path::Path, expected: u64, found: u64) -> String {
              (something was appended to it; delete it and produce it again)"
         )
     }
+}
+
+/// Why a table (a solitaire or target table, a strategy) could not be read: the one error
+/// of every table reader, whatever its kind.
+#[derive(Debug, thiserror::Error)]
+pub enum TableError {
+    /// The file itself is unreadable, corrupt, truncated, or not a file of this kind.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// A sound file made for another game or by another version.
+    #[error(transparent)]
+    Identity(#[from] IdentityError),
+    /// A sound file (its checksums hold) whose contents are not what its header promises:
+    /// damage the checksums cannot see, or a forgery.
+    #[error("{} is corrupted: {what}; delete it and produce it again", .path.display())]
+    Corrupt {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong, with the expected and found values.
+        what: String,
+    },
+    /// A lookup of a state that cannot occur in the table's game.
+    #[error("state {state:?} is not part of the game of table {}", .path.display())]
+    UnknownState {
+        /// The table file.
+        path: PathBuf,
+        /// The state asked for.
+        state: ScoreState,
+    },
 }

@@ -297,7 +297,7 @@ mod tests {
         let mut metadata = KIND.metadata(game());
         crate::store::write_atomic(&path, KIND.name, &metadata, &[1, 2, 3]).unwrap();
         // SAFETY: the test's own file, unchanged while mapped.
-        let file = unsafe { KIND.open::<crate::solo::table::TableError>(&path, game()) }.unwrap();
+        let file = unsafe { KIND.open::<crate::store::TableError>(&path, game()) }.unwrap();
         assert_eq!(file.payload(), &[1, 2, 3]);
         drop(file);
         metadata["padding"] = json!("x".repeat(KIND.metadata_limit));

@@ -37,12 +37,11 @@ use std::path::Path;
 use rand::RngExt;
 use rayon::prelude::*;
 
-use super::StrategyFileError;
 use super::anchors::BoxValues;
 use crate::game::{Category, Game, RollId};
 use crate::simulate::{PlanCache, game_rng, play_game};
 use crate::solo::{OptimalPolicy, analyze};
-use crate::store::{self, Checksum, FileKind};
+use crate::store::{self, Checksum, FileKind, TableError};
 
 /// Evolved-values files. Payload: one `f64` per box of the card, card order. Version 2:
 /// the metadata's identity keys of [`crate::store::Identity`].
@@ -274,12 +273,7 @@ pub fn file_name(game: Game) -> String {
 
 /// Writes `anchors`, evolved for `game`, atomically to `path`; `about` (parameters,
 /// exact average) is kept in the metadata.
-pub fn write(
-    path: &Path,
-    game: Game,
-    anchors: &BoxValues,
-    about: serde_json::Value,
-) -> Result<Checksum, StrategyFileError> {
+pub fn write(path: &Path, game: Game, anchors: &BoxValues, about: serde_json::Value) -> Result<Checksum, TableError> {
     let mut metadata = KIND.metadata(game);
     metadata["anchors"] = anchors.to_json(game.rules);
     metadata["run"] = about;
@@ -287,11 +281,11 @@ pub fn write(
 }
 
 /// Reads the values `yz strategy evolve` wrote for `game`.
-pub fn load(path: &Path, game: Game) -> Result<BoxValues, StrategyFileError> {
+pub fn load(path: &Path, game: Game) -> Result<BoxValues, TableError> {
     // SAFETY: yz replaces store files by rename and never writes one in place.
-    let file = unsafe { KIND.open::<StrategyFileError>(path, game) }?;
+    let file = unsafe { KIND.open::<TableError>(path, game) }?;
     let values = file.payload_as::<f64>()?;
-    let corrupted = |detail: String| StrategyFileError::Corrupted { path: path.to_path_buf(), detail };
+    let corrupted = |detail: String| TableError::Corrupt { path: path.to_path_buf(), what: detail };
     let boxes = game.rules.card().len();
     let anchors = BoxValues::from_card(game.rules, values)
         .ok_or_else(|| corrupted(format!("it holds {} values, not one per box ({boxes})", values.len())))?;

@@ -29,12 +29,11 @@ use std::path::Path;
 use rand::RngExt;
 use serde_json::json;
 
-use super::StrategyFileError;
 use crate::game::{Category, Game, KeepId, NUM_ROLLS, RollId, ScoreState};
 use crate::simulate::{game_rng, roll_missing};
 use crate::solo::policy::SUB_KEEPS;
 use crate::solo::{Policy, TurnPlan};
-use crate::store::{self, Checksum, FileKind};
+use crate::store::{self, Checksum, FileKind, TableError};
 
 /// Action-table files (payload below). Version 2: the metadata's identity keys of
 /// [`crate::store::Identity`].
@@ -174,7 +173,7 @@ impl ActionTable {
     /// Writes the table atomically. Payload: the reward sums, then the trial counts, `f64`
     /// each, by (played set as an n-bit number in card order, roll, keep within the roll in
     /// [`KeepId`] order).
-    pub fn write(&self, path: &Path, about: serde_json::Value) -> Result<Checksum, StrategyFileError> {
+    pub fn write(&self, path: &Path, about: serde_json::Value) -> Result<Checksum, TableError> {
         let mut metadata = KIND.metadata(self.game);
         metadata["entries"] = json!(self.totals.len());
         metadata["biases"] = json!({ "chance": CHANCE_BIAS, "upper_per_face": UPPER_BIAS_PER_FACE });
@@ -184,12 +183,12 @@ impl ActionTable {
     }
 
     /// Reads a table `yz strategy train` wrote for `game`.
-    pub fn load(path: &Path, game: Game) -> Result<ActionTable, StrategyFileError> {
+    pub fn load(path: &Path, game: Game) -> Result<ActionTable, TableError> {
         // SAFETY: yz replaces store files by rename and never writes one in place.
-        let file = unsafe { KIND.open::<StrategyFileError>(path, game) }?;
+        let file = unsafe { KIND.open::<TableError>(path, game) }?;
         let values = file.payload_as::<f64>()?;
         let len = Self::len_for(game);
-        let corrupted = |detail: String| StrategyFileError::Corrupted { path: path.to_path_buf(), detail };
+        let corrupted = |detail: String| TableError::Corrupt { path: path.to_path_buf(), what: detail };
         if values.len() != 2 * len {
             return Err(corrupted(format!("it holds {} numbers, the game needs {}", values.len(), 2 * len)));
         }
@@ -222,7 +221,7 @@ impl LearnedPolicy {
     }
 
     /// The agent of the table in `path`, trained for `game`.
-    pub fn load(path: &Path, game: Game) -> Result<LearnedPolicy, StrategyFileError> {
+    pub fn load(path: &Path, game: Game) -> Result<LearnedPolicy, TableError> {
         Ok(LearnedPolicy::new(ActionTable::load(path, game)?))
     }
 }

@@ -44,8 +44,10 @@ use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
 use crate::game::{ALL_CATEGORIES, Game, MAX_BOXES, ScoreState};
-use crate::solo::{Analysis, OptimalPolicy, Policy, SoloTable, TableError, TurnPlan, analyze, open_or_solve};
-use crate::store::{IdentityError, StoreError};
+use crate::progress::Silent;
+use crate::solo::{Analysis, OptimalPolicy, Policy, SoloTable, TurnPlan, analyze};
+use crate::store::TableError;
+use crate::store::open_or_solve;
 
 /// The strategies by name, as the command line writes them.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -108,12 +110,10 @@ pub enum StrategyError {
     /// A strategy's parameter beyond what it can be run with.
     #[error("{0}")]
     OutOfRange(String),
-    /// The optimal table could not be opened or solved.
+    /// The optimal table could not be opened or solved, or a trained strategy's file is
+    /// missing, corrupt or made for another game.
     #[error(transparent)]
     Table(#[from] TableError),
-    /// A trained strategy's file is missing, corrupt or made for another game.
-    #[error(transparent)]
-    File(#[from] StrategyFileError),
 }
 
 /// The most rounds `means-iter:N` runs: each is a full exact analysis, and the means have
@@ -215,7 +215,9 @@ impl Strategy {
             |file: &Option<PathBuf>, default: String| file.clone().unwrap_or_else(|| data_dir.join(default));
         let mut earlier_rounds = Vec::new();
         let policy: Box<dyn Policy + Send> = match name {
-            StrategyName::Optimal => Box::new(anchors::optimal(game, open_or_solve(data_dir, game)?)),
+            StrategyName::Optimal => {
+                Box::new(anchors::optimal(game, open_or_solve::<SoloTable>(data_dir, game, &Silent)?))
+            }
             StrategyName::Greedy => Box::new(anchors::greedy(game)),
             StrategyName::Means => {
                 let statistics = optimal_statistics(game, data_dir)?;
@@ -284,7 +286,7 @@ impl Policy for Strategy {
 /// The optimal strategy's exact box statistics in `game` (Glenn's Table III for the official
 /// full game), from the table in `data_dir`: the input of the category means heuristics.
 pub fn optimal_statistics(game: Game, data_dir: &Path) -> Result<Analysis, TableError> {
-    let table: SoloTable = open_or_solve(data_dir, game)?;
+    let table: SoloTable = open_or_solve::<SoloTable>(data_dir, game, &Silent)?;
     Ok(analyze(game, &OptimalPolicy::solved(game, &table)))
 }
 
@@ -294,23 +296,4 @@ pub type PerBox = [f64; MAX_BOXES];
 /// The mean of every box under the analysed strategy.
 pub fn box_means(analysis: &Analysis) -> PerBox {
     ALL_CATEGORIES.map(|c| analysis.box_mean(c))
-}
-
-/// Why a file written by `yz strategy evolve` or `yz strategy train` cannot be used.
-#[derive(Debug, thiserror::Error)]
-pub enum StrategyFileError {
-    /// Unreadable, corrupt, truncated, or not a file of this kind.
-    #[error(transparent)]
-    Store(#[from] StoreError),
-    /// A valid file made for another game or by another version of its format.
-    #[error(transparent)]
-    Identity(#[from] IdentityError),
-    /// The header is fine but the payload does not hold what the metadata promises.
-    #[error("{} is corrupted: {detail}; produce it again", .path.display())]
-    Corrupted {
-        /// The file.
-        path: PathBuf,
-        /// What is wrong.
-        detail: String,
-    },
 }

@@ -9,11 +9,12 @@
 use serde::Serialize;
 
 use super::solve::Curve;
-use super::table::{TargetTable, TargetTableError};
+use super::table::TargetTable;
 use crate::game::{Card, Category, Game, KeepId, NUM_ROLLS, RollId, Rules, ScoreState};
 use crate::game::{ChoiceJson, RollsLeft};
 use crate::solo::Choice;
 use crate::store::IdentityError;
+use crate::store::TableError;
 use crate::turn::TurnBuffer;
 use crate::turn::lanes::lane_max;
 
@@ -104,7 +105,7 @@ pub enum TargetAdviseError {
     WrongGame(#[from] IdentityError),
     /// The table could not be read.
     #[error(transparent)]
-    Table(#[from] TargetTableError),
+    Table(#[from] TableError),
 }
 
 /// The points the future must still bring for a final total of at least `target` from
@@ -144,7 +145,7 @@ pub fn advise(
     // distinct successors, each looked up once.
     let mut reader = table.reader();
     let mut curves: Vec<(ScoreState, Curve<f32>)> = Vec::new();
-    let mut after_scoring = |c: Category, r: RollId| -> Result<Option<(u32, f32)>, TargetTableError> {
+    let mut after_scoring = |c: Category, r: RollId| -> Result<Option<(u32, f32)>, TableError> {
         let Some(t) = state.score(game, c, r) else { return Ok(None) };
         let position = match curves.iter().position(|(s, _)| *s == t.next) {
             Some(position) => position,

@@ -6,4 +6,4 @@ pub mod solve;
 pub mod table;
 
 pub use solve::{Curve, TargetCurves, solve, solve_with_progress};
-pub use table::{TargetTable, TargetTableError, open_or_solve};
+pub use table::TargetTable;

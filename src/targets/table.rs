@@ -37,7 +37,7 @@
 //! 0.2 % but take 0.7 ms to decompress. Blocks of 32 Ki values give a 275 MB file.
 
 use std::ops::Range;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use rayon::prelude::*;
 use serde_json::json;
@@ -45,7 +45,9 @@ use serde_json::json;
 use super::solve::{Curve, TargetCurves, max_future_points};
 use crate::game::{Game, ScoreState, StateId, StateIndex};
 use crate::progress::Progress;
-use crate::store::{self, Checksum, FileKind, IdentityError, StoreError, StoreFile, StoreWriter};
+use crate::store::{
+    self, Checksum, DataTable, FileKind, IdentityError, StoreError, StoreFile, StoreWriter, TableError,
+};
 
 /// Target tables. Bump the version when the payload layout or its encoding (sections, word
 /// transform, byte planes, compression rule) changes, or when [`StateIndex`] numbers states
@@ -73,63 +75,6 @@ const MAX_BLOCK_BYTES: u64 = 64 << 20;
 
 /// Bit pattern of 1.0, the value the first word of each curve is taken from.
 const ONE_BITS: u32 = 0x3f80_0000;
-
-/// Why a target table could not be used.
-#[derive(Debug, thiserror::Error)]
-pub enum TargetTableError {
-    /// The file itself is unreadable, corrupt or truncated.
-    #[error(transparent)]
-    Store(#[from] StoreError),
-    /// A valid file made for another game or by another version.
-    #[error(transparent)]
-    Identity(#[from] IdentityError),
-    /// A metadata field the payload layout depends on is missing or not a count.
-    #[error("target table {} has no valid {field:?} in its metadata; delete it and produce it again", .path.display())]
-    Metadata {
-        /// The table file.
-        path: PathBuf,
-        /// The field.
-        field: &'static str,
-    },
-    /// The index sections contradict each other or the payload length.
-    #[error("target table {} is corrupted: {detail}; delete it and produce it again", .path.display())]
-    Index {
-        /// The table file.
-        path: PathBuf,
-        /// Which check failed.
-        detail: String,
-    },
-    /// A block does not decode to the values its index promises.
-    #[error("target table {} is corrupted: block {block} {detail}; delete it and produce it again", .path.display())]
-    Block {
-        /// The table file.
-        path: PathBuf,
-        /// The block.
-        block: usize,
-        /// What is wrong with it.
-        detail: String,
-    },
-    /// A decoded value is not a probability.
-    #[error("target table {} is corrupted: state {state} holds {value} at threshold {threshold}; delete it and produce it again", .path.display())]
-    Value {
-        /// The table file.
-        path: PathBuf,
-        /// The state's id.
-        state: u32,
-        /// The threshold of the value.
-        threshold: u64,
-        /// The value found.
-        value: f32,
-    },
-    /// A lookup of a state that cannot occur in the table's game.
-    #[error("state {state:?} is not part of the game of target table {}", .path.display())]
-    UnknownState {
-        /// The table file.
-        path: PathBuf,
-        /// The state asked for.
-        state: ScoreState,
-    },
-}
 
 /// Byte ranges of the payload's index sections; the block area follows them.
 #[derive(Clone, Debug)]
@@ -257,23 +202,26 @@ impl TargetTable {
     /// was made for this game with this state numbering, and that its index is consistent
     /// (offsets ascending and inside the payload, block sizes within bounds, every curve
     /// within the points its state can still make). Blocks are checked as they are read.
-    pub fn open(path: &Path, game: Game) -> Result<TargetTable, TargetTableError> {
+    pub fn open(path: &Path, game: Game) -> Result<TargetTable, TableError> {
         // SAFETY: yz replaces store files by rename and never writes one in place.
-        let file = unsafe { KIND.open::<TargetTableError>(path, game) }?;
+        let file = unsafe { KIND.open::<TableError>(path, game) }?;
         let index = StateIndex::new(game);
         let count = |field: &'static str| {
             file.metadata()
                 .get(field)
                 .and_then(serde_json::Value::as_u64)
                 .and_then(|v| usize::try_from(v).ok())
-                .ok_or_else(|| TargetTableError::Metadata { path: path.to_path_buf(), field })
+                .ok_or_else(|| TableError::Corrupt {
+                    path: path.to_path_buf(),
+                    what: format!("no valid {field:?} in its metadata"),
+                })
         };
         let (values, blocks) = (count("values")?, count("blocks")?);
         let payload_len = file.payload().len();
         let sections = Sections::new(index.len(), blocks).filter(|s| s.len() <= payload_len).ok_or_else(|| {
-            TargetTableError::Index {
+            TableError::Corrupt {
                 path: path.to_path_buf(),
-                detail: format!("{payload_len} payload bytes cannot hold the index of {blocks} blocks"),
+                what: format!("{payload_len} payload bytes cannot hold the index of {blocks} blocks"),
             }
         })?;
         let table = TargetTable { file, index, sections };
@@ -282,8 +230,8 @@ impl TargetTable {
     }
 
     /// Checks the index sections against each other, the value count and the payload.
-    fn check_index(&self, values: usize) -> Result<(), TargetTableError> {
-        let corrupt = |detail: String| TargetTableError::Index { path: self.path().to_path_buf(), detail };
+    fn check_index(&self, values: usize) -> Result<(), TableError> {
+        let corrupt = |what: String| TableError::Corrupt { path: self.path().to_path_buf(), what };
         let (states, blocks) = (self.index.len(), self.blocks());
         let payload_len = self.file.payload().len() as u64;
         let area = self.block_start()[blocks];
@@ -359,17 +307,17 @@ impl TargetTable {
 
     /// The curve of `state` at the start of its turn; decompresses the block holding it.
     /// For several lookups, a [`CurveReader`] decompresses each block once.
-    pub fn curve(&self, state: ScoreState) -> Result<Curve<f32>, TargetTableError> {
+    pub fn curve(&self, state: ScoreState) -> Result<Curve<f32>, TableError> {
         self.reader().curve(state)
     }
 
     /// The curve at the start of the game.
-    pub fn start(&self) -> Result<Curve<f32>, TargetTableError> {
+    pub fn start(&self) -> Result<Curve<f32>, TableError> {
         self.curve(ScoreState::start(self.index.game()))
     }
 
     /// max P(future points ≥ `threshold`) from the start of a turn in `state`.
-    pub fn probability(&self, state: ScoreState, threshold: i64) -> Result<f32, TargetTableError> {
+    pub fn probability(&self, state: ScoreState, threshold: i64) -> Result<f32, TableError> {
         Ok(self.curve(state)?.at(threshold))
     }
 
@@ -425,17 +373,17 @@ pub struct CurveReader<'t> {
 
 impl CurveReader<'_> {
     /// The curve of `state` at the start of its turn.
-    pub fn curve(&mut self, state: ScoreState) -> Result<Curve<f32>, TargetTableError> {
+    pub fn curve(&mut self, state: ScoreState) -> Result<Curve<f32>, TableError> {
         let table = self.table;
         let id = table
             .index
             .id(state)
-            .ok_or_else(|| TargetTableError::UnknownState { path: table.path().to_path_buf(), state })?;
+            .ok_or_else(|| TableError::UnknownState { path: table.path().to_path_buf(), state })?;
         self.curve_by_id(id.0 as usize)
     }
 
     /// The curve of the state numbered `id`, which is below the state count.
-    fn curve_by_id(&mut self, id: usize) -> Result<Curve<f32>, TargetTableError> {
+    fn curve_by_id(&mut self, id: usize) -> Result<Curve<f32>, TableError> {
         let table = self.table;
         let block = table.block_state().partition_point(|&s| s as usize <= id) - 1;
         let value_start = table.value_start();
@@ -447,11 +395,9 @@ impl CurveReader<'_> {
         for (k, value) in decode(planes, start..end).enumerate() {
             if !(0.0..=1.0).contains(&value) {
                 let threshold = first as u64 + k as u64;
-                return Err(TargetTableError::Value {
+                return Err(TableError::Corrupt {
                     path: table.path().to_path_buf(),
-                    state: id as u32,
-                    threshold,
-                    value,
+                    what: format!("state {id} holds {value} at threshold {threshold}"),
                 });
             }
             values.push(value);
@@ -460,12 +406,15 @@ impl CurveReader<'_> {
     }
 
     /// The plane bytes of `block`, decompressed on first use.
-    fn planes(&mut self, block: usize) -> Result<&[u8], TargetTableError> {
+    fn planes(&mut self, block: usize) -> Result<&[u8], TableError> {
         if let Some(position) = self.blocks.iter().position(|(b, _)| *b == block) {
             return Ok(&self.blocks[position].1);
         }
         let table = self.table;
-        let bad = |detail: String| TargetTableError::Block { path: table.path().to_path_buf(), block, detail };
+        let bad = |detail: String| TableError::Corrupt {
+            path: table.path().to_path_buf(),
+            what: format!("block {block} {detail}"),
+        };
         let states = table.block_state()[block] as usize..table.block_state()[block + 1] as usize;
         let value_start = table.value_start();
         // `open` checked the block's offsets and bounded its size.
@@ -525,24 +474,17 @@ fn decode(planes: &[u8], range: Range<usize>) -> impl Iterator<Item = f32> + '_ 
     })
 }
 
-/// Opens `game`'s target table in `data_dir`, solving and writing it first if it is missing
-/// (reporting the solve to `progress`). A table that exists but fails its checks is an
-/// error, never silently replaced.
-pub fn open_or_solve(data_dir: &Path, game: Game, progress: &dyn Progress) -> Result<TargetTable, TargetTableError> {
-    let path = data_dir.join(file_name(game));
-    if !path.exists() {
-        tracing::info!(path = %path.display(), "no target table yet; solving (the full game takes a minute or two)");
-        let started = std::time::Instant::now();
-        let curves = super::solve_with_progress::<f32>(game, progress);
-        let checksum = TargetTable::write(&curves, &path)?;
-        tracing::info!(path = %path.display(), %checksum, seconds = started.elapsed().as_secs_f64(), "wrote target table");
-    }
-    TargetTable::open(&path, game)
-}
+impl DataTable for TargetTable {
+    const STEM: &'static str = "targets";
 
-/// The file name of `game`'s target table inside a data directory.
-pub fn file_name(game: Game) -> String {
-    format!("{}.yzt", game.file_stem("targets"))
+    /// The full game takes a minute or two.
+    fn solve_into(game: Game, path: &Path, progress: &dyn Progress) -> Result<Checksum, StoreError> {
+        TargetTable::write(&super::solve_with_progress::<f32>(game, progress), path)
+    }
+
+    fn open(path: &Path, game: Game) -> Result<TargetTable, TableError> {
+        TargetTable::open(path, game)
+    }
 }
 
 #[cfg(test)]

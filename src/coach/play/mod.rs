@@ -15,8 +15,9 @@ use crate::game::{Choice, RollsLeft, Valued};
 use crate::players::{MatchPlayer, Position, Seat};
 use crate::simulate::roll_missing;
 use crate::solo::{self, SoloTable};
+use crate::store::TableError;
 use crate::targets::advise::TargetAdviseError;
-use crate::targets::{self, TargetTable, TargetTableError};
+use crate::targets::{self, TargetTable};
 
 /// How the coach values a choice.
 #[derive(Clone, Copy)]
@@ -112,7 +113,7 @@ pub enum PlayError {
     Record(#[from] RecordError),
     /// A table could not be read.
     #[error(transparent)]
-    Table(#[from] TargetTableError),
+    Table(#[from] TableError),
     /// The target advisor refused the position.
     #[error(transparent)]
     Target(#[from] TargetAdviseError),

@@ -33,8 +33,11 @@ use crate::game::{Choice, ChoiceJson, RollsLeft, Valued};
 use crate::players::{Evaluation, Searcher};
 use crate::players::{Position as MatchPosition, Seat};
 use crate::progress::Progress;
+use crate::progress::Silent;
 use crate::solo::{self, SoloTable};
-use crate::targets::{TargetTable, TargetTableError};
+use crate::store::TableError;
+use crate::store::open_or_solve;
+use crate::targets::TargetTable;
 use crate::turn::choice;
 
 /// Most boxes open on both cards together for which a two-player review asks for the exact
@@ -165,10 +168,10 @@ pub const DEFAULT_TOLERANCE: f64 = 1e-9;
 pub enum ReviewError {
     /// The solitaire table.
     #[error("solitaire table: {0}")]
-    Solo(#[from] solo::TableError),
+    Solo(#[source] TableError),
     /// The target table EMP(1) reads.
     #[error("target table: {0}")]
-    Targets(#[from] TargetTableError),
+    Targets(#[source] TableError),
     /// The two-player values.
     #[error(transparent)]
     Duel(#[from] SourceError),
@@ -188,7 +191,7 @@ impl Review {
 /// two-player position) are reported to `progress`.
 pub fn review(record: &Record, options: ReviewOptions, progress: &dyn Progress) -> Result<Review, ReviewError> {
     let game = record.game();
-    let table = solo::open_or_solve(options.data, game)?;
+    let table = open_or_solve::<SoloTable>(options.data, game, &Silent).map_err(ReviewError::Solo)?;
     let (measure, decisions) = if record.players().len() == 1 {
         (Measure::ExpectedPoints, solo_decisions(record, &table))
     } else {
@@ -303,11 +306,12 @@ fn duel_decisions(
             None => {
                 let table = match &mut targets {
                     Some(table) => table,
-                    None => targets.insert(crate::targets::table::open_or_solve(data, game, progress)?),
+                    None => targets
+                        .insert(open_or_solve::<TargetTable>(data, game, progress).map_err(ReviewError::Targets)?),
                 };
                 let searcher = Searcher::new(table, Evaluation::ExpectedMatchPoints, 1);
                 let at = MatchPosition { seats: seats.clone(), mover: turn.player };
-                let endings = searcher.ending_values(&at)?;
+                let endings = searcher.ending_values(&at).map_err(ReviewError::Targets)?;
                 let state = me.state();
                 let rank = move |roll, rolls_left| {
                     choice::rank(game, state, roll, rolls_left, |t| endings[&(t.next, t.points)])

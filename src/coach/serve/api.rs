@@ -27,8 +27,10 @@ use crate::game::RollsLeft;
 use crate::game::{Card, Game, Rules, parse_dice};
 use crate::progress::{Progress, Silent};
 use crate::solo::{self, SoloTable};
+use crate::store::DataTable;
+use crate::store::open_or_solve;
+use crate::targets::TargetTable;
 use crate::targets::advise::{self as target_advise, TargetAdviceJson};
-use crate::targets::{self, TargetTable};
 
 /// A refused or failed request: its status and the message shown.
 #[derive(Debug)]
@@ -242,14 +244,15 @@ impl App {
     /// The solitaire table of `game`, read (or solved, 0.4 s) once, whoever asks: requests
     /// that come meanwhile wait for the same one.
     async fn solo(self: &Arc<Self>, game: Game) -> Result<Arc<SoloTable>, ApiError> {
-        let path = self.config.data.join(solo::table::file_name(game));
+        let path = self.config.data.join(SoloTable::file_name(game));
         let cell = Arc::clone(lock(&self.solo).entry(game).or_default());
         let held = cell
             .get_or_try_init(|| {
                 let (app, path) = (Arc::clone(self), path.clone());
                 blocking(move || {
                     app.check_writable_for(&path)?;
-                    let table = solo::open_or_solve(&app.config.data, game).map_err(ApiError::internal)?;
+                    let table =
+                        open_or_solve::<SoloTable>(&app.config.data, game, &Silent).map_err(ApiError::internal)?;
                     Ok(Held::read(&path, table))
                 })
             })
@@ -264,7 +267,7 @@ impl App {
     /// or, where none was written, built in the background while requests are told how far
     /// it is.
     async fn targets(self: &Arc<Self>, game: Game) -> Result<Arc<TargetTable>, ApiError> {
-        let path = self.config.data.join(targets::table::file_name(game));
+        let path = self.config.data.join(TargetTable::file_name(game));
         let slot = Arc::clone(lock(&self.targets).entry(game).or_default());
         if slot.table.get().is_none() && !path.exists() {
             return Err(self.build_targets(game, &path, &slot));
@@ -274,7 +277,7 @@ impl App {
             .get_or_try_init(|| {
                 let (data, path) = (self.config.data.clone(), path.clone());
                 blocking(move || {
-                    let table = targets::open_or_solve(&data, game, &Silent).map_err(ApiError::internal)?;
+                    let table = open_or_solve::<TargetTable>(&data, game, &Silent).map_err(ApiError::internal)?;
                     Ok(Held::read(&path, table))
                 })
             })
@@ -302,7 +305,7 @@ impl App {
         let (data, path, slot) = (self.config.data.clone(), path.to_owned(), Arc::clone(slot));
         std::thread::spawn(move || {
             background_priority();
-            match targets::open_or_solve(&data, game, share.as_ref()) {
+            match open_or_solve::<TargetTable>(&data, game, share.as_ref()) {
                 Ok(table) => {
                     let _ = slot.table.set(Held::read(&path, table));
                 }
