@@ -90,10 +90,10 @@ pub mod table_vii {
     pub const EVOLVED: f64 = 243.63;
 }
 
-/// Scandinavian Yatzy under the rules the README states (15 boxes, bonus 50 at 63, no Joker,
-/// no extra bonus): the optimal expected score to seven decimals, ours. Public solvers print
-/// 248.44 (Laurii1i/Yatzy) and 248.4401398 (dlangk/yatzy, `f32`); Castux/yahtzee's 248.4394
-/// differs at the fourth decimal (`docs/published.md` says why).
+/// Scandinavian Yatzy under the rules docs/rules.md states (15 boxes, bonus 50 at 63, no
+/// Joker, no extra bonus): the optimal expected score to seven decimals, ours. Public
+/// solvers print 248.44 (Laurii1i/Yatzy) and 248.4401398 (dlangk/yatzy, `f32`);
+/// Castux/yahtzee's 248.4394 differs at the fourth decimal (`docs/published.md` says why).
 pub const YATZY_EXPECTED: f64 = 248.4399894;
 
 /// The same figure as Laurii1i/Yatzy prints it, two decimals (`docs/published.md`).

@@ -14,8 +14,8 @@ use yz::coach::review::{self, Measure, Review, ReviewOptions};
 /// `yz review RECORD`.
 #[derive(Args)]
 pub struct ReviewArgs {
-    /// The game record, text or JSON (`-` for standard input); its format is in the
-    /// README ("For players").
+    /// The game record, text or JSON (`-` for standard input); its format is in
+    /// docs/players.md ("Game records").
     record: PathBuf,
     /// How many of the worst mistakes to rank and break down.
     #[arg(long, default_value_t = 5, value_name = "N")]

@@ -28,7 +28,7 @@ pub const EXCHANGE_COMPRESSION: f64 = 1.5;
 /// How much more than `1/P` of a layer the busiest rank holds: the partition balances
 /// kernel work, not positions or pairs. Measured by `yz duel plan --rehearse-rank 511
 /// --ranks 1024` on the full game: values 5% and tiles 16% above the even share at layer
-/// 14 (README, "Rehearsal").
+/// 14 (docs/cluster.md, "Rehearsal").
 const VALUE_IMBALANCE: f64 = 1.1;
 /// The same for the tiles (one offset per pair).
 const TILE_IMBALANCE: f64 = 1.2;

@@ -48,8 +48,8 @@ use crate::turn::choice;
 pub const EXACT_MAX_OPEN: usize = 12;
 
 /// EMP(1)'s measured error: the winning chance its own moves give away, per move, over
-/// 1,024 typical games of the full official game at 1 to 6 open boxes (README, "Move
-/// errors"); its values label the decisions they judge.
+/// 1,024 typical games of the full official game at 1 to 6 open boxes (docs/commands.md,
+/// "Move errors"); its values label the decisions they judge.
 pub const EMP1_ERROR_PER_MOVE: f64 = 1.1e-5;
 
 /// How decisions are valued.
