@@ -1,6 +1,5 @@
 //! The `yz` subcommands, one module per family, and what they share.
 
-pub mod analysis;
 pub mod duel;
 pub mod move_errors;
 pub mod play;
@@ -47,6 +46,18 @@ impl GameArgs {
 }
 
 /// Prints pretty JSON on standard output.
-pub fn print_json(value: serde_json::Value) {
+pub fn print_json(value: impl serde::Serialize) {
+    // Through a `Value`, whose objects keep their keys sorted: every command's JSON lists
+    // them alike, whatever order a report type declares its fields in.
+    let value = serde_json::to_value(value).unwrap_or_default();
     println!("{}", serde_json::to_string_pretty(&value).unwrap_or_default());
+}
+
+/// Prints a report: its JSON with `--json`, else its text.
+pub fn print_report(report: &(impl serde::Serialize + std::fmt::Display), as_json: bool) {
+    if as_json {
+        print_json(report);
+    } else {
+        println!("{report}");
+    }
 }

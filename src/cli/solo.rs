@@ -5,17 +5,16 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 use clap::Subcommand;
-use serde_json::json;
 
 use super::progress::Bar;
-use super::{GameArgs, print_json};
+use super::{GameArgs, print_json, print_report};
 use yz::game::RollsLeft;
 use yz::game::{Card, Game, parse_dice};
 use yz::progress::Silent;
-use yz::solo::{self, FutureValue, SoloTable};
+use yz::solo::{self, SoloTable, SolveReport, StatsReport, ValueReport};
 use yz::store::DataTable;
 use yz::store::open_or_solve;
-use yz::targets::payoff::{self, Payoff};
+use yz::targets::payoff;
 
 #[derive(Subcommand)]
 pub enum SoloCommand {
@@ -80,25 +79,16 @@ pub fn run(command: SoloCommand, data: &Path, as_json: bool) -> Result<()> {
             let seconds = started.elapsed().as_secs_f64();
             let path = out.unwrap_or_else(|| data.join(SoloTable::file_name(game)));
             let checksum = SoloTable::write(&solution, &path)?;
-            let states = yz::game::StateIndex::new(game).len();
-            if as_json {
-                print_json(json!({
-                    "rules": game.rules.name(),
-                    "categories": game.box_names(),
-                    "expected_score": solution.start_value(),
-                    "states": states,
-                    "seconds": seconds,
-                    "table": path,
-                    "checksum": checksum.to_string(),
-                }));
-            } else {
-                println!("rules           {}", game.rules);
-                println!("categories      {}", game.box_names().join(","));
-                println!("expected score  {:.4}", solution.start_value());
-                println!("states          {states}");
-                println!("solve time      {seconds:.3} s");
-                println!("table           {} (checksum {checksum})", path.display());
-            }
+            let report = SolveReport {
+                rules: game.rules,
+                categories: game.box_names(),
+                expected_score: solution.start_value(),
+                states: yz::game::StateIndex::new(game).len(),
+                seconds,
+                table: path,
+                checksum,
+            };
+            print_report(&report, as_json);
         }
         SoloCommand::Advise { game, card, dice, rolls_left } => {
             let game = game.game()?;
@@ -131,11 +121,7 @@ pub fn run(command: SoloCommand, data: &Path, as_json: bool) -> Result<()> {
                 super::plot::score_distribution(path, game, analysis.distribution())?;
                 eprintln!("plot written to {}", path.display());
             }
-            if as_json {
-                print_json(super::analysis::to_json(game, &analysis, seconds));
-            } else {
-                super::analysis::print(game, &analysis, seconds);
-            }
+            print_report(&StatsReport::new(game, &analysis, seconds), as_json);
         }
         SoloCommand::Beat { game, opponent } => {
             let game = game.game()?;
@@ -143,49 +129,13 @@ pub fn run(command: SoloCommand, data: &Path, as_json: bool) -> Result<()> {
                 bail!("unknown opponent {opponent:?}; accepted: optimal (the optimal solitaire strategy)");
             }
             let table = open_table(data, game)?;
-            let started = Instant::now();
-            let distribution =
-                solo::analyze_with_progress(game, &solo::OptimalPolicy::solved(game, &table), &Bar::new(as_json))
-                    .distribution()
-                    .clone();
-            // f32 lanes: on the full game 2.2 times as fast as f64, and 3e-7 away from it.
-            let win = payoff::solve_with_progress::<f32>(game, &Payoff::beat(&distribution), &Bar::new(as_json));
-            let seconds = started.elapsed().as_secs_f64();
-            if as_json {
-                print_json(json!({
-                    "rules": game.rules.name(),
-                    "categories": game.box_names(),
-                    "opponent": opponent,
-                    "opponent_mean": distribution.mean(),
-                    "win_probability": win,
-                    "seconds": seconds,
-                }));
-            } else {
-                println!("rules           {}", game.rules);
-                println!("categories      {}", game.box_names().join(","));
-                println!("opponent        {opponent}, mean score {:.4}", distribution.mean());
-                println!("best reply wins {win:.6} (ties count half)");
-                println!("time            {seconds:.1} s");
-            }
+            print_report(&payoff::beat(game, &table, &Bar::new(as_json)), as_json);
         }
         SoloCommand::Value { game, card } => {
             let game = game.game()?;
             let card = Card::parse(&card, game)?;
-            let state = card.state();
-            let future = if state.is_terminal() { 0.0 } else { open_table(data, game)?.future_value(state) };
-            let points = card.points();
-            if as_json {
-                print_json(json!({
-                    "card": card.to_string(),
-                    "points": points,
-                    "expected_future": future,
-                    "expected_final": points as f64 + future,
-                }));
-            } else {
-                println!("points on card  {points}");
-                println!("expected future {future:.4}");
-                println!("expected final  {:.4}", points as f64 + future);
-            }
+            let table = if card.state().is_terminal() { None } else { Some(open_table(data, game)?) };
+            print_report(&ValueReport::new(&card, table.as_ref()), as_json);
         }
     }
     Ok(())

@@ -1,20 +1,17 @@
 //! `yz targets`: play for a target score, from the curves s ↦ max P(future points ≥ s).
 
 use std::path::{Path, PathBuf};
-use std::time::Instant;
 
 use anyhow::{Context, Result, anyhow};
 use clap::Subcommand;
-use serde_json::json;
 
 use super::progress::Bar;
-use super::{GameArgs, print_json};
-use yz::game::RollsLeft;
-use yz::game::{Card, Game, StateIndex, parse_dice};
-use yz::store::DataTable;
-use yz::store::open_or_solve;
-use yz::targets::advise::{self};
-use yz::targets::{self, TargetTable};
+use super::{GameArgs, print_json, print_report};
+use yz::game::{Card, Game, RollsLeft, parse_dice};
+use yz::store::{DataTable, open_or_solve};
+use yz::targets::TargetTable;
+use yz::targets::advise;
+use yz::targets::report::{self, QueryReport, probability_text};
 
 /// The `yz targets` subcommands.
 #[derive(Subcommand)]
@@ -64,68 +61,15 @@ pub fn run(command: TargetsCommand, data: &Path, as_json: bool) -> Result<()> {
     match command {
         TargetsCommand::Solve { game, out } => {
             let game = game.game()?;
-            let started = Instant::now();
-            let curves = targets::solve_with_progress::<f32>(game, &Bar::new(as_json));
-            let solve_seconds = started.elapsed().as_secs_f64();
             let path = out.unwrap_or_else(|| data.join(TargetTable::file_name(game)));
-            let written = Instant::now();
-            let checksum = TargetTable::write(&curves, &path)?;
-            let write_seconds = written.elapsed().as_secs_f64();
-            let bytes = std::fs::metadata(&path).with_context(|| format!("reading {}", path.display()))?.len();
-            let states = StateIndex::new(game).len();
-            let values: usize = curves.curves().iter().map(|c| c.values.len()).sum();
-            let mean = curves.start().mean();
-            if as_json {
-                print_json(json!({
-                    "rules": game.rules.name(),
-                    "categories": game.box_names(),
-                    "start_curve_mean": mean,
-                    "states": states,
-                    "values": values,
-                    "file_bytes": bytes,
-                    "solve_seconds": solve_seconds,
-                    "write_seconds": write_seconds,
-                    "seconds": solve_seconds + write_seconds,
-                    "table": path,
-                    "checksum": checksum.to_string(),
-                }));
-            } else {
-                println!("rules             {}", game.rules);
-                println!("categories        {}", game.box_names().join(","));
-                println!("start curve mean  {mean:.4} (sum over s >= 1 of max P(score >= s))");
-                println!("states            {states}");
-                println!("stored values     {values}");
-                let ratio = 4.0 * values as f64 / bytes as f64;
-                if ratio >= 1.0 {
-                    println!("file bytes        {bytes} ({ratio:.2} times smaller than raw f32)");
-                } else {
-                    println!("file bytes        {bytes} (the header outweighs so few values)");
-                }
-                println!("solve time        {solve_seconds:.3} s");
-                println!("write time        {write_seconds:.3} s");
-                println!("table             {} (checksum {checksum})", path.display());
-            }
+            print_report(&report::solve_into(game, &path, &Bar::new(as_json))?, as_json);
         }
         TargetsCommand::Query { game, card, target } => {
             let game = game.game()?;
             let card = Card::parse(&card, game)?;
             let target = parse_target(&target)?;
             let table = open_table(data, game, as_json)?;
-            let probability = advise::probability(&table, game, &card, target)?;
-            let needed = advise::needed(&card, target);
-            if as_json {
-                print_json(json!({
-                    "rules": game.rules.name(),
-                    "card": card.to_string(),
-                    "points": card.points(),
-                    "target": target,
-                    "needed": needed,
-                    "probability": probability,
-                }));
-            } else {
-                println!("card {:?}: {} points on the card, {needed} more needed", card.to_string(), card.points());
-                println!("P(final >= {target})  {}", probability_text(probability));
-            }
+            print_report(&QueryReport::new(&table, game, &card, target)?, as_json);
         }
         TargetsCommand::Advise { game, card, dice, rolls_left, target } => {
             let game = game.game()?;
@@ -159,11 +103,6 @@ pub fn run(command: TargetsCommand, data: &Path, as_json: bool) -> Result<()> {
 /// simply 0 or 1).
 fn parse_target(text: &str) -> Result<i64> {
     text.trim().parse().map_err(|_| anyhow!("target {text:?} is not a whole number of points (e.g. --target 300)"))
-}
-
-/// Six decimals, or four significant digits below 10⁻⁴ where six decimals would show 0.
-fn probability_text(p: f32) -> String {
-    if p != 0.0 && p.abs() < 1e-4 { format!("{p:.4e}") } else { format!("{p:.6}") }
 }
 
 fn open_table(data: &Path, game: Game, as_json: bool) -> Result<TargetTable> {

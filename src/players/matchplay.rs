@@ -11,7 +11,9 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use super::{MatchPlayer, Position, SolitairePlayer};
-use crate::game::Game;
+use std::fmt;
+
+use crate::game::{Game, Rules};
 use crate::progress::Progress;
 use crate::simulate::{ScoreTally, Z_95, game_rng, play_turn};
 use crate::solo::Policy;
@@ -162,6 +164,107 @@ pub fn play_match_players(
         .try_reduce(|| MatchTally::new(players.len()), |a, b| Ok(a.merge(b)));
     progress.finish();
     tally
+}
+
+/// A match of many games reported (`yz match`): each player's win share, expected rank
+/// and mean score with their 95% intervals.
+#[derive(Clone, Debug, Serialize)]
+pub struct MatchReport {
+    /// The rule set.
+    pub rules: Rules,
+    /// The boxes in play, in card order.
+    pub categories: Vec<&'static str>,
+    /// Games played.
+    pub games: u64,
+    /// Seed of the dice.
+    pub seed: u64,
+    /// The players, in turn order.
+    pub players: Vec<PlayerReport>,
+    /// The share of games with a tie for the top.
+    pub tie_rate: f64,
+    /// Seconds the games took.
+    pub seconds: f64,
+    /// The same per game.
+    pub seconds_per_game: f64,
+}
+
+/// One player of a [`MatchReport`].
+#[derive(Clone, Debug, Serialize)]
+pub struct PlayerReport {
+    /// Its name.
+    pub strategy: String,
+    /// Games won, a tie for the top shared equally.
+    pub win_share: f64,
+    /// Its 95% confidence interval.
+    pub win_ci95: [f64; 2],
+    /// Mean rank (1 for the top).
+    pub expected_rank: f64,
+    /// Its 95% confidence interval.
+    pub rank_ci95: [f64; 2],
+    /// Mean final score.
+    pub mean_score: f64,
+    /// Its 95% confidence interval.
+    pub mean_ci95: [f64; 2],
+    /// Standard deviation of the final score.
+    pub standard_deviation: f64,
+}
+
+impl MatchReport {
+    /// The report of `tally`, games of `game` between the players `names` dealt from
+    /// `seed`, which took `seconds`.
+    pub fn new(game: Game, names: &[String], tally: &MatchTally, seed: u64, seconds: f64) -> MatchReport {
+        let around = |centre: f64, half: f64| [centre - half, centre + half];
+        let players = (names.iter().enumerate())
+            .map(|(p, name)| {
+                let scores = &tally.scores[p];
+                PlayerReport {
+                    strategy: name.clone(),
+                    win_share: tally.win_share(p),
+                    win_ci95: around(tally.win_share(p), tally.win_half_width_95(p)),
+                    expected_rank: tally.expected_rank(p),
+                    rank_ci95: around(tally.expected_rank(p), tally.rank_half_width_95(p)),
+                    mean_score: scores.mean(),
+                    mean_ci95: around(scores.mean(), scores.half_width_95()),
+                    standard_deviation: scores.standard_deviation(),
+                }
+            })
+            .collect();
+        MatchReport {
+            rules: game.rules,
+            categories: game.box_names(),
+            games: tally.games,
+            seed,
+            players,
+            tie_rate: tally.tie_rate(),
+            seconds,
+            seconds_per_game: seconds / tally.games as f64,
+        }
+    }
+}
+
+impl fmt::Display for MatchReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let half = |ci: [f64; 2]| (ci[1] - ci[0]) / 2.0;
+        writeln!(f, "rules       {}", self.rules)?;
+        writeln!(f, "categories  {}", self.categories.join(","))?;
+        writeln!(f, "games       {} (seed {}), ties for the top shared", self.games, self.seed)?;
+        writeln!(f, "  {:<20} {:>18} {:>18} {:>20}", "player", "win share", "expected rank", "mean score")?;
+        for p in &self.players {
+            writeln!(
+                f,
+                "  {:<20} {:>8.4} ± {:<7.4} {:>8.4} ± {:<7.4} {:>10.3} ± {:.3}",
+                p.strategy,
+                p.win_share,
+                half(p.win_ci95),
+                p.expected_rank,
+                half(p.rank_ci95),
+                p.mean_score,
+                half(p.mean_ci95)
+            )?;
+        }
+        writeln!(f, "ties        {:.4} of games", self.tie_rate)?;
+        write!(f, "time        {:.2} s ({:.4} s per game)", self.seconds, self.seconds_per_game)
+    }
 }
 
 #[cfg(test)]

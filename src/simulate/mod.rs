@@ -17,6 +17,8 @@
 //! reaches that state and kept ([`PlanCache`]); after that a turn is a few table lookups
 //! and eight random dice.
 
+pub mod report;
+
 use std::collections::HashMap;
 use std::hash::{BuildHasher, RandomState};
 use std::sync::{Arc, Mutex};

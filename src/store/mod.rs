@@ -129,6 +129,11 @@ fn chunk_count(payload_len: u64, chunk_size: u32) -> u64 {
     payload_len.div_ceil(u64::from(chunk_size))
 }
 
+/// Serialises a [`Checksum`] as its hex text, as every report prints it.
+pub fn checksum_as_text<S: serde::Serializer>(checksum: &Checksum, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.collect_str(checksum)
+}
+
 #[cfg(test)]
 mod tests {
     use std::fs;

@@ -32,13 +32,16 @@
 //!
 //! The run is a function of its parameters and seed alone, whatever the thread count.
 
-use std::path::Path;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
 
 use rand::RngExt;
 use rayon::prelude::*;
+use serde::Serialize;
 
 use super::anchors::BoxValues;
-use crate::game::{Category, Game, RollId};
+use crate::game::{Category, Game, RollId, Rules};
 use crate::simulate::{PlanCache, game_rng, play_game};
 use crate::solo::{OptimalPolicy, analyze};
 use crate::store::{self, Checksum, FileKind, TableError};
@@ -104,7 +107,7 @@ impl EvolveParams {
 }
 
 /// One generation's fitness, as simulated.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize)]
 pub struct GenerationReport {
     /// 0 for the random first generation.
     pub generation: usize,
@@ -113,6 +116,7 @@ pub struct GenerationReport {
     /// Mean simulated mean of the generation.
     pub mean_fitness: f64,
     /// The fittest individual.
+    #[serde(skip)]
     pub best: BoxValues,
 }
 
@@ -293,4 +297,101 @@ pub fn load(path: &Path, game: Game) -> Result<BoxValues, TableError> {
         return Err(corrupted(format!("value {bad} is not a finite number")));
     }
     Ok(anchors)
+}
+/// An evolved strategy written (`yz strategy evolve`).
+#[derive(Clone, Debug, Serialize)]
+pub struct EvolveReport {
+    /// The rule set.
+    pub rules: Rules,
+    /// The boxes in play, in card order.
+    pub categories: Vec<&'static str>,
+    /// How the search ran.
+    #[serde(skip)]
+    pub params: EvolveParams,
+    /// The champion's anchors, by box name.
+    pub champion: serde_json::Value,
+    /// The champion's anchors, in card order (for the text).
+    #[serde(skip)]
+    pub anchors: Vec<(&'static str, f64)>,
+    /// The champion's exact average score.
+    pub exact_mean: f64,
+    /// Every finalist's anchors and exact average, best first (before the polish).
+    pub finalists: Vec<Finalist>,
+    /// The genetic algorithm's best exact average, before the polish.
+    pub genetic_mean: f64,
+    /// Exact analyses the polish ran.
+    pub polish_analyses: usize,
+    /// Each generation's simulated fitness.
+    pub history: Vec<GenerationReport>,
+    /// Seconds the search took.
+    pub seconds: f64,
+    /// Where the champion was written.
+    pub file: PathBuf,
+    /// The file's checksum.
+    #[serde(serialize_with = "crate::store::checksum_as_text")]
+    pub checksum: Checksum,
+}
+
+/// A finalist of the search, with its exact average.
+#[derive(Clone, Debug, Serialize)]
+pub struct Finalist {
+    /// Its anchors, by box name.
+    pub anchors: serde_json::Value,
+    /// Its exact average score.
+    pub exact_mean: f64,
+}
+
+/// Evolves anchors for `game` ([`evolve`], `generation` told of each generation), writes
+/// the champion to `path` with the run's parameters, and reports.
+pub fn evolve_into(
+    game: Game,
+    params: EvolveParams,
+    path: &Path,
+    generation: impl FnMut(&GenerationReport),
+) -> Result<EvolveReport, TableError> {
+    let started = Instant::now();
+    let evolution = evolve(game, params, generation);
+    let seconds = started.elapsed().as_secs_f64();
+    let EvolveParams { generations, population, sample, seed, finalists, polish } = params;
+    let about = serde_json::json!({
+        "generations": generations, "population": population, "sample": sample, "seed": seed,
+        "finalists": finalists, "polish": polish, "exact_mean": evolution.champion_mean, "seconds": seconds,
+    });
+    let checksum = write(path, game, &evolution.champion, about)?;
+    Ok(EvolveReport {
+        rules: game.rules,
+        categories: game.box_names(),
+        params,
+        champion: evolution.champion.to_json(game.rules),
+        anchors: game.categories.iter().map(|c| (c.name(), evolution.champion.0[c.index()])).collect(),
+        exact_mean: evolution.champion_mean,
+        finalists: (evolution.finalists.iter())
+            .map(|(a, mean)| Finalist { anchors: a.to_json(game.rules), exact_mean: *mean })
+            .collect(),
+        genetic_mean: evolution.finalists[0].1,
+        polish_analyses: evolution.polish_analyses,
+        history: evolution.history,
+        seconds,
+        file: path.to_owned(),
+        checksum,
+    })
+}
+
+impl fmt::Display for EvolveReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let EvolveParams { generations, population, sample, seed, .. } = self.params;
+        writeln!(f, "rules       {}", self.rules)?;
+        writeln!(f, "categories  {}", self.categories.join(","))?;
+        writeln!(f, "search      {generations} generations of {population}, {sample} games each (seed {seed})")?;
+        writeln!(
+            f,
+            "champion    exact average {:.4} ({:.4} from the genetic algorithm, then {} exact analyses of the polish)",
+            self.exact_mean, self.genetic_mean, self.polish_analyses
+        )?;
+        for (name, anchor) in &self.anchors {
+            writeln!(f, "  s({name:<7}) {anchor:>9.4}")?;
+        }
+        writeln!(f, "time        {:.1} s", self.seconds)?;
+        write!(f, "file        {} (checksum {})", self.file.display(), self.checksum)
+    }
 }

@@ -24,15 +24,18 @@
 //! often; this is our choice) and otherwise takes the best mean so far.
 //! Published: 54.27 on the 6-round game after 100 million training games.
 
-use std::path::Path;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
 
 use rand::RngExt;
+use serde::Serialize;
 use serde_json::json;
 
-use crate::game::{Category, Game, KeepId, NUM_ROLLS, RollId, ScoreState};
+use crate::game::{Category, Game, KeepId, NUM_ROLLS, RollId, Rules, ScoreState};
 use crate::simulate::{game_rng, roll_missing};
 use crate::solo::policy::SUB_KEEPS;
-use crate::solo::{Policy, TurnPlan};
+use crate::solo::{Policy, TurnPlan, analyze};
 use crate::store::{self, Checksum, FileKind, TableError};
 
 /// Action-table files (payload below). Version 2: the metadata's identity keys of
@@ -236,6 +239,66 @@ impl Policy for LearnedPolicy {
     /// Play never looks at the upper total.
     fn plays_by_state_class(&self) -> bool {
         true
+    }
+}
+
+/// A trained action table written (`yz strategy train`).
+#[derive(Clone, Debug, Serialize)]
+pub struct TrainReport {
+    /// The rule set.
+    pub rules: Rules,
+    /// The boxes in play, in card order.
+    pub categories: Vec<&'static str>,
+    /// Training games.
+    pub games: u64,
+    /// Seed of the training dice and exploration.
+    pub seed: u64,
+    /// The trained agent's exact average score.
+    pub exact_mean: f64,
+    /// Seconds the training took.
+    pub seconds: f64,
+    /// Where the table was written.
+    pub file: PathBuf,
+    /// The file's checksum.
+    #[serde(serialize_with = "crate::store::checksum_as_text")]
+    pub checksum: Checksum,
+}
+
+/// Trains an action table for `game` over `games` games from `seed` (`done` told of the
+/// games played so far), writes it to `path`, analyses the trained agent exactly, and
+/// reports.
+pub fn train_into(
+    game: Game,
+    games: u64,
+    seed: u64,
+    path: &Path,
+    done: impl FnMut(u64),
+) -> Result<TrainReport, TableError> {
+    let started = Instant::now();
+    let mut table = ActionTable::new(game);
+    table.train(games, seed, 0, done);
+    let seconds = started.elapsed().as_secs_f64();
+    let checksum = table.write(path, json!({ "games": games, "seed": seed, "seconds": seconds }))?;
+    let exact_mean = analyze(game, &LearnedPolicy::new(table)).expected_score();
+    Ok(TrainReport {
+        rules: game.rules,
+        categories: game.box_names(),
+        games,
+        seed,
+        exact_mean,
+        seconds,
+        file: path.to_owned(),
+        checksum,
+    })
+}
+
+impl fmt::Display for TrainReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "rules       {}", self.rules)?;
+        writeln!(f, "categories  {}", self.categories.join(","))?;
+        writeln!(f, "training    {} games (seed {}) in {:.1} s", self.games, self.seed, self.seconds)?;
+        writeln!(f, "agent       exact average {:.4}", self.exact_mean)?;
+        write!(f, "file        {} (checksum {})", self.file.display(), self.checksum)
     }
 }
 

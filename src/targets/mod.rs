@@ -2,6 +2,7 @@
 
 pub mod advise;
 pub mod payoff;
+pub mod report;
 pub mod solve;
 pub mod table;
 
