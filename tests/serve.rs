@@ -145,6 +145,31 @@ fn answers_are_the_command_lines() {
     assert_eq!(served, json(&yz(data.path(), &["--json", "review", path.to_str().unwrap()])));
 }
 
+/// The best reply to the optimal player, asked of the page's API while the command line
+/// computes it beside it (each is one core's half minute): the same answer, Glenn 2007
+/// §II-D's "about 0.503" (0.503623 with ties counting half: docs/published.md), and a
+/// second request answered from what the first computed.
+#[test]
+fn the_best_reply_is_the_command_lines_and_glenns() {
+    let data = &server().1;
+    let cli = std::thread::spawn({
+        let data = data.path().to_owned();
+        move || json(&yz(&data, &["--json", "solo", "beat", "--opponent", "optimal"]))
+    });
+    let (status, mut served) = post_json("/api/solo/beat", r#"{"rules":"official"}"#);
+    assert_eq!(status, 200, "{served}");
+    let mut cli = cli.join().unwrap();
+    let win = served["win_probability"].as_f64().unwrap();
+    assert!((win - 0.503623).abs() < 5e-6, "{win}");
+    // Kept, not computed again: the same seconds, to the last bit.
+    let (status, again) = post_json("/api/solo/beat", r#"{"rules":"official"}"#);
+    assert_eq!((status, &again), (200, &served));
+    for answer in [&mut served, &mut cli] {
+        answer.as_object_mut().unwrap().remove("seconds");
+    }
+    assert_eq!(served, cli, "the server's best reply is the command line's");
+}
+
 #[test]
 fn bad_requests_get_a_4xx_and_the_server_goes_on() {
     let good = r#"{"card":"","dice":"1,3,3,5,6","rolls_left":2}"#;
@@ -152,6 +177,9 @@ fn bad_requests_get_a_4xx_and_the_server_goes_on() {
     let huge = format!(r#"{{"card":"{}","dice":"1,3,3,5,6","rolls_left":2}}"#, "x".repeat(1 << 20));
     let json_cases: Vec<(&str, String)> = vec![
         ("/api/solo/advise", "{".into()),
+        ("/api/solo/beat", r#"{"rule":"yatzy"}"#.into()),
+        ("/api/solo/beat", r#"{"rules":"yahtzee"}"#.into()),
+        ("/api/solo/beat", r#"{"rules":"official","first":6}"#.into()),
         ("/api/solo/advise", r#"{"card":"","dice":"1,3,3,5,6""#.into()),
         ("/api/solo/advise", "[]".into()),
         ("/api/solo/advise", "null".into()),

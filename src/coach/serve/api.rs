@@ -31,6 +31,7 @@ use crate::store::DataTable;
 use crate::store::open_or_solve;
 use crate::targets::TargetTable;
 use crate::targets::advise::{self as target_advise, TargetAdviceJson};
+use crate::targets::payoff::{self, BeatReport};
 
 /// A refused or failed request: its status and the message shown.
 #[derive(Debug)]
@@ -220,6 +221,9 @@ pub(super) struct App {
     targets: Mutex<HashMap<Game, Arc<TargetSlot>>>,
     /// Two-player card tables, built once per game (a few tenths of a second each).
     cards: Mutex<HashMap<Game, Arc<Cards>>>,
+    /// The best reply to the optimal player, per game: computed once (a minute or so for
+    /// a whole card), then answered at once.
+    beats: Mutex<HashMap<Game, BeatReport>>,
     /// API requests being worked on ([`take_turn`]).
     turns: Arc<Semaphore>,
     /// One two-player solve or review at a time.
@@ -235,6 +239,7 @@ impl App {
             solo: Mutex::new(HashMap::new()),
             targets: Mutex::new(HashMap::new()),
             cards: Mutex::new(HashMap::new()),
+            beats: Mutex::new(HashMap::new()),
             turns: Arc::new(Semaphore::new(api_turns())),
             heavy: Arc::new(Semaphore::new(1)),
             builds: Arc::new(Semaphore::new(1)),
@@ -338,7 +343,8 @@ impl App {
         })
     }
 
-    /// Admits one heavy request (a two-player solve or a review), or refuses it as busy;
+    /// Admits one heavy request (a two-player solve, a review, a best reply), or refuses it
+    /// as busy;
     /// the permit is held until the work ends.
     fn heavy_gate(&self) -> Result<HeavyPermit, ApiError> {
         (Arc::clone(&self.heavy).try_acquire_owned())
@@ -495,6 +501,26 @@ pub(super) async fn solo_advise(
     let table = app.solo(game).await?;
     let ranked = solo::advise(&*table, game, &card, roll, rolls_left).map_err(ApiError::bad)?;
     Ok(Json(solo::advise::AdviceJson::new(&card, roll, rolls_left, &ranked)))
+}
+
+/// The best reply to the optimal solitaire player of a game: the chance of beating it
+/// when each plays on its own card (`yz solo beat`). Heavy the first time for a game, then
+/// kept.
+pub(super) async fn solo_beat(State(app): State<Arc<App>>, Strict(request): Strict<GameRequest>) -> Answer<BeatReport> {
+    let game = request.game()?;
+    if let Some(known) = lock(&app.beats).get(&game) {
+        return Ok(Json(known.clone()));
+    }
+    let gate = app.heavy_gate()?;
+    let table = app.solo(game).await?;
+    let app = Arc::clone(&app);
+    blocking(move || {
+        let _gate = gate;
+        let report = payoff::beat(game, &table, &Silent);
+        lock(&app.beats).insert(game, report.clone());
+        Ok(Json(report))
+    })
+    .await
 }
 
 #[derive(Debug, Deserialize)]

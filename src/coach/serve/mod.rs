@@ -8,6 +8,7 @@
 //! |---|---|
 //! | `GET /api/rules` | the rule sets and their boxes |
 //! | `POST /api/solo/advise` | `yz --json solo advise` |
+//! | `POST /api/solo/beat` | `yz --json solo beat` (computed once per rule set, then kept) |
 //! | `POST /api/targets/advise` | `yz --json targets advise` |
 //! | `POST /api/targets/curve` | P(final total ≥ t) for every t, from the target table |
 //! | `POST /api/card/score` | a card after scoring dice in a box (the page's play) |
@@ -21,7 +22,7 @@
 //! system when it ends; bodies of at most [`MAX_BODY_BYTES`]; whole cards only (a table per rule set,
 //! not one per subset of boxes); a two-player position is answered only from tables or a
 //! solve of at most [`ServeConfig::duel_positions`] positions below it, otherwise refused
-//! before any work; one heavy request (a two-player solve or a review) at a time, admitted
+//! before any work; one heavy request (a two-player solve, a review or a best reply) at a time, admitted
 //! or refused as busy before it takes a thread or builds a table, and holding its place
 //! until its work ends (a client that hangs up cancels the work, which stops at its next
 //! turn or layer); one target table
@@ -85,6 +86,7 @@ pub fn router(config: ServeConfig) -> Router {
     let state = Arc::new(api::App::new(config));
     let api = Router::new()
         .route("/api/solo/advise", post(api::solo_advise))
+        .route("/api/solo/beat", post(api::solo_beat))
         .route("/api/targets/advise", post(api::targets_advise))
         .route("/api/targets/curve", post(api::targets_curve))
         .route("/api/card/score", post(api::card_score))

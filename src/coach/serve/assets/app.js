@@ -254,6 +254,21 @@ async function review() {
   } catch (error) { showError(error); }
 }
 
+// ---- the best reply to an optimal player ----
+
+async function beat() {
+  const answer = $("beat-answer");
+  answer.textContent = "working it out (about a minute the first time for a rule set)…";
+  try {
+    const r = await api("/api/solo/beat", { rules: rulesName() });
+    answer.textContent = `Playing to beat an optimal player (who averages ${r.opponent_mean.toFixed(2)}), ` +
+      `you win ${(100 * r.win_probability).toFixed(2)}% of games at best, ties counting half.`;
+  } catch (error) {
+    answer.textContent = "";
+    showError(error);
+  }
+}
+
 // ---- tabs and start ----
 
 function showTab(tab) {
@@ -268,6 +283,7 @@ function showTab(tab) {
 }
 
 function renderRules() {
+  $("beat-answer").textContent = "";
   renderCard($("card-me"), "me");
   renderCard($("card-opp"), "opp");
   if (page.play) newGame();
@@ -281,6 +297,7 @@ async function start() {
   renderDice($("dice"), page.dice, cycleDie);
   document.querySelectorAll("#tabs button").forEach((b) => b.addEventListener("click", () => showTab(b.dataset.tab)));
   $("advise").addEventListener("click", advise);
+  $("beat").addEventListener("click", beat);
   $("new-game").addEventListener("click", newGame);
   $("reroll").addEventListener("click", reroll);
   $("review-run").addEventListener("click", review);
