@@ -1,12 +1,13 @@
 //! The JSON report of a move-error measurement (`yz --json duel move-errors`): what was
 //! measured and the errors, with the sums that let runs over disjoint games merge.
 
+use std::fmt;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::{MergeError, MoveErrorReport, StrategyErrors, TYPICAL_SHARPNESS};
+use super::{Estimate, MergeError, MoveErrorReport, StrategyErrors, TYPICAL_SHARPNESS};
 use crate::game::Game;
 use crate::store::{StoreError, read_text};
 
@@ -168,5 +169,54 @@ impl Report {
     /// The strategies' names, in order.
     pub fn names(&self) -> Vec<String> {
         self.strategies.iter().map(|s| s.strategy.clone()).collect()
+    }
+}
+
+impl fmt::Display for Report {
+    /// The report as tables by depth: the error per move and per turn, the moves scored,
+    /// and the error per game.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let ranges: Vec<String> = self.game_ranges.iter().map(|r| format!("{}..{}", r.start, r.end)).collect();
+        writeln!(f, "rules       {}", self.rules)?;
+        writeln!(f, "categories  {}", self.categories.join(","))?;
+        writeln!(f, "games       {} (seed {}, games {})", self.games, self.seed, ranges.join(", "))?;
+        writeln!(f, "typical     EMP(1), each move drawn with weight exp({} · (v − best))", self.typical_sharpness)?;
+        let added = if self.game_ranges.len() > 1 { " (the merged runs' times added)" } else { "" };
+        writeln!(f, "time        {:.1} s{added}", self.seconds)?;
+        writeln!(f, "D           open boxes on both cards together at the turn measured")?;
+        writeln!(
+            f,
+            "resolution  errors below {RESOLUTION:.0e} print as 0: they are the rounding between two evaluations of the same exact values"
+        )?;
+        let depths: Vec<usize> = self.strategies[0].errors.depths.iter().map(|d| d.empty).collect();
+        let table = |f: &mut fmt::Formatter<'_>, title: &str, cell: &dyn Fn(&StrategyErrors, usize) -> String| {
+            writeln!(f, "{title}")?;
+            write!(f, "  {:>3}", "D")?;
+            for s in &self.strategies {
+                write!(f, "  {:>24}", s.strategy)?;
+            }
+            writeln!(f)?;
+            for (i, d) in depths.iter().enumerate() {
+                write!(f, "  {d:>3}")?;
+                for s in &self.strategies {
+                    write!(f, "  {:>24}", cell(&s.errors, i))?;
+                }
+                writeln!(f)?;
+            }
+            Ok(())
+        };
+        let shown = |e: Estimate| match e.mean {
+            mean if mean.abs() < RESOLUTION => "0".to_owned(),
+            mean => format!("{mean:.3e} ± {:.1e}", e.half_width_95),
+        };
+        table(f, "error per move (winning chance given away; 95% intervals)", &|s, i| shown(s.depths[i].per_move))?;
+        table(f, "error per turn", &|s, i| shown(s.depths[i].per_turn))?;
+        table(f, "moves scored", &|s, i| s.depths[i].sums.moves.to_string())?;
+        let (first, last) = (depths[0], depths[depths.len() - 1]);
+        write!(f, "error per game (summed over the turns at D = {first}..{last}, both players')")?;
+        for s in &self.strategies {
+            write!(f, "\n  {:<8} {}", s.strategy, shown(s.errors.per_game))?;
+        }
+        Ok(())
     }
 }
