@@ -20,6 +20,20 @@ use clap::Args;
 
 use yz::game::{Game, Rules};
 
+/// A solitaire position within a turn: the card, the dice and the rerolls left.
+#[derive(Args)]
+pub struct TurnArgs {
+    /// Filled boxes with their scores, e.g. ones=3,fh=25,yahtzee=50,bonus=100 ("" for a new game).
+    #[arg(long, allow_hyphen_values = true)]
+    pub card: String,
+    /// The five dice, e.g. 13356 or 1,3,3,5,6.
+    #[arg(long)]
+    pub dice: String,
+    /// Rerolls still allowed this turn: 2 after the first roll, 0 to choose a box.
+    #[arg(long, value_name = "R")]
+    pub rolls_left: yz::game::RollsLeft,
+}
+
 /// Which game: rules and the boxes in play.
 #[derive(Args)]
 pub struct GameArgs {

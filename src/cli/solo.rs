@@ -7,8 +7,7 @@ use anyhow::{Context, Result, bail};
 use clap::Subcommand;
 
 use super::progress::Bar;
-use super::{GameArgs, print_json, print_report};
-use yz::game::RollsLeft;
+use super::{GameArgs, TurnArgs, print_json, print_report};
 use yz::game::{Card, Game, parse_dice};
 use yz::progress::Silent;
 use yz::solo::{self, SoloTable, SolveReport, StatsReport, ValueReport};
@@ -30,15 +29,8 @@ pub enum SoloCommand {
     Advise {
         #[command(flatten)]
         game: GameArgs,
-        /// Filled boxes with their scores, e.g. ones=3,fh=25,yahtzee=50,bonus=100 ("" for a new game).
-        #[arg(long, allow_hyphen_values = true)]
-        card: String,
-        /// The five dice, e.g. 13356 or 1,3,3,5,6.
-        #[arg(long)]
-        dice: String,
-        /// Rerolls still allowed this turn: 2 after the first roll, 0 to choose a box.
-        #[arg(long, value_name = "R")]
-        rolls_left: RollsLeft,
+        #[command(flatten)]
+        turn: TurnArgs,
     },
     /// Exact statistics of optimal play: each box's mean and variance, the bonuses, and the
     /// distribution of the final score (Glenn 2007, Tables III and IV).
@@ -90,7 +82,7 @@ pub fn run(command: SoloCommand, data: &Path, as_json: bool) -> Result<()> {
             };
             print_report(&report, as_json);
         }
-        SoloCommand::Advise { game, card, dice, rolls_left } => {
+        SoloCommand::Advise { game, turn: TurnArgs { card, dice, rolls_left } } => {
             let game = game.game()?;
             let card = Card::parse(&card, game)?;
             let roll = parse_dice(&dice)?;

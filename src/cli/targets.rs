@@ -6,8 +6,8 @@ use anyhow::{Context, Result, anyhow};
 use clap::Subcommand;
 
 use super::progress::Bar;
-use super::{GameArgs, print_json, print_report};
-use yz::game::{Card, Game, RollsLeft, parse_dice};
+use super::{GameArgs, TurnArgs, print_json, print_report};
+use yz::game::{Card, Game, parse_dice};
 use yz::store::{DataTable, open_or_solve};
 use yz::targets::TargetTable;
 use yz::targets::advise;
@@ -41,15 +41,8 @@ pub enum TargetsCommand {
     Advise {
         #[command(flatten)]
         game: GameArgs,
-        /// Filled boxes with their scores ("" for a new game).
-        #[arg(long, allow_hyphen_values = true)]
-        card: String,
-        /// The five dice, e.g. 13356 or 1,3,3,5,6.
-        #[arg(long)]
-        dice: String,
-        /// Rerolls still allowed this turn: 2 after the first roll, 0 to choose a box.
-        #[arg(long, value_name = "R")]
-        rolls_left: RollsLeft,
+        #[command(flatten)]
+        turn: TurnArgs,
         /// The final total to reach, bonuses included.
         #[arg(long, value_name = "S", allow_hyphen_values = true)]
         target: String,
@@ -71,7 +64,7 @@ pub fn run(command: TargetsCommand, data: &Path, as_json: bool) -> Result<()> {
             let table = open_table(data, game, as_json)?;
             print_report(&QueryReport::new(&table, game, &card, target)?, as_json);
         }
-        TargetsCommand::Advise { game, card, dice, rolls_left, target } => {
+        TargetsCommand::Advise { game, turn: TurnArgs { card, dice, rolls_left }, target } => {
             let game = game.game()?;
             let card = Card::parse(&card, game)?;
             let roll = parse_dice(&dice)?;

@@ -36,14 +36,15 @@ use std::time::Instant;
 use rayon::prelude::*;
 use serde::Serialize;
 
+use super::solve::StateScratch;
 use crate::game::category::MAX_BOXES;
 use crate::game::{Game, Rules, ScoreState, StateId, StateIndex};
 use crate::progress::{Progress, Silent};
 use crate::solo::{OptimalPolicy, ScoreDistribution, SoloTable, analyze_with_progress};
-use crate::turn::lanes::{BLOCK, Lane, padded_lanes};
+use crate::turn::Shift;
+use crate::turn::lanes::{Lane, padded_lanes};
 use crate::turn::simd::{self, SimdWork};
 use crate::turn::sweep::sweep_backward;
-use crate::turn::{ScoringPlan, Shift, TurnBuffer};
 
 /// A payoff on the final total: `g(x)` for totals `x = 0, 1, …`, constant beyond the last
 /// value given.
@@ -165,7 +166,7 @@ pub fn solve_with_progress<T: Lane>(game: Game, payoff: &Payoff, progress: &dyn 
         &mut solved,
         layers[game.absent().len()..].iter().rev(),
         progress,
-        || StateScratch { buffer: TurnBuffer::new(BLOCK), plan: ScoringPlan::new(Shift::Up), rows: Vec::new() },
+        || StateScratch::new(Shift::Up),
         |solved, scratch, &id| {
             let state = index.state(id);
             let (reach_lo, reach_hi) = reach[id.0 as usize];
@@ -263,13 +264,6 @@ fn lane_range<T: Lane>((reach_lo, reach_hi): (u32, u32), future: Future, payoff:
 struct Solved<T> {
     windows: Vec<Window<T>>,
     futures: Vec<Future>,
-}
-
-/// Per-thread working memory of the solve.
-struct StateScratch<T: Lane> {
-    buffer: TurnBuffer<T>,
-    plan: ScoringPlan<ScoreState>,
-    rows: Vec<Vec<T>>,
 }
 
 /// One state's turn with lanes over the points already scored.

@@ -112,7 +112,7 @@ pub fn solve_with_progress<T: Lane>(game: Game, progress: &dyn Progress) -> Targ
         &mut curves,
         layers.iter().rev(),
         progress,
-        || StateScratch { buffer: TurnBuffer::new(BLOCK), plan: ScoringPlan::new(Shift::Down), rows: Vec::new() },
+        || StateScratch::new(Shift::Down),
         |curves, scratch, &id| {
             let state = index.state(id);
             if state.is_terminal() {
@@ -131,11 +131,20 @@ pub fn solve_with_progress<T: Lane>(game: Game, progress: &dyn Progress) -> Targ
     TargetCurves { index, curves }
 }
 
-/// Per-thread working memory of the solve.
-struct StateScratch<T: Lane> {
-    buffer: TurnBuffer<T>,
-    plan: ScoringPlan<ScoreState>,
-    rows: Vec<Vec<T>>,
+/// Per-thread working memory of a solve over score states with lanes (the target curves,
+/// and the payoffs of [`super::payoff`]): the turn's buffers, the scoring plan, and the
+/// successors' rows laid out for it.
+pub(super) struct StateScratch<T: Lane> {
+    pub(super) buffer: TurnBuffer<T>,
+    pub(super) plan: ScoringPlan<ScoreState>,
+    pub(super) rows: Vec<Vec<T>>,
+}
+
+impl<T: Lane> StateScratch<T> {
+    /// Empty scratch whose plan scores by shifting lanes `shift`.
+    pub(super) fn new(shift: Shift) -> StateScratch<T> {
+        StateScratch { buffer: TurnBuffer::new(BLOCK), plan: ScoringPlan::new(shift), rows: Vec::new() }
+    }
 }
 
 /// One state's turn with lanes over thresholds 1..=H, H the most points the state can
