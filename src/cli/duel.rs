@@ -8,10 +8,10 @@ use clap::{Args, Subcommand};
 use serde_json::json;
 
 use super::progress::Bar;
-use super::{GameArgs, print_json};
+use super::{GameArgs, print_json, print_report};
 use yz::duel::cluster::setup::{SetupError, Sizing, Solution, check_rank, check_ranks, check_runs, mem_per_rank_bytes};
 use yz::duel::cluster::{LayerReport, Ranks, SolveOptions};
-use yz::duel::count::{LayerCount, count_layers_reporting, count_terminal, group};
+use yz::duel::count::{CountReport, group};
 use yz::duel::plan::{LayerHours, MAX_RANKS, gib, min_ranks, usable};
 use yz::duel::source::{Position, TableLookup, table_dir};
 use yz::duel::{Cards, DuelValue, Space};
@@ -267,47 +267,9 @@ fn print_advice(p: &Position, roll: RollId, rolls_left: RollsLeft, ranked: &[yz:
 }
 
 fn count(game: Game, scope: &Scope, as_json: bool) -> Result<()> {
-    let started = Instant::now();
     let cards = Cards::new(game);
-    let space = scope.space(&cards)?;
-    let layers = count_layers_reporting(&space, space.first_layer(), &Bar::new(as_json));
-    let terminal = count_terminal(&cards);
-    let seconds = started.elapsed().as_secs_f64();
-    let positions: u64 = layers.iter().map(|l| l.positions).sum();
-    let pairs: u64 = layers.iter().map(|l| l.pairs).sum();
-    if as_json {
-        print_json(json!({
-            "rules": game.rules.name(),
-            "categories": game.box_names(),
-            "cards": cards.index().len(),
-            "layers": layers,
-            "positions": positions,
-            "pairs": pairs,
-            "terminal_positions": terminal,
-            "seconds": seconds,
-        }));
-        return Ok(());
-    }
-    println!("rules       {}", game.rules);
-    println!("categories  {}", game.box_names().join(","));
-    println!("cards       {} per player", cards.index().len());
-    println!();
-    print_layers(&layers);
-    println!();
-    println!("finished games (both cards full, d = 0 only): {}", group(terminal));
-    println!("counted in {seconds:.2} s");
+    print_report(&CountReport::count(&scope.space(&cards)?, &Bar::new(as_json)), as_json);
     Ok(())
-}
-
-fn print_layers(layers: &[LayerCount]) {
-    println!("  {:>5} {:>6} {:>16} {:>22}", "layer", "filled", "pairs", "positions");
-    for l in layers {
-        let filled = format!("{}+{}", l.mover_filled, l.layer - l.mover_filled);
-        println!("  {:>5} {filled:>6} {:>16} {:>22}", l.layer, group(l.pairs), group(l.positions));
-    }
-    let positions: u64 = layers.iter().map(|l| l.positions).sum();
-    let pairs: u64 = layers.iter().map(|l| l.pairs).sum();
-    println!("  {:>5} {:>6} {:>16} {:>22}", "total", "", group(pairs), group(positions));
 }
 
 /// `duel solve`'s memory per rank and scratch directory, as given.

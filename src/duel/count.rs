@@ -6,6 +6,8 @@
 //! weighted by how many cards each class holds: thousands of classes instead of billions
 //! of pairs.
 
+use std::fmt;
+
 use serde::Serialize;
 
 use super::cards::{CardSet, Cards, window};
@@ -13,7 +15,7 @@ use rayon::prelude::*;
 
 use super::layout::{bound_classes, window_len};
 use super::space::{Space, layer_split};
-use crate::game::NUM_ROLLS;
+use crate::game::{NUM_ROLLS, Rules};
 use crate::progress::{Progress, Silent};
 use crate::turn::kernel::edges_per_turn;
 use crate::turn::lanes::padded_lanes;
@@ -152,6 +154,77 @@ pub fn group(n: u64) -> String {
         out.push(c);
     }
     out
+}
+
+/// The positions of a two-player game counted layer by layer (`yz duel count`).
+#[derive(Clone, Debug, Serialize)]
+pub struct CountReport {
+    /// The rule set.
+    pub rules: Rules,
+    /// The boxes in play, in card order.
+    pub categories: Vec<&'static str>,
+    /// Cards a player can hold.
+    pub cards: usize,
+    /// Every layer in which someone moves.
+    pub layers: Vec<LayerCount>,
+    /// Positions of those layers.
+    pub positions: u64,
+    /// Card pairs of those layers.
+    pub pairs: u64,
+    /// Finished games: both cards full, one position per pair of cards (d = 0).
+    pub terminal_positions: u64,
+    /// Seconds the count took.
+    pub seconds: f64,
+}
+
+impl CountReport {
+    /// Counts the layers of `space` (reporting to `progress`) and the finished games.
+    pub fn count(space: &Space, progress: &dyn Progress) -> CountReport {
+        let started = std::time::Instant::now();
+        let cards = space.cards();
+        let layers = count_layers_reporting(space, space.first_layer(), progress);
+        let game = cards.game();
+        CountReport {
+            rules: game.rules,
+            categories: game.box_names(),
+            cards: cards.index().len(),
+            positions: layers.iter().map(|l| l.positions).sum(),
+            pairs: layers.iter().map(|l| l.pairs).sum(),
+            layers,
+            terminal_positions: count_terminal(cards),
+            seconds: started.elapsed().as_secs_f64(),
+        }
+    }
+}
+
+/// The layers as a table: layer, boxes filled by each player, pairs and positions, and
+/// their totals.
+pub struct LayerTable<'a>(pub &'a [LayerCount]);
+
+impl fmt::Display for LayerTable<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "  {:>5} {:>6} {:>16} {:>22}", "layer", "filled", "pairs", "positions")?;
+        for l in self.0 {
+            let filled = format!("{}+{}", l.mover_filled, l.layer - l.mover_filled);
+            writeln!(f, "  {:>5} {filled:>6} {:>16} {:>22}", l.layer, group(l.pairs), group(l.positions))?;
+        }
+        let positions: u64 = self.0.iter().map(|l| l.positions).sum();
+        let pairs: u64 = self.0.iter().map(|l| l.pairs).sum();
+        write!(f, "  {:>5} {:>6} {:>16} {:>22}", "total", "", group(pairs), group(positions))
+    }
+}
+
+impl fmt::Display for CountReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "rules       {}", self.rules)?;
+        writeln!(f, "categories  {}", self.categories.join(","))?;
+        writeln!(f, "cards       {} per player", self.cards)?;
+        writeln!(f)?;
+        writeln!(f, "{}", LayerTable(&self.layers))?;
+        writeln!(f)?;
+        writeln!(f, "finished games (both cards full, d = 0 only): {}", group(self.terminal_positions))?;
+        write!(f, "counted in {:.2} s", self.seconds)
+    }
 }
 
 #[cfg(test)]
