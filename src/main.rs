@@ -100,12 +100,16 @@ fn main() -> ExitCode {
 }
 
 /// A command-line error in one line, like every other error: clap's first paragraph
-/// (the message, and a list such as the missing arguments), without the usage and the
-/// hint that follow it.
+/// (the message, and a list such as the missing arguments) and its tips (a similar
+/// subcommand, flag or value: "did you mean"), without the usage and the hint that follow.
 fn clap_error_line(error: &clap::Error) -> String {
     let rendered = error.render().to_string();
-    let first_paragraph = rendered.split("\n\n").next().unwrap_or_default();
-    first_paragraph.lines().map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>().join(" ")
+    let mut paragraphs = rendered.split("\n\n");
+    let one_line =
+        |paragraph: &str| paragraph.lines().map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>().join(" ");
+    let first = one_line(paragraphs.next().unwrap_or_default());
+    let tips = paragraphs.map(one_line).filter(|p| p.starts_with("tip:"));
+    std::iter::once(first).chain(tips).collect::<Vec<_>>().join("; ")
 }
 
 /// `yz … | head` closes stdout early: end the process as other command-line tools do,

@@ -68,6 +68,43 @@ fn bad_input_is_one_line_and_status_2() {
     fails_with(d, &["solo", "value", "--card", "", "--first", "14"], "--first takes 1 to 13");
 }
 
+/// A mistyped name (a box, rules, a strategy, a player, a pattern, an opponent, a
+/// subcommand, a flag, a value) is refused in one line that names the one accepted name it
+/// stands for; a name close to none, or to two alike, names none.
+#[test]
+fn mistyped_names_get_a_suggestion() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let value = |card: &'static str| ["solo", "value", "--first", "6", "--card", card];
+    fails_with(d, &value("fivse=10"), "unknown box \"fivse\" (did you mean fives?)");
+    fails_with(d, &["solo", "value", "--card", "", "--categories", "ones,yahtze"], "(did you mean yahtzee?)");
+    fails_with(
+        d,
+        &["solo", "value", "--card", "", "--rules", "yatsy"],
+        "unknown rules \"yatsy\" (did you mean yatzy?)",
+    );
+    fails_with(
+        d,
+        &["solo", "value", "--card", "", "--rules", "yatzy+forced-ordr"],
+        "(did you mean yatzy+forced-order?)",
+    );
+    fails_with(d, &["strategy", "eval", "gredy"], "unknown strategy \"gredy\" (did you mean greedy?)");
+    fails_with(d, &["match", "--players", "emp1,optimall", "--first", "3"], "(did you mean optimal?)");
+    fails_with(d, &["turn", "--target", "ful-house"], "(did you mean full-house?)");
+    fails_with(d, &["turn", "--target", "3-of-kind"], "(did you mean 3-of-a-kind?)");
+    fails_with(d, &["solo", "beat", "--opponent", "optimla", "--first", "3"], "(did you mean optimal?)");
+    // clap's own suggestions, kept on the one line.
+    fails_with(d, &["solo", "slove"], "a similar subcommand exists: 'solve'");
+    fails_with(d, &["solo", "solve", "--frist", "3"], "a similar argument exists: '--first'");
+    fails_with(d, &["play", "--feedback", "eech"], "a similar value exists: 'each'");
+    // Nothing close, or two alike: no suggestion.
+    for (args, name) in [(value("sevens=1"), "sevens"), (value("xk=0"), "xk")] {
+        let out = yz(d, &args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains(&format!("unknown box \"{name}\";")), "{stderr}");
+    }
+}
+
 #[test]
 fn corrupt_and_mismatched_tables_are_refused() {
     let dir = tempfile::tempdir().unwrap();

@@ -163,3 +163,32 @@ fn format_version_1_fixture_loads() {
     assert!(String::from_utf8_lossy(&verify.stdout).contains(remedy), "{verify:?}");
     fails_with(empty.path(), &["duel", "solve", "--first", "2", "--out", o, "--resume"], remedy);
 }
+
+/// Stored values carry the solve's `f32` rounding, up to about 10⁻⁶ above 1: scoring
+/// threes for 0 against an opponent whose 15 in threes leaves them a value of 1.000001
+/// printed as a chance of -0.000001 (or -0.000000). Every chance shown is one, in text and
+/// JSON.
+#[test]
+fn chances_are_never_negative() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    json(&yz(d, &["--json", "duel", "solve", "--first", "3"]));
+    let ask =
+        ["duel", "advise", "--first", "3", "--me", "", "--opp", "threes=15", "--dice", "11111", "--rolls-left", "0"];
+    let out = yz(d, &ask);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success() && !text.contains("-0.0"), "{text}");
+    let threes = text.lines().find(|l| l.contains("score threes for 0")).unwrap();
+    assert_eq!(threes.split_whitespace().nth(4), Some("0.000000"), "{text}");
+    let advice = json(&yz(d, &[&["--json"], &ask[..]].concat()));
+    let options = advice["options"].as_array().unwrap();
+    assert!(options.iter().all(|o| (0.0..=1.0).contains(&o["value"].as_f64().unwrap())), "{advice}");
+    let best = options[0]["value"].as_f64().unwrap();
+    assert!(
+        options.iter().all(|o| (o["gap"].as_f64().unwrap() - (best - o["value"].as_f64().unwrap())).abs() < 1e-12),
+        "{advice}"
+    );
+    // The position after it, valued itself: 1.000001 as stored, a chance of 1.
+    let args = ["--json", "duel", "value", "--first", "3", "--me", "threes=15", "--opp", "threes=0"];
+    assert_eq!(json(&yz(d, &args))["value"].as_f64(), Some(1.0));
+}

@@ -226,15 +226,27 @@ fn bad_requests_get_a_4xx_and_the_server_goes_on() {
     );
     // Unknown fields are refused by name, nested requests' fields included: a misspelt
     // field must not be answered as if it were absent.
-    for (path, body, field) in [
-        ("/api/solo/advise", r#"{"rule":"yatzy","card":"","dice":"1,3,3,5,6","rolls_left":2}"#, "rule"),
-        ("/api/targets/advise", r#"{"card":"","dice":"1,3,3,5,6","rolls_left":2,"target":200,"x":1}"#, "x"),
-        ("/api/duel/advise", r#"{"me":"","opp":"","dice":"1,3,3,5,6","rolls_left":2,"dif":3}"#, "dif"),
-        ("/api/review", r#"{"record":"yz-record 1\n","tops":1}"#, "tops"),
+    // A field one edit from a real one names it.
+    for (path, body, field, meant) in [
+        (
+            "/api/solo/advise",
+            r#"{"rule":"yatzy","card":"","dice":"1,3,3,5,6","rolls_left":2}"#,
+            "rule",
+            " (did you mean rules?)",
+        ),
+        ("/api/targets/advise", r#"{"card":"","dice":"1,3,3,5,6","rolls_left":2,"target":200,"x":1}"#, "x", ";"),
+        (
+            "/api/duel/advise",
+            r#"{"me":"","opp":"","dice":"1,3,3,5,6","rolls_left":2,"dif":3}"#,
+            "dif",
+            " (did you mean diff?)",
+        ),
+        ("/api/review", r#"{"record":"yz-record 1\n","tops":1}"#, "tops", " (did you mean top?)"),
     ] {
         let (status, answer) = post_json(path, body);
         let message = answer["error"].as_str().unwrap_or_default();
-        assert!(status == 400 && message.contains(&format!("unknown field {field:?}")), "{path}: {status} {answer}");
+        let expected = format!("unknown field {field:?}{meant}");
+        assert!(status == 400 && message.contains(&expected), "{path}: {status} {answer}");
     }
     let raw_cases: [&[u8]; 6] = [
         b"POST /api/solo/advise HTTP/1.1\r\nHost: localhost\r\nContent-Type: text/plain\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}",

@@ -216,8 +216,9 @@ fn read_choice(answer: &str, game: Game, rolls_left: RollsLeft) -> Result<Choice
     if let Ok(category) = game.rules.parse_box(answer) {
         return Ok(Choice::Score(category));
     }
+    let meant = yz::game::suggest::did_you_mean(answer, game.box_names());
     if rolls_left == RollsLeft::NONE {
-        bail!("choose a box: one of {}", game.box_names().join(", "));
+        bail!("choose a box{meant}: one of {}", game.box_names().join(", "));
     }
     if answer == "-" {
         return Ok(Choice::Keep(KeepId(0)));
@@ -227,7 +228,7 @@ fn read_choice(answer: &str, game: Game, rolls_left: RollsLeft) -> Result<Choice
         match c.to_digit(10) {
             Some(f @ 1..=6) if counts.iter().sum::<u8>() < 5 => counts[f as usize - 1] += 1,
             _ => bail!(
-                "{answer:?} is neither dice to keep (e.g. 33, - for none) nor a box ({})",
+                "{answer:?}{meant} is neither dice to keep (e.g. 33, - for none) nor a box ({})",
                 game.box_names().join(", ")
             ),
         }

@@ -312,8 +312,15 @@ impl fmt::Display for Origin<'_> {
     }
 }
 
-/// The mover's winning chance (P(win) + ½ P(draw)) at the start of its turn in `p`, and
-/// the values it was read from.
+/// A winning chance as reported: the solve's `f32` rounding leaves stored values up to
+/// about 10⁻⁶ outside 0..1 (shard checks allow it), and one minus such a value is a
+/// "chance" of -0.000001; a report gives the nearest chance instead, never a negative zero.
+pub fn chance(value: f64) -> f64 {
+    value.clamp(0.0, 1.0) + 0.0
+}
+
+/// The mover's winning chance (P(win) + ½ P(draw)) at the start of its turn in `p`
+/// ([`chance`]), and the values it was read from.
 pub fn value<'a>(
     cards: &'a Cards,
     p: &Position,
@@ -321,7 +328,7 @@ pub fn value<'a>(
     progress: &dyn Progress,
 ) -> Result<(f64, Values<'a>), SourceError> {
     let values = Values::find(cards, p, p.layer, lookup, progress)?;
-    Ok((values.value(p.mover, p.opponent, p.diff)?, values))
+    Ok((chance(values.value(p.mover, p.opponent, p.diff)?), values))
 }
 
 /// The advice on one two-player position as `yz --json duel advise` prints it and
@@ -378,7 +385,7 @@ impl DuelAdviceJson {
 }
 
 /// Every choice of the mover's turn in `p` holding `roll` with `rolls_left` rerolls,
-/// valued by the mover's winning chance, best first.
+/// valued by the mover's winning chance ([`chance`]), best first.
 pub fn advise(
     cards: &Cards,
     p: &Position,
@@ -391,7 +398,8 @@ pub fn advise(
         return Err(SourceError::GameOver);
     }
     let values = Values::find(cards, p, p.layer + 1, lookup, progress)?;
-    Ok(super::advise::advise(&values, cards, p.mover, p.opponent, p.diff, roll, rolls_left)?)
+    let ranked = super::advise::advise(&values, cards, p.mover, p.opponent, p.diff, roll, rolls_left)?;
+    Ok(ranked.into_iter().map(|r| Valued { value: chance(r.value), ..r }).collect())
 }
 
 #[cfg(test)]
@@ -422,6 +430,11 @@ mod tests {
             Err(SourceError::GameOver)
         ));
         assert_eq!(Origin::Tables(Path::new("t")).to_string(), "tables in t");
+        for (stored, reported) in
+            [(-9.5e-7, "0.000000"), (-0.0, "0.000000"), (1.000001, "1.000000"), (0.25, "0.250000")]
+        {
+            assert_eq!(format!("{:.6}", chance(stored)), reported);
+        }
     }
 
     /// A client gone: counts the layers reported done and the times it was asked.

@@ -198,7 +198,10 @@ impl CategorySet {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum CategoryListError {
     /// A name that is no box of the rules.
-    #[error("unknown box {name:?} in the category list; the {rules} rules have {expected}")]
+    #[error(
+        "unknown box {name:?}{} in the category list; the {rules} rules have {expected}",
+        super::suggest::did_you_mean(name, expected.split(", "))
+    )]
     Unknown {
         /// The name given.
         name: String,

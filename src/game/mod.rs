@@ -7,6 +7,7 @@ pub mod index;
 pub mod rules;
 pub mod scoring;
 pub mod state;
+pub mod suggest;
 
 pub use category::{ALL_CATEGORIES, Category, CategoryListError, CategorySet, MAX_BOXES};
 pub use choice::{Choice, ChoiceJson, RollsLeft, RollsLeftError, Valued, faces};

@@ -15,6 +15,7 @@ use serde::{Deserialize, Serialize};
 
 use super::category::{ALL_CATEGORIES, Category, CategoryListError, CategorySet, MAX_BOXES};
 use super::dice::{FaceCounts, NUM_FACES, NUM_ROLLS, RollId};
+use super::suggest;
 
 /// How a box scores a roll: the data behind a box of a rule set.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -590,8 +591,10 @@ impl FromStr for Rules {
     /// `+four-kind-two-pairs` (in any order).
     fn from_str(s: &str) -> Result<Rules, String> {
         let expected = || {
+            let suggestion = rules_meant(s).map_or_else(String::new, |name| format!(" (did you mean {name}?)"));
             format!(
-                "unknown rules {s:?}; expected official, forced-joker, no-joker, no-bonus, or yatzy with any of +{}",
+                "unknown rules {s:?}{suggestion}; expected official, forced-joker, no-joker, no-bonus, or yatzy with \
+                 any of +{}",
                 YATZY_SWITCHES.join(", +")
             )
         };
@@ -610,6 +613,24 @@ impl FromStr for Rules {
         }
         Ok(Rules::yatzy_with(bits & 1 != 0, bits & 2 != 0, bits & 4 != 0))
     }
+}
+
+/// The rule set name a mistyped one stands for: its base and each house rule as typed or
+/// as [`suggest::closest`] reads it, where every part reads as one.
+fn rules_meant(typed: &str) -> Option<String> {
+    let mut parts = typed.trim().split('+');
+    let exact_or_closest = |part: &str, accepted: &[&'static str]| {
+        accepted
+            .iter()
+            .find(|&&name| name == part)
+            .copied()
+            .or_else(|| suggest::closest(part, accepted.iter().copied()))
+    };
+    let bases: Vec<&'static str> = YAHTZEE_RULES.iter().map(|r| r.name).chain(["yatzy"]).collect();
+    let base = exact_or_closest(parts.next().unwrap_or_default(), &bases)?;
+    let switches: Option<Vec<&str>> = parts.map(|part| exact_or_closest(part, &YATZY_SWITCHES)).collect();
+    let switches = switches.filter(|s| s.is_empty() || base == "yatzy")?;
+    Some(std::iter::once(base).chain(switches).collect::<Vec<_>>().join("+"))
 }
 
 impl Serialize for Rules {

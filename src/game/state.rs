@@ -70,7 +70,7 @@ pub enum CardError {
     #[error("card entry {0:?} is not of the form box=points (e.g. ones=3,fh=25,bonus=100)")]
     Syntax(String),
     /// A box name that the rules do not have.
-    #[error("unknown box {name:?}; the {rules} rules have {expected}")]
+    #[error("unknown box {name:?}{}; the {rules} rules have {expected}", super::suggest::did_you_mean(name, expected.split(", ")))]
     UnknownBox {
         /// The name given.
         name: String,

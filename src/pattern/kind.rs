@@ -150,6 +150,16 @@ impl Pattern {
     }
 }
 
+/// The pattern name a mistyped one stands for ([`crate::game::suggest`]): a named pattern,
+/// or `N-of-a-kind` for a name that starts with the digits N.
+pub(super) fn did_you_mean(typed: &str) -> String {
+    let digits: String = typed.trim().chars().take_while(char::is_ascii_digit).collect();
+    let of_a_kind = format!("{digits}-of-a-kind");
+    let names = ["yahtzee", "full-house", "large-straight", "small-straight"];
+    let kinds = (!digits.is_empty()).then_some(of_a_kind.as_str());
+    crate::game::suggest::did_you_mean(typed, names.into_iter().chain(kinds))
+}
+
 impl FromStr for Pattern {
     type Err = PatternError;
 

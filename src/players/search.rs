@@ -29,7 +29,7 @@ use crate::solo::TurnPlan;
 use crate::solo::analysis::final_rolls;
 use crate::solo::policy::plan_by;
 use crate::store::TableError;
-use crate::strategy::{STRATEGY_NAMES, StrategyError, StrategyName};
+use crate::strategy::{StrategyError, StrategyName};
 use crate::targets::{Curve, TargetTable};
 
 /// A player of `yz match` by name: a searcher or a solitaire strategy.
@@ -42,7 +42,7 @@ pub enum PlayerName {
         /// Turns searched beyond the own one.
         depth: u32,
     },
-    /// A solitaire strategy of [`STRATEGY_NAMES`]; `E` (Pawlewicz's name) is `optimal`.
+    /// A solitaire strategy of [`crate::strategy::STRATEGY_NAMES`]; `E` (Pawlewicz's name) is `optimal`.
     Solitaire(StrategyName),
 }
 
@@ -75,10 +75,9 @@ impl FromStr for PlayerName {
         if lower == "e" {
             return Ok(PlayerName::Solitaire(StrategyName::Optimal));
         }
-        text.parse().map(PlayerName::Solitaire).map_err(|_| {
-            StrategyError::Unknown(format!(
-                "{text} (expected empD, dynsD with a depth D, E, or one of {STRATEGY_NAMES})"
-            ))
+        text.parse().map(PlayerName::Solitaire).map_err(|error| match error {
+            StrategyError::Unknown(name) => StrategyError::UnknownPlayer(name),
+            other => other,
         })
     }
 }

@@ -43,7 +43,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
-use crate::game::{ALL_CATEGORIES, Game, MAX_BOXES, ScoreState};
+use crate::game::{ALL_CATEGORIES, Game, MAX_BOXES, ScoreState, suggest};
 use crate::progress::Silent;
 use crate::solo::{Analysis, OptimalPolicy, Policy, SoloTable, TurnPlan, analyze};
 use crate::store::TableError;
@@ -90,12 +90,29 @@ pub enum StrategyName {
 pub const STRATEGY_NAMES: &str = "optimal, greedy, means, means-iter[:ROUNDS], means-var, upper-lower, rules, \
                                   novice, evolved[:FILE], expert, learned[:FILE]";
 
+/// The names of [`STRATEGY_NAMES`] without their arguments (`means-iter`, `evolved`).
+fn strategy_names() -> impl Iterator<Item = &'static str> {
+    STRATEGY_NAMES.split(", ").map(|name| name.split('[').next().unwrap_or(name))
+}
+
+/// The strategy name `typed` stands for (its name before any `:` argument, as
+/// [`suggest::did_you_mean`] reads it), in words after the name.
+fn did_you_mean(typed: &str, names: impl Iterator<Item = &'static str>) -> String {
+    suggest::did_you_mean(typed.split(':').next().unwrap_or(typed), names)
+}
+
 /// Why a strategy could not be had.
 #[derive(Debug, thiserror::Error)]
 pub enum StrategyError {
     /// A name that is no strategy.
-    #[error("unknown strategy {0:?}; expected one of {STRATEGY_NAMES}")]
+    #[error("unknown strategy {0:?}{meant}; expected one of {STRATEGY_NAMES}", meant = did_you_mean(.0, strategy_names()))]
     Unknown(String),
+    /// A name that is no player: no search (`empD`, `dynsD`), `E`, nor a strategy.
+    #[error(
+        "unknown strategy {0:?}{meant}; expected empD or dynsD with a depth D (e.g. emp1), E, or one of {STRATEGY_NAMES}",
+        meant = did_you_mean(.0, strategy_names())
+    )]
+    UnknownPlayer(String),
     /// A strategy written for Yahtzee's card, asked to play another.
     #[error(
         "strategy {strategy} is defined for Yahtzee's thirteen boxes and does not carry over to the {rules} rules; \

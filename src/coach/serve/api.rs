@@ -101,7 +101,8 @@ impl<S: Send + Sync, T: Fields> axum::extract::FromRequest<S> for Strict<T> {
             let known = T::fields();
             if let Some(unknown) = object.keys().find(|key| !known.contains(&key.as_str())) {
                 return Err(ApiError::bad(format!(
-                    "unknown field {unknown:?}; this request takes {}",
+                    "unknown field {unknown:?}{}; this request takes {}",
+                    crate::game::suggest::did_you_mean(unknown, known.iter().copied()),
                     known.iter().map(|name| format!("{name:?}")).collect::<Vec<_>>().join(", ")
                 )));
             }
