@@ -10,11 +10,11 @@ use serde_json::json;
 use super::progress::Bar;
 use super::{GameArgs, print_json, print_report};
 use yz::duel::cluster::setup::{SetupError, Sizing, Solution, check_rank, check_ranks, check_runs, mem_per_rank_bytes};
-use yz::duel::cluster::{LayerReport, Ranks, SolveOptions};
+use yz::duel::cluster::{LayerReport, Ranks, SolveOptions, SolveReport, StartValue};
 use yz::duel::count::{CountReport, group};
 use yz::duel::plan::{LayerHours, MAX_RANKS, gib, min_ranks, usable};
 use yz::duel::source::{Position, TableLookup, table_dir};
-use yz::duel::{Cards, DuelValue, Space};
+use yz::duel::{Cards, Space};
 use yz::game::RollsLeft;
 use yz::game::{Game, RollId, parse_dice};
 use yz::sys::{mem_available, memory_per_rank};
@@ -352,79 +352,17 @@ fn solve_on(
             eprintln!("{}", layer_line(report, done, total_layers, positions_done, positions, seconds_done));
         }
     };
-    let to_start = options.stop_after == 0;
-    let (report, outcome) = match checked.solve(&space, ranks, &dir, progress).with_context(context)? {
-        Solution::WithDraws(outcome) => {
-            let start = outcome.first_value.unwrap_or_default();
-            let known = |x: f64| if x.is_nan() { serde_json::Value::Null } else { json!(x) };
-            let report = json!({"value": start.value(), "p_win": known(start.win()), "p_draw": known(start.draw()), "p_lose": known(start.loss())});
-            (report, outcome.map_first(|v| v.value()))
-        }
-        Solution::Plain(outcome) => {
-            let report = match outcome.first_value.filter(|_| to_start) {
-                Some(v) => json!({"value": v, "p_win": null, "p_draw": null, "p_lose": null}),
-                None => json!({}),
-            };
-            (report, outcome.map_first(|v| v as f64))
-        }
+    let outcome = match checked.solve(&space, ranks, &dir, progress).with_context(context)? {
+        Solution::WithDraws(outcome) => outcome.map_first(StartValue::with_draws),
+        Solution::Plain(outcome) => outcome.map_first(|v| StartValue::plain(v as f64)),
     };
     if ranks.rank() != 0 {
         return Ok(());
     }
+    let streamed = (sizing.streams(), available);
     let seconds = started.elapsed().as_secs_f64();
-    if as_json {
-        let mut out = json!({
-            "rules": game.rules.name(),
-            "categories": game.box_names(),
-            "first_layer": space.first_layer(),
-            "stop_after_layer": options.stop_after,
-            "positions": positions,
-            "seconds": seconds,
-            "tables": dir,
-            "table_bytes": outcome.table_bytes,
-            "ranks": ranks.size(),
-            "resumed_from": outcome.resumed_from,
-            "streamed": sizing.streams(),
-            "resumed_blocks": outcome.resumed_blocks,
-            // The budget a streamed solve was cut to; an in-memory solve's reading of the
-            // machine's free memory is left out, as it changes from run to run.
-            "mem_per_rank_bytes": if sizing.streams() { available } else { None },
-            "repaired": outcome.repaired,
-            "layers": outcome.layers,
-        });
-        if let (Some(out), Some(report)) = (out.as_object_mut(), report.as_object()) {
-            out.extend(report.clone());
-        }
-        print_json(out);
-        return Ok(());
-    }
-    println!("rules        {}", game.rules);
-    println!("categories   {}", game.box_names().join(","));
-    if to_start {
-        println!("value        {:.6}  (first player's P(win) + P(draw)/2)", report["value"].as_f64().unwrap_or(0.0));
-        for key in ["p_win", "p_draw", "p_lose"] {
-            match report[key].as_f64() {
-                Some(p) => println!("{key:<12} {p:.6}"),
-                None => println!(
-                    "{key:<12} unknown (winning chances only: resumed from stored layers, or values with draws did not fit)"
-                ),
-            }
-        }
-    } else {
-        println!(
-            "layers       {}..{} (at most {} boxes open)",
-            options.stop_after,
-            space.end_layer() - 1,
-            2 * cards.boxes() - options.stop_after
-        );
-    }
-    if !outcome.repaired.is_empty() {
-        println!("repaired     {} (recomputed from the layer above)", outcome.repaired.join(", "));
-    }
-    println!("ranks        {} ({} threads each)", ranks.size(), rayon::current_num_threads());
-    println!("positions    {}", group(positions));
-    println!("seconds      {seconds:.2}");
-    println!("tables       {} ({:.1} MiB)", dir.display(), outcome.table_bytes as f64 / (1u64 << 20) as f64);
+    let stop = (options.stop_after, positions);
+    print_report(&SolveReport::new(&space, stop, outcome, dir, ranks.size(), streamed, seconds), as_json);
     Ok(())
 }
 
