@@ -3,16 +3,17 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
 use serde_json::json;
 
 use super::progress::Bar;
 use super::{GameArgs, print_json, print_report};
-use yz::duel::cluster::setup::{SetupError, Sizing, Solution, check_rank, check_ranks, check_runs, mem_per_rank_bytes};
+use yz::duel::cluster::estimate::{Measure, plan_solve};
+use yz::duel::cluster::setup::{Sizing, Solution, check_rank, check_ranks, mem_per_rank_bytes};
 use yz::duel::cluster::{LayerReport, Ranks, SolveOptions, SolveReport, StartValue};
 use yz::duel::count::{CountReport, group};
-use yz::duel::plan::{LayerHours, MAX_RANKS, gib, min_ranks, usable};
+use yz::duel::plan::gib;
 use yz::duel::source::{Position, TableLookup, table_dir};
 use yz::duel::{Cards, Space};
 use yz::game::RollsLeft;
@@ -402,253 +403,22 @@ fn plan(
     as_json: bool,
 ) -> Result<()> {
     check_ranks(ranks)?;
-    let mem_bytes = mem_per_rank_bytes(mem_per_rank)?;
-    check_runs(calibration.runs)?;
     let cards = Cards::new(game);
     let space = scope.space(&cards)?;
     let options = layer_args.options(&space, false, false)?;
-    if let Some(gbps) = calibration.disk_gbps
-        && !(gbps.is_finite() && gbps > 0.0)
-    {
-        bail!("--disk-gbps: {gbps} is not a bandwidth; give GB per second, above 0");
-    }
-    let temporary = tempfile::tempdir().context("creating a scratch directory for the byte costs")?;
-    let scratch = calibration.scratch.clone().unwrap_or_else(|| temporary.path().to_owned());
-    // The solve as `duel solve --mem-per-rank` sizes it: streaming where layers do not fit.
-    let in_memory = Sizing::new(&space, options.clone(), ranks, Some(mem_bytes));
-    // A solve in memory streams nothing: its floor is nil.
-    let nil_floor = (0, in_memory.options.stop_after);
-    let (sizing, below_floor, (floor, floor_layer)) =
-        match Sizing::in_budget(&space, options, ranks, Some(mem_bytes), Some(&scratch)) {
-            Ok(sizing) => match sizing.check_floor(&space) {
-                Ok(floor) => (sizing, None, floor),
-                Err(below) => (in_memory.clone(), Some(below), nil_floor),
-            },
-            Err(SetupError::DoesNotFit(_)) => (in_memory.clone(), None, nil_floor),
-            Err(e) => return Err(e.into()),
-        };
-    let (counts, spec) = (&sizing.layers, sizing.spec);
-    let plan = sizing.plan(&space);
-    if scratch.exists() && !scratch.is_dir() {
-        bail!(
-            "--scratch {}: not a directory; give a directory (created if missing) for scratch files",
-            scratch.display()
-        );
-    }
-    let bandwidth = match calibration.disk_gbps {
-        Some(gbps) => gbps * 1e9,
-        None => yz::duel::cluster::costs::disk_bandwidth(&scratch)
-            .with_context(|| format!("--scratch: measuring the disk bandwidth in {}", scratch.display()))?,
+    let measure = Measure {
+        sample: calibration.sample,
+        runs: calibration.runs,
+        scratch: calibration.scratch.clone(),
+        disk_gbps: calibration.disk_gbps,
     };
-    if !as_json {
-        eprintln!("measuring the solve rate of each of the {} layers on a sample of its pairs ...", counts.len());
-    }
-    let rates = sizing.calibrate(&space, (calibration.sample, calibration.runs, 1), &Bar::new(as_json));
-    let costs = sizing.byte_costs(&space, temporary.path())?;
-    let kernel_hours = |layer| rates.iter().find(|r| r.layer == layer).map_or(0.0, |r| r.core_hours);
-    let hours = plan.hours(kernel_hours, &costs);
-    let machines: Vec<_> = (yz::duel::plan::MACHINES.iter())
-        .map(|m| {
-            let sizes = (spec.value_bytes, spec.write_from);
-            let floor = |streamed: &[usize]| sizing.stream_floor(&space, streamed).0;
-            m.price(counts, cards.boxes(), sizes, floor, bandwidth, kernel_hours, &costs)
-        })
-        .collect();
-    let disk_hours = plan.disk_hours(bandwidth);
-    let LayerHours { kernel, exchange, writing, checking, total: core_hours, .. } = LayerHours::sum(&hours);
-    let core_hours_min: f64 = rates.iter().map(|r| r.core_hours_min).sum::<f64>() + exchange + writing + checking;
-    let core_hours_max: f64 = rates.iter().map(|r| r.core_hours_max).sum::<f64>() + exchange + writing + checking;
-    let worst_error = rates.iter().map(|r| r.rate_error).fold(0.0, f64::max);
-    // The same test the solve makes before it starts (in memory).
-    let fits = in_memory.plan(&space).peak_bytes_per_rank <= usable(mem_bytes);
-    let min_ranks = min_ranks(counts, cards.boxes(), in_memory.spec, usable(mem_bytes), MAX_RANKS);
-    if as_json {
-        print_json(json!({
-            "rules": game.rules.name(),
-            "categories": game.box_names(),
-            "draws": sizing.with_draws(),
-            "plan": plan,
-            "rates": rates,
-            "byte_costs": costs,
-            "hours": hours,
-            "core_hours": core_hours,
-            "core_hours_min": core_hours_min,
-            "core_hours_max": core_hours_max,
-            "core_hours_by_part": {"kernel": kernel, "exchange": exchange, "writing": writing, "checking": checking},
-            "shard_bytes": plan.shard_bytes(),
-            "disk_bytes": plan.disk_bytes(),
-            "mem_per_rank_gib": mem_per_rank,
-            "fits": fits,
-            "min_ranks": min_ranks,
-            "streamed_layers": plan.streamed_layers(),
-            "stream_floor_bytes": floor,
-            "stream_floor_layer": floor_layer,
-            "below_floor": below_floor.is_some(),
-            "disk_bytes_per_second": bandwidth,
-            "disk_hours": disk_hours,
-            "machines": machines,
-        }));
-        return Ok(());
-    }
-    println!("rules       {}", game.rules);
-    println!("categories  {}", game.box_names().join(","));
-    println!("ranks       {ranks}, {mem_per_rank} GiB each");
-    println!(
-        "values      {}",
-        if sizing.with_draws() { "winning chance and P(draw), 8 bytes" } else { "winning chance, 4 bytes" }
-    );
-    println!();
-    println!(
-        "  {:>5} {:>18} {:>9} {:>6} {:>9} {:>9} {:>9} {:>9} {:>9} {:>10} {:>5} {:>9} {:>8} {:>8} {:>8}",
-        "layer",
-        "positions",
-        "GiB",
-        "solved",
-        "values/rk",
-        "layout/rk",
-        "GiB exch",
-        "GiB scr",
-        "GiB disk",
-        "lane-upd/s",
-        "±se",
-        "kernel h",
-        "exch h",
-        "write h",
-        "check h"
-    );
-    for ((l, r), h) in plan.layers.iter().zip(&rates).zip(&hours) {
-        println!(
-            "  {:>5} {:>18} {:>9.3} {:>6} {:>9.3} {:>9.3} {:>9.1} {:>9.1} {:>9.1} {:>10.2e} {:>4.1}% {:>9.2} {:>8.2} {:>8.2} {:>8.2}{}",
-            l.layer,
-            group(l.positions),
-            gib(l.bytes),
-            if l.streamed { "stream" } else { "memory" },
-            gib(l.value_bytes_per_rank),
-            gib(l.layout_bytes_per_rank),
-            gib(l.exchanged_bytes),
-            gib(l.scratch_bytes),
-            gib(l.disk_read_bytes + l.disk_written_bytes),
-            r.lane_updates_per_core_second,
-            100.0 * r.rate_error,
-            h.kernel,
-            h.exchange,
-            h.writing,
-            h.checking,
-            if l.written { "" } else { "  not written" }
-        );
-    }
-    println!();
-    println!("positions          {}", group(plan.positions));
-    // Pawlewicz's figure is the official full game's, from its first layer.
-    let published = if game == Game::full(yz::game::Rules::OFFICIAL) && space.first_layer() == 0 {
-        "; Pawlewicz: 92 TB at 8 bytes"
-    } else {
-        ""
+    let measuring = |layers| {
+        if !as_json {
+            eprintln!("measuring the solve rate of each of the {layers} layers on a sample of its pairs ...");
+        }
     };
-    println!("all layers         {:.1} GiB (4-byte values{published})", gib(plan.bytes));
-    println!(
-        "written            {:.1} GiB to shard files before compression{} (--write); disk at most about {:.1} GiB{}",
-        gib(plan.shard_bytes()),
-        if plan.columns() == 2 { ", draw shards included" } else { "" },
-        gib(plan.peak_disk_bytes),
-        if plan.scratch_bytes > 0 { " at once, tables and scratch" } else { "" }
-    );
-    println!(
-        "peak per rank      {:.2} GiB of values and layout ({})",
-        gib(plan.peak_bytes_per_rank),
-        match (fits, min_ranks) {
-            (true, _) => "fits in memory".to_owned(),
-            (false, _) if sizing.streams() => format!(
-                "layers that do not fit stream, each rank holding its budget in blocks and its per-card tables; \
-                 in memory it would need {}",
-                min_ranks.map_or("more memory per rank".to_owned(), |n| format!("at least {n} ranks"))
-            ),
-            (false, Some(n)) => format!("does not fit: needs at least {n} ranks, or streaming"),
-            (false, None) => "does not fit at any number of ranks; streaming is below its floor".to_owned(),
-        }
-    );
-    println!(
-        "exchanged          {:.1} GiB in all before compression, about {:.1} GiB sent (zstd ratio {} planned; {:.2} measured on {})",
-        gib(plan.exchanged_bytes),
-        gib(plan.sent_bytes),
-        yz::duel::plan::EXCHANGE_COMPRESSION,
-        costs.exchange_ratio,
-        costs.sample
-    );
-    println!(
-        "byte costs         exchange {:.0} MB/s, writing {:.0} MB/s, checking {:.0} MB/s per core (measured on that sample)",
-        1e-6 / costs.exchange_seconds_per_byte,
-        1e-6 / costs.write_seconds_per_byte,
-        1e-6 / costs.check_seconds_per_byte
-    );
-    let h = |hours: f64| if hours < 10.0 { format!("{hours:.3}") } else { format!("{hours:.0}") };
-    println!(
-        "estimated compute  {} core-hours: kernel {}, exchange {}, writing {}, checking {}",
-        h(core_hours),
-        h(kernel),
-        h(exchange),
-        h(writing),
-        h(checking)
-    );
-    println!(
-        "                   {} to {} over {} runs (timing); sampling error at most {:.1}% a layer; \
-         rates measured per core on one thread (Pawlewicz: 120 GHz-years, about 375,000 core-hours at 2.8 GHz)",
-        h(core_hours_min),
-        h(core_hours_max),
-        calibration.runs,
-        100.0 * worst_error,
-    );
-    let streamed = plan.streamed_layers();
-    match &below_floor {
-        Some(below) => println!(
-            "streaming          refused at {mem_per_rank} GiB per rank: below its floor of {:.2} GiB (layer {})",
-            below.needed_gib, below.layer
-        ),
-        None if streamed.is_empty() => {
-            println!("streaming          none: every layer fits {mem_per_rank} GiB per rank")
-        }
-        None => println!(
-            "streaming          {} of {} layers at {mem_per_rank} GiB per rank (floor {:.2} GiB, layer {floor_layer}); \
-             scratch at most {:.1} GiB; disk {:.1} GiB read, {:.1} GiB written",
-            streamed.len(),
-            plan.layers.len(),
-            gib(floor),
-            gib(plan.scratch_bytes),
-            gib(plan.disk_read_bytes),
-            gib(plan.disk_written_bytes)
-        ),
-    }
-    println!(
-        "disk               {:.2} GB/s{}: {} hours of reads and writes beside the compute",
-        bandwidth / 1e9,
-        if calibration.disk_gbps.is_some() { " (given)" } else { " (measured, fsync'd writes)" },
-        h(disk_hours)
-    );
-    println!();
-    println!(
-        "  {:<56} {:>6} {:>8} {:>8} {:>10} {:>10} {:>10} {:>9} {:>8} {:>8}",
-        "machine", "ranks", "GiB/rk", "streamed", "GiB peak", "TiB scr", "TiB table", "core-h", "disk h", "wall h"
-    );
-    for m in &machines {
-        println!(
-            "  {:<56} {:>6} {:>8.1} {:>8} {:>10.2} {:>10.2} {:>10.2} {:>9} {:>8} {:>8}{}",
-            m.machine.name,
-            m.ranks,
-            gib(m.mem_per_rank),
-            m.streamed.len(),
-            gib(m.peak_bytes_per_rank),
-            gib(m.scratch_bytes) / 1024.0,
-            gib(m.table_bytes) / 1024.0,
-            h(m.core_hours),
-            h(m.disk_hours),
-            h(m.wall_hours),
-            match (m.fits_memory, m.fits_disk) {
-                (false, _) => "  below the streaming floor",
-                (true, Some(false)) => "  does not fit its disk",
-                _ => "",
-            }
-        );
-    }
+    let report = plan_solve(&space, options, (ranks, mem_per_rank), &measure, measuring, &Bar::new(as_json))?;
+    print_report(&report, as_json);
     Ok(())
 }
 

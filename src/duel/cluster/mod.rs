@@ -72,6 +72,7 @@
 pub mod costs;
 pub mod disk;
 mod error;
+pub mod estimate;
 mod exchange;
 pub mod launch;
 mod memory;

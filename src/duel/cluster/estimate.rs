@@ -1,0 +1,415 @@
+//! What `yz duel plan` reports: a solve priced before it runs, as a type (its JSON by
+//! `Serialize`, its text by `Display`). The memory, traffic and disk of every layer come
+//! from the plan ([`crate::duel::plan`]) of the solve as `duel solve` would size it
+//! ([`Sizing`]); the core-hours from each layer's rate measured on a sample of its pairs
+//! and the byte costs measured on this machine; then the price on each reference machine.
+
+use std::fmt;
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+use super::costs::disk_bandwidth;
+use super::setup::{SetupError, Sizing};
+use super::solve::SolveOptions;
+use super::stream::BelowFloor;
+use crate::duel::Space;
+use crate::duel::calibrate::LayerRate;
+use crate::duel::count::group;
+use crate::duel::plan::{
+    ByteCosts, EXCHANGE_COMPRESSION, LayerHours, MACHINES, MAX_RANKS, MachinePrice, Plan, gib, min_ranks, usable,
+};
+use crate::duel::shard::ShardError;
+use crate::game::{Game, Rules};
+use crate::progress::Progress;
+
+/// How a plan measures: the sample of each layer, the timing runs, and the disk.
+#[derive(Clone, Debug)]
+pub struct Measure {
+    /// Lane-updates of each layer's sample of real pairs.
+    pub sample: u64,
+    /// Timing runs of each sample (their spread is the timing error).
+    pub runs: usize,
+    /// Where streamed layers would write their scratch (and where the disk is timed).
+    pub scratch: Option<PathBuf>,
+    /// The disk bandwidth in GB/s, given instead of measured.
+    pub disk_gbps: Option<f64>,
+}
+
+/// Why a solve could not be priced.
+#[derive(Debug, thiserror::Error)]
+pub enum PlanError {
+    /// A bandwidth that is none.
+    #[error("--disk-gbps: {0} is not a bandwidth; give GB per second, above 0")]
+    DiskGbps(f64),
+    /// A scratch path that is a file.
+    #[error("--scratch {}: not a directory; give a directory (created if missing) for scratch files", .0.display())]
+    ScratchNotDirectory(PathBuf),
+    /// The disk could not be timed, or no scratch made for the byte costs.
+    #[error("--scratch: measuring the disk in {}: {source}", .dir.display())]
+    Disk {
+        /// The directory.
+        dir: PathBuf,
+        /// What failed.
+        source: std::io::Error,
+    },
+    /// The solve's options or memory.
+    #[error(transparent)]
+    Setup(#[from] SetupError),
+    /// The byte costs could not be measured.
+    #[error(transparent)]
+    Costs(#[from] ShardError),
+}
+
+/// Core-hours by part of the work.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct Parts {
+    /// The turn kernel.
+    pub kernel: f64,
+    /// Compressing and exchanging rows between ranks.
+    pub exchange: f64,
+    /// Writing shards.
+    pub writing: f64,
+    /// Checking what was written.
+    pub checking: f64,
+}
+
+/// A solve priced before it runs (`yz duel plan`).
+#[derive(Clone, Debug, Serialize)]
+pub struct PlanReport {
+    /// The rule set.
+    pub rules: Rules,
+    /// The boxes in play, in card order.
+    pub categories: Vec<&'static str>,
+    /// Whether the values carry P(draw) (8 bytes) or not (4).
+    pub draws: bool,
+    /// Every layer's memory, traffic, scratch and disk.
+    pub plan: Plan,
+    /// Every layer's measured rate.
+    pub rates: Vec<LayerRate>,
+    /// The byte costs measured on this machine.
+    pub byte_costs: ByteCosts,
+    /// Every layer's core-hours by part.
+    pub hours: Vec<LayerHours>,
+    /// Core-hours of the whole solve.
+    pub core_hours: f64,
+    /// The same at the fastest timing run of each layer.
+    pub core_hours_min: f64,
+    /// The same at the slowest.
+    pub core_hours_max: f64,
+    /// Core-hours by part.
+    pub core_hours_by_part: Parts,
+    /// Bytes written to shard files before compression.
+    pub shard_bytes: u64,
+    /// Bytes read from and written to disk.
+    pub disk_bytes: u64,
+    /// Memory per rank asked about, in GiB.
+    pub mem_per_rank_gib: f64,
+    /// Whether the solve fits that memory without streaming.
+    pub fits: bool,
+    /// The fewest ranks at which it would fit in memory.
+    pub min_ranks: Option<u64>,
+    /// The layers streamed through scratch files.
+    pub streamed_layers: Vec<usize>,
+    /// The least budget per rank streaming needs.
+    pub stream_floor_bytes: u64,
+    /// The layer that needs it.
+    pub stream_floor_layer: usize,
+    /// Whether the budget is below that floor (streaming refused).
+    pub below_floor: bool,
+    /// The disk's bandwidth.
+    pub disk_bytes_per_second: f64,
+    /// Hours of reads and writes beside the compute.
+    pub disk_hours: f64,
+    /// The price on each reference machine.
+    pub machines: Vec<MachinePrice>,
+    /// What the text adds: ranks, the timing runs, the worst sampling error, the floor
+    /// refused, whether the disk was given, whether the solve streams, the published figure.
+    #[serde(skip)]
+    text: TextOnly,
+}
+
+/// What only the text of a [`PlanReport`] shows.
+#[derive(Clone, Debug)]
+struct TextOnly {
+    ranks: u64,
+    runs: usize,
+    worst_error: f64,
+    below: Option<BelowFloor>,
+    disk_given: bool,
+    streams: bool,
+    published: &'static str,
+}
+
+/// Prices the solve of `space` with `options` over `ranks` ranks of `mem_per_rank_gib`
+/// GiB each, measuring as `measure` says (`measuring` is told the number of layers before
+/// the rates are measured; the measurement reports to `progress`).
+pub fn plan_solve(
+    space: &Space,
+    options: SolveOptions,
+    (ranks, mem_per_rank_gib): (u64, f64),
+    measure: &Measure,
+    measuring: impl FnOnce(usize),
+    progress: &dyn Progress,
+) -> Result<PlanReport, PlanError> {
+    let mem_bytes = super::setup::mem_per_rank_bytes(mem_per_rank_gib)?;
+    super::setup::check_runs(measure.runs)?;
+    if let Some(gbps) = measure.disk_gbps
+        && !(gbps.is_finite() && gbps > 0.0)
+    {
+        return Err(PlanError::DiskGbps(gbps));
+    }
+    let disk = |dir: PathBuf| move |source| PlanError::Disk { dir, source };
+    let temporary = tempfile::tempdir().map_err(disk(std::env::temp_dir()))?;
+    let scratch = measure.scratch.clone().unwrap_or_else(|| temporary.path().to_owned());
+    // The solve as `duel solve --mem-per-rank` sizes it: streaming where layers do not fit.
+    let in_memory = Sizing::new(space, options.clone(), ranks, Some(mem_bytes));
+    // A solve in memory streams nothing: its floor is nil.
+    let nil_floor = (0, in_memory.options.stop_after);
+    let (sizing, below, (floor, floor_layer)) =
+        match Sizing::in_budget(space, options, ranks, Some(mem_bytes), Some(&scratch)) {
+            Ok(sizing) => match sizing.check_floor(space) {
+                Ok(floor) => (sizing, None, floor),
+                Err(below) => (in_memory.clone(), Some(below), nil_floor),
+            },
+            Err(SetupError::DoesNotFit(_)) => (in_memory.clone(), None, nil_floor),
+            Err(e) => return Err(e.into()),
+        };
+    let (counts, spec) = (&sizing.layers, sizing.spec);
+    let plan = sizing.plan(space);
+    if scratch.exists() && !scratch.is_dir() {
+        return Err(PlanError::ScratchNotDirectory(scratch));
+    }
+    let bandwidth = match measure.disk_gbps {
+        Some(gbps) => gbps * 1e9,
+        None => disk_bandwidth(&scratch).map_err(disk(scratch.clone()))?,
+    };
+    measuring(counts.len());
+    let rates = sizing.calibrate(space, (measure.sample, measure.runs, 1), progress);
+    let byte_costs = sizing.byte_costs(space, temporary.path())?;
+    let kernel_hours = |layer| rates.iter().find(|r| r.layer == layer).map_or(0.0, |r| r.core_hours);
+    let hours = plan.hours(kernel_hours, &byte_costs);
+    let boxes = space.cards().boxes();
+    let machines = (MACHINES.iter())
+        .map(|m| {
+            let sizes = (spec.value_bytes, spec.write_from);
+            let floor = |streamed: &[usize]| sizing.stream_floor(space, streamed).0;
+            m.price(counts, boxes, sizes, floor, bandwidth, kernel_hours, &byte_costs)
+        })
+        .collect();
+    let LayerHours { kernel, exchange, writing, checking, total: core_hours, .. } = LayerHours::sum(&hours);
+    let others = exchange + writing + checking;
+    let game = space.cards().game();
+    Ok(PlanReport {
+        rules: game.rules,
+        categories: game.box_names(),
+        draws: sizing.with_draws(),
+        rates: rates.clone(),
+        byte_costs,
+        hours,
+        core_hours,
+        core_hours_min: rates.iter().map(|r| r.core_hours_min).sum::<f64>() + others,
+        core_hours_max: rates.iter().map(|r| r.core_hours_max).sum::<f64>() + others,
+        core_hours_by_part: Parts { kernel, exchange, writing, checking },
+        shard_bytes: plan.shard_bytes(),
+        disk_bytes: plan.disk_bytes(),
+        mem_per_rank_gib,
+        // The same test the solve makes before it starts (in memory).
+        fits: in_memory.plan(space).peak_bytes_per_rank <= usable(mem_bytes),
+        min_ranks: min_ranks(counts, boxes, in_memory.spec, usable(mem_bytes), MAX_RANKS),
+        streamed_layers: plan.streamed_layers(),
+        stream_floor_bytes: floor,
+        stream_floor_layer: floor_layer,
+        below_floor: below.is_some(),
+        disk_bytes_per_second: bandwidth,
+        disk_hours: plan.disk_hours(bandwidth),
+        machines,
+        text: TextOnly {
+            ranks,
+            runs: measure.runs,
+            worst_error: rates.iter().map(|r| r.rate_error).fold(0.0, f64::max),
+            below,
+            disk_given: measure.disk_gbps.is_some(),
+            streams: sizing.streams(),
+            // Pawlewicz's figure is the official full game's, from its first layer.
+            published: if game == Game::full(Rules::OFFICIAL) && space.first_layer() == 0 {
+                "; Pawlewicz: 92 TB at 8 bytes"
+            } else {
+                ""
+            },
+        },
+        plan,
+    })
+}
+
+impl fmt::Display for PlanReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (plan, text, mem) = (&self.plan, &self.text, self.mem_per_rank_gib);
+        writeln!(f, "rules       {}", self.rules)?;
+        writeln!(f, "categories  {}", self.categories.join(","))?;
+        writeln!(f, "ranks       {}, {mem} GiB each", text.ranks)?;
+        let values = if self.draws { "winning chance and P(draw), 8 bytes" } else { "winning chance, 4 bytes" };
+        writeln!(f, "values      {values}")?;
+        writeln!(f)?;
+        writeln!(
+            f,
+            "  {:>5} {:>18} {:>9} {:>6} {:>9} {:>9} {:>9} {:>9} {:>9} {:>10} {:>5} {:>9} {:>8} {:>8} {:>8}",
+            "layer",
+            "positions",
+            "GiB",
+            "solved",
+            "values/rk",
+            "layout/rk",
+            "GiB exch",
+            "GiB scr",
+            "GiB disk",
+            "lane-upd/s",
+            "±se",
+            "kernel h",
+            "exch h",
+            "write h",
+            "check h"
+        )?;
+        for ((l, r), h) in plan.layers.iter().zip(&self.rates).zip(&self.hours) {
+            writeln!(
+                f,
+                "  {:>5} {:>18} {:>9.3} {:>6} {:>9.3} {:>9.3} {:>9.1} {:>9.1} {:>9.1} {:>10.2e} {:>4.1}% {:>9.2} {:>8.2} {:>8.2} {:>8.2}{}",
+                l.layer,
+                group(l.positions),
+                gib(l.bytes),
+                if l.streamed { "stream" } else { "memory" },
+                gib(l.value_bytes_per_rank),
+                gib(l.layout_bytes_per_rank),
+                gib(l.exchanged_bytes),
+                gib(l.scratch_bytes),
+                gib(l.disk_read_bytes + l.disk_written_bytes),
+                r.lane_updates_per_core_second,
+                100.0 * r.rate_error,
+                h.kernel,
+                h.exchange,
+                h.writing,
+                h.checking,
+                if l.written { "" } else { "  not written" }
+            )?;
+        }
+        writeln!(f)?;
+        writeln!(f, "positions          {}", group(plan.positions))?;
+        writeln!(f, "all layers         {:.1} GiB (4-byte values{})", gib(plan.bytes), text.published)?;
+        writeln!(
+            f,
+            "written            {:.1} GiB to shard files before compression{} (--write); disk at most about {:.1} GiB{}",
+            gib(plan.shard_bytes()),
+            if plan.columns() == 2 { ", draw shards included" } else { "" },
+            gib(plan.peak_disk_bytes),
+            if plan.scratch_bytes > 0 { " at once, tables and scratch" } else { "" }
+        )?;
+        writeln!(
+            f,
+            "peak per rank      {:.2} GiB of values and layout ({})",
+            gib(plan.peak_bytes_per_rank),
+            match (self.fits, self.min_ranks) {
+                (true, _) => "fits in memory".to_owned(),
+                (false, _) if text.streams => format!(
+                    "layers that do not fit stream, each rank holding its budget in blocks and its per-card tables; \
+                     in memory it would need {}",
+                    self.min_ranks.map_or("more memory per rank".to_owned(), |n| format!("at least {n} ranks"))
+                ),
+                (false, Some(n)) => format!("does not fit: needs at least {n} ranks, or streaming"),
+                (false, None) => "does not fit at any number of ranks; streaming is below its floor".to_owned(),
+            }
+        )?;
+        let costs = &self.byte_costs;
+        writeln!(
+            f,
+            "exchanged          {:.1} GiB in all before compression, about {:.1} GiB sent (zstd ratio {} planned; {:.2} measured on {})",
+            gib(plan.exchanged_bytes),
+            gib(plan.sent_bytes),
+            EXCHANGE_COMPRESSION,
+            costs.exchange_ratio,
+            costs.sample
+        )?;
+        writeln!(
+            f,
+            "byte costs         exchange {:.0} MB/s, writing {:.0} MB/s, checking {:.0} MB/s per core (measured on that sample)",
+            1e-6 / costs.exchange_seconds_per_byte,
+            1e-6 / costs.write_seconds_per_byte,
+            1e-6 / costs.check_seconds_per_byte
+        )?;
+        let h = |hours: f64| if hours < 10.0 { format!("{hours:.3}") } else { format!("{hours:.0}") };
+        let Parts { kernel, exchange, writing, checking } = self.core_hours_by_part;
+        writeln!(
+            f,
+            "estimated compute  {} core-hours: kernel {}, exchange {}, writing {}, checking {}",
+            h(self.core_hours),
+            h(kernel),
+            h(exchange),
+            h(writing),
+            h(checking)
+        )?;
+        writeln!(
+            f,
+            "                   {} to {} over {} runs (timing); sampling error at most {:.1}% a layer; \
+             rates measured per core on one thread (Pawlewicz: 120 GHz-years, about 375,000 core-hours at 2.8 GHz)",
+            h(self.core_hours_min),
+            h(self.core_hours_max),
+            text.runs,
+            100.0 * text.worst_error,
+        )?;
+        let streamed = &self.streamed_layers;
+        match &text.below {
+            Some(below) => writeln!(
+                f,
+                "streaming          refused at {mem} GiB per rank: below its floor of {:.2} GiB (layer {})",
+                below.needed_gib, below.layer
+            )?,
+            None if streamed.is_empty() => writeln!(f, "streaming          none: every layer fits {mem} GiB per rank")?,
+            None => writeln!(
+                f,
+                "streaming          {} of {} layers at {mem} GiB per rank (floor {:.2} GiB, layer {}); \
+                 scratch at most {:.1} GiB; disk {:.1} GiB read, {:.1} GiB written",
+                streamed.len(),
+                plan.layers.len(),
+                gib(self.stream_floor_bytes),
+                self.stream_floor_layer,
+                gib(plan.scratch_bytes),
+                gib(plan.disk_read_bytes),
+                gib(plan.disk_written_bytes)
+            )?,
+        }
+        writeln!(
+            f,
+            "disk               {:.2} GB/s{}: {} hours of reads and writes beside the compute",
+            self.disk_bytes_per_second / 1e9,
+            if text.disk_given { " (given)" } else { " (measured, fsync'd writes)" },
+            h(self.disk_hours)
+        )?;
+        writeln!(f)?;
+        write!(
+            f,
+            "  {:<56} {:>6} {:>8} {:>8} {:>10} {:>10} {:>10} {:>9} {:>8} {:>8}",
+            "machine", "ranks", "GiB/rk", "streamed", "GiB peak", "TiB scr", "TiB table", "core-h", "disk h", "wall h"
+        )?;
+        for m in &self.machines {
+            write!(
+                f,
+                "\n  {:<56} {:>6} {:>8.1} {:>8} {:>10.2} {:>10.2} {:>10.2} {:>9} {:>8} {:>8}{}",
+                m.machine.name,
+                m.ranks,
+                gib(m.mem_per_rank),
+                m.streamed.len(),
+                gib(m.peak_bytes_per_rank),
+                gib(m.scratch_bytes) / 1024.0,
+                gib(m.table_bytes) / 1024.0,
+                h(m.core_hours),
+                h(m.disk_hours),
+                h(m.wall_hours),
+                match (m.fits_memory, m.fits_disk) {
+                    (false, _) => "  below the streaming floor",
+                    (true, Some(false)) => "  does not fit its disk",
+                    _ => "",
+                }
+            )?;
+        }
+        Ok(())
+    }
+}
