@@ -10,7 +10,7 @@ use serde_json::json;
 use super::progress::Bar;
 use super::{GameArgs, print_json};
 use yz::duel::cluster::setup::{SetupError, Sizing, Solution, check_rank, check_ranks, check_runs, mem_per_rank_bytes};
-use yz::duel::cluster::{LayerReport, Ranks, SolveOptions};
+use yz::duel::cluster::{LayerReport, Ranks, SolveOptions, resumed_game};
 use yz::duel::count::{LayerCount, count_layers_reporting, count_terminal, group};
 use yz::duel::plan::{LayerHours, MAX_RANKS, gib, min_ranks, usable};
 use yz::duel::source::{Position, TableLookup, table_dir};
@@ -210,9 +210,14 @@ pub fn run(command: DuelCommand, data: &Path, as_json: bool) -> Result<()> {
                 None => plan(game.game()?, &scope, &layers, ranks, mem_per_rank, &calibration, as_json),
             }
         }
-        DuelCommand::Solve { game, scope, out, resume, layers, force, mem_per_rank, scratch } => {
+        DuelCommand::Solve { game: flags, scope, out, resume, layers, force, mem_per_rank, scratch } => {
             let memory = Memory { mem_per_rank, scratch };
-            solve_tables(game.game()?, &scope, &layers, out, (resume, force), &memory, data, as_json)
+            let named = flags.game()?;
+            let dir = out.unwrap_or_else(|| table_dir(data, named, scope.max_empty));
+            // A resume continues the tables there, whatever game flags were left out.
+            let resumed = if resume { resumed_game(&dir, &flags.flags(), scope.max_empty)? } else { None };
+            let (game, max_empty) = resumed.unwrap_or((named, scope.max_empty));
+            solve_tables(game, &Scope { max_empty }, &layers, &dir, (resume, force), &memory, as_json)
         }
         DuelCommand::Value { game, position } => {
             let cards = Cards::new(game.game()?);
@@ -323,22 +328,21 @@ fn solve_tables(
     game: Game,
     scope: &Scope,
     layers: &LayerArgs,
-    out: Option<PathBuf>,
+    dir: &Path,
     (resume, force): (bool, bool),
     memory: &Memory,
-    data: &Path,
     as_json: bool,
 ) -> Result<()> {
     #[cfg(feature = "mpi")]
     {
         let world = yz::duel::cluster::mpi::World::init()?;
-        let result = solve_on(&world, game, scope, layers, out, (resume, force), memory, data, as_json);
+        let result = solve_on(&world, game, scope, layers, dir, (resume, force), memory, as_json);
         world.stop_on_error(result)
     }
     #[cfg(not(feature = "mpi"))]
     {
         yz::duel::cluster::launch::check(1, false, |name| std::env::var(name).ok())?;
-        solve_on(&yz::duel::cluster::Alone, game, scope, layers, out, (resume, force), memory, data, as_json)
+        solve_on(&yz::duel::cluster::Alone, game, scope, layers, dir, (resume, force), memory, as_json)
     }
 }
 
@@ -348,10 +352,9 @@ fn solve_on(
     game: Game,
     scope: &Scope,
     layer_args: &LayerArgs,
-    out: Option<PathBuf>,
+    dir: &Path,
     (resume, force): (bool, bool),
     memory: &Memory,
-    data: &Path,
     as_json: bool,
 ) -> Result<()> {
     let started = Instant::now();
@@ -362,15 +365,14 @@ fn solve_on(
         Some(gib) => Some(mem_per_rank_bytes(gib)?),
         None => memory_per_rank(|name| std::env::var(name).ok(), mem_available()),
     };
-    let dir = out.unwrap_or_else(|| table_dir(data, game, scope.max_empty));
     let scratch = memory.scratch.clone().unwrap_or_else(|| {
-        yz::duel::cluster::stream::default_scratch(&dir, |name| std::env::var(name).ok(), ranks.size())
+        yz::duel::cluster::stream::default_scratch(dir, |name| std::env::var(name).ok(), ranks.size())
     });
     let sizing = Sizing::in_budget(&space, options.clone(), ranks.size() as u64, available, Some(&scratch))?;
     let positions = sizing.positions();
     let context = || format!("table directory {}", dir.display());
     // Refused before anything is said of it.
-    let checked = sizing.check_resources(&space, ranks.rank(), &dir).with_context(context)?;
+    let checked = sizing.check_resources(&space, ranks.rank(), dir).with_context(context)?;
     if sizing.streams() && ranks.rank() == 0 && !as_json {
         eprintln!(
             "streaming: the layers do not fit {:.3} GiB per rank in memory; solving in blocks through {}",
@@ -391,7 +393,7 @@ fn solve_on(
         }
     };
     let to_start = options.stop_after == 0;
-    let (report, outcome) = match checked.solve(&space, ranks, &dir, progress).with_context(context)? {
+    let (report, outcome) = match checked.solve(&space, ranks, dir, progress).with_context(context)? {
         Solution::WithDraws(outcome) => {
             let start = outcome.first_value.unwrap_or_default();
             let known = |x: f64| if x.is_nan() { serde_json::Value::Null } else { json!(x) };

@@ -92,3 +92,4 @@ pub use error::{ClusterError, Damage};
 pub use memory::{solve_layers, solve_layers_until};
 pub use ranks::{Alone, Ranks};
 pub use solve::{LayerReport, Outcome, SolveOptions, solve_tables};
+pub use start::resumed_game;
