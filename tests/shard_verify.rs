@@ -304,3 +304,55 @@ fn small_shards_have_the_digests_of_the_default_cut() {
         assert!(String::from_utf8_lossy(&out.stderr).contains("YZ_SHARD_POSITIONS"), "{out:?}");
     }
 }
+
+/// The advice of `shard verify` is the exact command that repairs the tables: run as it
+/// is printed, without the game's flags (the resume reads the game from the manifest), it
+/// recomputes the damaged shard bit for bit and the tables verify again. Game flags that
+/// contradict the manifest are refused, naming both.
+#[test]
+fn the_advised_repair_is_the_command_that_works() {
+    let dir = tempfile::tempdir().unwrap();
+    let tables = dir.path().join("t");
+    let t = tables.to_str().unwrap();
+    let solved = json(&yz(dir.path(), &["--json", "duel", "solve", "--first", "3", "--out", t]));
+    let original = files(&tables);
+    let shard = tables.join("layer-02-shard-00000.yzs");
+    let mut bytes = std::fs::read(&shard).unwrap();
+    let at = bytes.len() - 40;
+    bytes[at] ^= 0x01;
+    std::fs::write(&shard, &bytes).unwrap();
+
+    let out = yz(dir.path(), &["shard", "verify", t]);
+    assert_eq!(out.status.code(), Some(2));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let line = stdout.lines().find(|l| l.contains("layer-02-shard-00000.yzs")).unwrap();
+    assert!(line.contains("BAD") && line.contains("corrupted") && !line.contains("delete it"), "{line}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let advised = stderr.split('`').nth(1).unwrap_or_else(|| panic!("no command in {stderr}"));
+    assert_eq!(advised, format!("yz duel solve --resume --out {t}"), "{stderr}");
+
+    let contradicted = ["duel", "solve", "--resume", "--out", t, "--first", "4"];
+    fails_with(
+        dir.path(),
+        &contradicted,
+        "its manifest.yzs holds tables of the official rules with boxes ones,twos,threes (--first 3), but --first 4",
+    );
+    fails_with(dir.path(), &["duel", "solve", "--resume", "--out", t, "--max-empty", "2"], "leave out --max-empty");
+    assert!(
+        files(&tables) == {
+            let mut damaged = original.clone();
+            damaged.insert("layer-02-shard-00000.yzs".into(), bytes);
+            damaged
+        },
+        "a refused resume writes nothing"
+    );
+
+    let words: Vec<&str> = advised.split_whitespace().collect();
+    assert_eq!(words[0], "yz");
+    let repaired = json(&yz(dir.path(), &[&["--json"], &words[1..]].concat()));
+    assert_eq!(repaired["repaired"], serde_json::json!(["layer-02-shard-00000.yzs"]), "{repaired}");
+    assert_eq!(repaired["categories"], solved["categories"]);
+    assert_eq!(repaired["value"], solved["value"]);
+    assert!(files(&tables) == original, "the repaired shard differs from the one first written");
+    assert_eq!(json(&yz(dir.path(), &["--json", "shard", "verify", t]))["ok"], true);
+}

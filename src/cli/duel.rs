@@ -11,7 +11,7 @@ use super::progress::Bar;
 use super::{GameArgs, print_json, print_report};
 use yz::duel::cluster::estimate::{Measure, plan_solve};
 use yz::duel::cluster::setup::{Sizing, Solution, check_rank, check_ranks, mem_per_rank_bytes};
-use yz::duel::cluster::{LayerReport, Ranks, SolveOptions, SolveReport, StartValue};
+use yz::duel::cluster::{LayerReport, Ranks, SolveOptions, SolveReport, StartValue, resumed_game};
 use yz::duel::count::{CountReport, group};
 use yz::duel::plan::gib;
 use yz::duel::source::{Position, TableLookup, table_dir};
@@ -211,9 +211,14 @@ pub fn run(command: DuelCommand, data: &Path, as_json: bool) -> Result<()> {
                 None => plan(game.game()?, &scope, &layers, ranks, mem_per_rank, &calibration, as_json),
             }
         }
-        DuelCommand::Solve { game, scope, out, resume, layers, force, mem_per_rank, scratch } => {
+        DuelCommand::Solve { game: flags, scope, out, resume, layers, force, mem_per_rank, scratch } => {
             let memory = Memory { mem_per_rank, scratch };
-            solve_tables(game.game()?, &scope, &layers, out, (resume, force), &memory, data, as_json)
+            let named = flags.game()?;
+            let dir = out.unwrap_or_else(|| table_dir(data, named, scope.max_empty));
+            // A resume continues the tables there, whatever game flags were left out.
+            let resumed = if resume { resumed_game(&dir, &flags.flags(), scope.max_empty)? } else { None };
+            let (game, max_empty) = resumed.unwrap_or((named, scope.max_empty));
+            solve_tables(game, &Scope { max_empty }, &layers, &dir, (resume, force), &memory, as_json)
         }
         DuelCommand::Value { game, position } => {
             let cards = Cards::new(game.game()?);
@@ -286,22 +291,21 @@ fn solve_tables(
     game: Game,
     scope: &Scope,
     layers: &LayerArgs,
-    out: Option<PathBuf>,
+    dir: &Path,
     (resume, force): (bool, bool),
     memory: &Memory,
-    data: &Path,
     as_json: bool,
 ) -> Result<()> {
     #[cfg(feature = "mpi")]
     {
         let world = yz::duel::cluster::mpi::World::init()?;
-        let result = solve_on(&world, game, scope, layers, out, (resume, force), memory, data, as_json);
+        let result = solve_on(&world, game, scope, layers, dir, (resume, force), memory, as_json);
         world.stop_on_error(result)
     }
     #[cfg(not(feature = "mpi"))]
     {
         yz::duel::cluster::launch::check(1, false, |name| std::env::var(name).ok())?;
-        solve_on(&yz::duel::cluster::Alone, game, scope, layers, out, (resume, force), memory, data, as_json)
+        solve_on(&yz::duel::cluster::Alone, game, scope, layers, dir, (resume, force), memory, as_json)
     }
 }
 
@@ -311,10 +315,9 @@ fn solve_on(
     game: Game,
     scope: &Scope,
     layer_args: &LayerArgs,
-    out: Option<PathBuf>,
+    dir: &Path,
     (resume, force): (bool, bool),
     memory: &Memory,
-    data: &Path,
     as_json: bool,
 ) -> Result<()> {
     let started = Instant::now();
@@ -325,15 +328,14 @@ fn solve_on(
         Some(gib) => Some(mem_per_rank_bytes(gib)?),
         None => memory_per_rank(|name| std::env::var(name).ok(), mem_available()),
     };
-    let dir = out.unwrap_or_else(|| table_dir(data, game, scope.max_empty));
     let scratch = memory.scratch.clone().unwrap_or_else(|| {
-        yz::duel::cluster::stream::default_scratch(&dir, |name| std::env::var(name).ok(), ranks.size())
+        yz::duel::cluster::stream::default_scratch(dir, |name| std::env::var(name).ok(), ranks.size())
     });
     let sizing = Sizing::in_budget(&space, options.clone(), ranks.size() as u64, available, Some(&scratch))?;
     let positions = sizing.positions();
     let context = || format!("table directory {}", dir.display());
     // Refused before anything is said of it.
-    let checked = sizing.check_resources(&space, ranks.rank(), &dir).with_context(context)?;
+    let checked = sizing.check_resources(&space, ranks.rank(), dir).with_context(context)?;
     if sizing.streams() && ranks.rank() == 0 && !as_json {
         eprintln!(
             "streaming: the layers do not fit {:.3} GiB per rank in memory; solving in blocks through {}",
@@ -353,7 +355,7 @@ fn solve_on(
             eprintln!("{}", layer_line(report, done, total_layers, positions_done, positions, seconds_done));
         }
     };
-    let outcome = match checked.solve(&space, ranks, &dir, progress).with_context(context)? {
+    let outcome = match checked.solve(&space, ranks, dir, progress).with_context(context)? {
         Solution::WithDraws(outcome) => outcome.map_first(StartValue::with_draws),
         Solution::Plain(outcome) => outcome.map_first(|v| StartValue::plain(v as f64)),
     };
@@ -363,7 +365,7 @@ fn solve_on(
     let streamed = (sizing.streams(), available);
     let seconds = started.elapsed().as_secs_f64();
     let stop = (options.stop_after, positions);
-    print_report(&SolveReport::new(&space, stop, outcome, dir, ranks.size(), streamed, seconds), as_json);
+    print_report(&SolveReport::new(&space, stop, outcome, dir.to_owned(), ranks.size(), streamed, seconds), as_json);
     Ok(())
 }
 

@@ -18,7 +18,7 @@ pub mod turn;
 use anyhow::Result;
 use clap::Args;
 
-use yz::game::{Game, Rules};
+use yz::game::{Game, GameFlags, Rules};
 
 /// A solitaire position within a turn: the card, the dice and the rerolls left.
 #[derive(Args)]
@@ -39,9 +39,9 @@ pub struct TurnArgs {
 pub struct GameArgs {
     /// Rules: official, forced-joker, no-joker, no-bonus (Yahtzee), or yatzy (Scandinavian
     /// Yatzy) with any house rules appended: yatzy+forced-order, +five-kind-full-house,
-    /// +four-kind-two-pairs.
-    #[arg(long, default_value = "official")]
-    pub rules: Rules,
+    /// +four-kind-two-pairs [default: official].
+    #[arg(long)]
+    pub rules: Option<Rules>,
     /// Play only these boxes (the others start scratched with 0), e.g. ones,twos,yahtzee.
     #[arg(long, value_name = "LIST", conflicts_with = "first")]
     pub categories: Option<String>,
@@ -55,7 +55,12 @@ pub struct GameArgs {
 impl GameArgs {
     /// The game these flags name.
     pub fn game(&self) -> Result<Game> {
-        Ok(Game::select(self.rules, self.categories.as_deref(), self.first)?)
+        Ok(self.flags().game()?)
+    }
+
+    /// The flags as given, none of them defaulted.
+    pub fn flags(&self) -> GameFlags {
+        GameFlags { rules: self.rules, categories: self.categories.clone(), first: self.first }
     }
 }
 

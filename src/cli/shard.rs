@@ -7,7 +7,7 @@ use clap::Subcommand;
 use serde_json::json;
 
 use super::print_json;
-use yz::duel::shard::{self, TableCheck};
+use yz::duel::shard::{self, FileCheck, TableCheck};
 
 /// Commands on table files.
 #[derive(Subcommand)]
@@ -34,22 +34,25 @@ pub fn run(command: ShardCommand, as_json: bool) -> Result<()> {
         ShardCommand::Verify { path } => {
             let check = if path.is_dir() { shard::verify_tables(&path) } else { shard::verify_file(&path)? };
             report(&check, as_json);
-            let bad: Vec<String> = check.problems().map(|f| f.path.display().to_string()).collect();
             if let [only] = &check.files[..]
                 && let Some(problem) = &only.problem
                 && !only.path.exists()
             {
                 bail!("{}: {problem}", check.dir.display());
             }
-            if !bad.is_empty() {
-                bail!(
-                    "{} bad file(s): {}; `yz duel solve --resume --out DIR` with the tables' game flags recomputes \
-                     damaged shards from the layer above",
-                    bad.len(),
-                    bad.join(", ")
-                );
+            let Some(remedy) = check.remedy() else { return Ok(()) };
+            match check.problems().collect::<Vec<_>>()[..] {
+                // One bad file: what is wrong with it, naming it once.
+                [FileCheck { path, problem: Some(problem), .. }] => {
+                    let path = path.display().to_string();
+                    let named = if problem.contains(&path) { problem.clone() } else { format!("{path}: {problem}") };
+                    bail!("{named}; {remedy}")
+                }
+                ref bad => {
+                    let names: Vec<String> = bad.iter().map(|f| f.path.display().to_string()).collect();
+                    bail!("{} bad files: {}; {remedy}", names.len(), names.join(", "))
+                }
             }
-            Ok(())
         }
         ShardCommand::Digest { dir } => {
             let digests = shard::layer_digests(&dir)?;

@@ -3,6 +3,7 @@
 pub mod category;
 pub mod choice;
 pub mod dice;
+pub mod flags;
 pub mod index;
 pub mod rules;
 pub mod scoring;
@@ -12,6 +13,7 @@ pub mod suggest;
 pub use category::{ALL_CATEGORIES, Category, CategoryListError, CategorySet, MAX_BOXES};
 pub use choice::{Choice, ChoiceJson, RollsLeft, RollsLeftError, Valued, faces};
 pub use dice::{KeepId, NUM_KEEPS, NUM_ROLLS, RollId, parse_dice};
+pub use flags::GameFlags;
 pub use index::{StateId, StateIndex};
 pub use rules::{BoxRule, Joker, PointsTable, RollClasses, Rules, YAHTZEE_RULES};
 pub use scoring::{Game, Scoring};

@@ -6,6 +6,10 @@ use std::path::PathBuf;
 use super::identity::IdentityError;
 use crate::game::ScoreState;
 
+/// What to do with a damaged file, as every message of damage ends: a reader that knows a
+/// better remedy (a damaged shard is recomputed by a resume) shows [`StoreError::fault`].
+const REMEDY: &str = "; delete it and produce it again";
+
 /// Why a store file could not be written, opened or viewed.
 ///
 /// Every variant names the file and says what was wrong and what was expected, in one
@@ -113,7 +117,7 @@ pub enum StoreError {
     },
 
     /// The header fails its own hash, or a field in it is impossible.
-    #[error("store file {} has a corrupted header ({detail}); delete it and produce it again", .path.display())]
+    #[error("store file {} has a corrupted header ({detail}){REMEDY}", .path.display())]
     HeaderCorrupted {
         /// The file.
         path: PathBuf,
@@ -123,7 +127,7 @@ pub enum StoreError {
 
     /// A chunk of the payload does not match its stored hash.
     #[error(
-        "store file {} is corrupted: payload chunk {chunk} does not match its hash; delete it and produce it again",
+        "store file {} is corrupted: payload chunk {chunk} does not match its hash{REMEDY}",
         .path.display()
     )]
     ChunkCorrupted {
@@ -136,7 +140,7 @@ pub enum StoreError {
 
     /// The chunk hash table does not match the hash of hashes stored after it.
     #[error(
-        "store file {} is corrupted: its chunk hash table does not match its checksum; delete it and produce it again",
+        "store file {} is corrupted: its chunk hash table does not match its checksum{REMEDY}",
         .path.display()
     )]
     ChecksumMismatch {
@@ -168,17 +172,25 @@ pub enum StoreError {
     },
 }
 
+impl StoreError {
+    /// The message without its remedy for damage ("delete it and produce it again"): what
+    /// is wrong, for a reader that says what to do itself.
+    pub fn fault(&self) -> String {
+        self.to_string().replace(REMEDY, "")
+    }
+}
+
 fn length_message(path: &std::path::Path, expected: u64, found: u64) -> String {
     let path = path.display();
     if found < expected {
         format!(
             "store file {path} is truncated: expected {expected} bytes, found {found} \
-             (it may be a partial write; delete it and produce it again)"
+             (it may be a partial write{REMEDY})"
         )
     } else {
         format!(
             "store file {path} is too long: expected {expected} bytes, found {found} \
-             (something was appended to it; delete it and produce it again)"
+             (something was appended to it{REMEDY})"
         )
     }
 }
@@ -195,7 +207,7 @@ pub enum TableError {
     Identity(#[from] IdentityError),
     /// A sound file (its checksums hold) whose contents are not what its header promises:
     /// damage the checksums cannot see, or a forgery.
-    #[error("{} is corrupted: {what}; delete it and produce it again", .path.display())]
+    #[error("{} is corrupted: {what}{REMEDY}", .path.display())]
     Corrupt {
         /// The file.
         path: PathBuf,

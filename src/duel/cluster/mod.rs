@@ -95,3 +95,4 @@ pub use memory::{solve_layers, solve_layers_until};
 pub use ranks::{Alone, Ranks};
 pub use report::{SolveReport, StartValue};
 pub use solve::{LayerReport, Outcome, SolveOptions, solve_tables};
+pub use start::resumed_game;

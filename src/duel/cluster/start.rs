@@ -14,7 +14,7 @@ use super::ranks::Ranks;
 use super::solve::SolveOptions;
 use crate::duel::Space;
 use crate::duel::shard::{self, Column, Manifest, ShardError, check_manifest, verify_listed};
-use crate::game::Game;
+use crate::game::{Game, GameFlags};
 use crate::store;
 
 /// The manifest to continue: a fresh one (written by rank 0), or with `resume` the one in
@@ -134,6 +134,55 @@ pub(super) fn start(
         }
     }
     Ok(Start { manifest, _lock: lock, repairs })
+}
+
+/// The game and scope (`--max-empty`, `None` for every position) of the tables a resume
+/// into `dir` continues: its manifest's, so that `yz duel solve --resume --out DIR`
+/// continues or repairs any tables, as `yz shard verify` advises. Game flags (`flags`) and
+/// a `max_empty` given must agree with the manifest, and are refused naming both where
+/// they do not. `None` where `dir` holds no manifest: the resume starts afresh, with the
+/// game the flags name.
+pub fn resumed_game(
+    dir: &Path,
+    flags: &GameFlags,
+    max_empty: Option<usize>,
+) -> Result<Option<(Game, Option<usize>)>, ClusterError> {
+    if !dir.join(shard::MANIFEST_FILE).exists() {
+        return Ok(None);
+    }
+    let refuse = |reason: String| ClusterError::Resume { dir: dir.display().to_string(), reason };
+    let manifest = Manifest::open(dir)?;
+    let game = manifest.game().ok_or_else(|| {
+        refuse(format!("its {} names no game this yz knows ({:?})", shard::MANIFEST_FILE, manifest.identity))
+    })?;
+    let held = (manifest.first_layer > 0).then(|| manifest.end_layer - manifest.first_layer);
+    let described = |game: Game| format!("the {} rules with boxes {}", game.rules, game.box_names().join(","));
+    if !flags.agree_with(game) {
+        let named = flags.game().map_or_else(|e| e.to_string(), described);
+        return Err(refuse(format!(
+            "its {} holds tables of {} ({}), but {flags} names {named}; leave out the game flags to resume the \
+             tables' own game",
+            shard::MANIFEST_FILE,
+            described(game),
+            if game.flags().is_empty() { "no game flags".to_owned() } else { game.flags().to_string() }
+        )));
+    }
+    let scope = |k: Option<usize>| k.map_or_else(|| "every position".to_owned(), |k| format!("--max-empty {k}"));
+    let first_layer = |k: Option<usize>| k.map_or(0, |k| manifest.end_layer.saturating_sub(k));
+    if max_empty.is_some() && first_layer(max_empty) != manifest.first_layer {
+        return Err(refuse(format!(
+            "its {} holds tables of {} ({}), but {} was given; leave out --max-empty to resume the tables' own",
+            shard::MANIFEST_FILE,
+            scope(held),
+            if held.is_some() {
+                "from layer ".to_owned() + &manifest.first_layer.to_string()
+            } else {
+                "from the start".to_owned()
+            },
+            scope(max_empty)
+        )));
+    }
+    Ok(Some((game, held)))
 }
 
 /// What a solve does with the table directory `dir`, decided by rank 0 before any rank
@@ -308,5 +357,27 @@ mod tests {
         assert!(matches!(decide(&dir, game(4), &fresh, true, false), Err(ClusterError::Shard(_))));
         assert!(matches!(decide(&dir, game(4), &fresh, false, false), Err(ClusterError::Overwrite { .. })));
         assert_eq!(decide(&dir, game(4), &fresh, false, true).unwrap(), Decision::Fresh);
+    }
+
+    /// A resume takes the game and scope of the manifest there, refuses flags that
+    /// contradict them, and leaves the flags' game where there is no manifest.
+    #[test]
+    fn a_resume_reads_its_game_from_the_manifest() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join("tables");
+        let none = GameFlags::default();
+        assert!(resumed_game(&dir, &none, None).unwrap().is_none(), "no manifest: the flags' game");
+        std::fs::create_dir_all(&dir).unwrap();
+        Manifest::new(game(4), 5, 8, 100).write(&dir).unwrap();
+        assert_eq!(resumed_game(&dir, &none, None).unwrap(), Some((game(4), Some(3))));
+        let four = GameFlags { first: Some(4), ..none.clone() };
+        assert_eq!(resumed_game(&dir, &four, Some(3)).unwrap(), Some((game(4), Some(3))));
+        let five = GameFlags { first: Some(5), ..none.clone() };
+        let refused = resumed_game(&dir, &five, None).unwrap_err().to_string();
+        assert!(refused.contains("(--first 4), but --first 5 names"), "{refused}");
+        let refused = resumed_game(&dir, &none, Some(4)).unwrap_err().to_string();
+        assert!(refused.contains("--max-empty 3") && refused.contains("--max-empty 4 was given"), "{refused}");
+        std::fs::write(dir.join(shard::MANIFEST_FILE), b"not a manifest").unwrap();
+        assert!(matches!(resumed_game(&dir, &none, None), Err(ClusterError::Shard(_))));
     }
 }

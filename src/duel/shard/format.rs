@@ -389,10 +389,9 @@ pub(super) fn stray_value(values: &[f32], first: u64, layer: usize, entry: &Shar
 /// draws to recompute it from.
 pub fn draw_remedy(dir: &Path) -> String {
     format!(
-        "draw shards cannot be recomputed from the layer above, which keeps none: `yz duel solve --resume --no-draws \
-         --out {}` (with the game's flags) finishes the solve with P(draw) unknown, or a solve without --resume \
-         computes it again",
-        dir.display()
+        "draw shards cannot be recomputed from the layer above, which keeps none: `{}` finishes the solve with \
+         P(draw) unknown, or a solve without --resume computes it again",
+        super::repair_command(dir, true)
     )
 }
 

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 use serde::Serialize;
 
-use super::format::{decode_values, header_problem, open_shard_file, stray_draw, stray_value};
+use super::format::{decode_values, header_problem, open_shard_file, parse_shard_file, stray_draw, stray_value};
 use super::manifest::listed_names;
 use super::*;
 use crate::duel::cards::Cards;
@@ -146,6 +146,46 @@ impl TableCheck {
     pub fn problems(&self) -> impl Iterator<Item = &FileCheck> {
         self.files.iter().filter(|f| f.problem.is_some())
     }
+
+    /// What to do about the bad files, in a sentence, if any is bad: where the manifest is
+    /// sound, the exact command that repairs them ([`repair_command`]: a resume takes the
+    /// game from the manifest, checks every shard and recomputes the bad ones from the
+    /// layer above; with `--no-draws` where a draw shard is bad, as draws cannot be
+    /// recomputed); where it is not, a solve afresh.
+    pub fn remedy(&self) -> Option<String> {
+        let name = |f: &FileCheck| f.path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let bad: Vec<String> = self.problems().map(name).collect();
+        if bad.is_empty() {
+            return None;
+        }
+        if self.game.is_none() || bad.iter().any(|name| name == MANIFEST_FILE) {
+            return Some(format!(
+                "no resume repairs a missing or damaged {MANIFEST_FILE}: solve the tables afresh with `yz duel solve \
+                 --force --out {}` and the game's flags",
+                shell_word(&self.dir)
+            ));
+        }
+        let draws = bad.iter().any(|name| parse_shard_file(name).is_some_and(|(_, column, _)| column == Column::Draw));
+        Some(format!(
+            "`{}` checks every shard and recomputes the bad ones from the layer above{}",
+            repair_command(&self.dir, draws),
+            if draws { " (draw shards cannot be recomputed: the tables then carry no P(draw))" } else { "" }
+        ))
+    }
+}
+
+/// `dir` as one word of a shell command: as it is where it needs no quotes, else quoted.
+fn shell_word(dir: &Path) -> String {
+    let dir = dir.display().to_string();
+    let plain = !dir.is_empty() && dir.chars().all(|c| c.is_ascii_alphanumeric() || "/._-+=,:@%".contains(c));
+    if plain { dir } else { format!("'{}'", dir.replace('\'', r"'\''")) }
+}
+
+/// `yz duel solve --resume --out DIR` (with `--no-draws` where `no_draws`), `DIR` quoted
+/// for a shell where it needs it: the command that continues or repairs the tables in
+/// `dir`, whatever their game ([`crate::duel::cluster::resumed_game`]).
+pub fn repair_command(dir: &Path, no_draws: bool) -> String {
+    format!("yz duel solve --resume{} --out {}", if no_draws { " --no-draws" } else { "" }, shell_word(dir))
 }
 
 /// Checks a table directory: the manifest, and every shard it lists recomputed from its
@@ -214,6 +254,7 @@ pub fn check_manifest(dir: &Path) -> (Option<Manifest>, FileCheck) {
     let problem = |error: ShardError| {
         Some(match error {
             ShardError::Mismatch { what, .. } => what,
+            ShardError::Store(error) => error.fault(),
             error => error.to_string(),
         })
     };
@@ -237,15 +278,22 @@ pub fn check_manifest(dir: &Path) -> (Option<Manifest>, FileCheck) {
 }
 
 /// Checks one file: a shard (against the manifest beside it, when that lists it) or a
-/// manifest (the whole directory, see [`verify_tables`]).
+/// manifest (the whole directory, see [`verify_tables`]). A damaged shard is a problem of
+/// its [`FileCheck`]; a sound store file of another kind is refused.
 pub fn verify_file(path: &Path) -> Result<TableCheck, ShardError> {
     // SAFETY: yz replaces store files by rename and never writes one in place.
-    let report = unsafe { store::verify(path) }?;
+    let report = unsafe { store::verify(path) };
     let dir = path.parent().unwrap_or(Path::new(".")).to_owned();
-    if report.kind == MANIFEST_KIND.name {
-        return Ok(verify_tables(&dir));
-    }
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    match &report {
+        Ok(report) if report.kind == MANIFEST_KIND.name => return Ok(verify_tables(&dir)),
+        Err(_) if name == MANIFEST_FILE => return Ok(verify_tables(&dir)),
+        Ok(report) if report.kind != SHARD_KIND.name => {
+            let (expected, found) = (SHARD_KIND.name.to_owned(), report.kind.clone());
+            return Err(StoreError::KindMismatch { path: path.to_owned(), expected, found }.into());
+        }
+        _ => {}
+    }
     let manifest = Manifest::open_checked(&dir, None).ok();
     let listed = manifest.as_ref().and_then(|m| m.listed().into_iter().find(|l| l.file() == name));
     let known = manifest.as_ref().and_then(|m| Some((m.game()?, m.end_layer)));
@@ -257,12 +305,12 @@ pub fn verify_file(path: &Path) -> Result<TableCheck, ShardError> {
                 // SAFETY: yz replaces store files by rename and never writes one in place.
                 let (header, problem) = match unsafe { open_shard_file(path) } {
                     Ok(file) => (serde_json::from_value::<ShardHeader>(file.metadata().clone()).ok(), None),
-                    Err(error) => (None, Some(error.to_string())),
+                    Err(error) => (None, Some(error.fault())),
                 };
                 FileCheck {
                     path: path.to_owned(),
                     layer: header.map(|h| h.layer),
-                    checksum: Some(report.checksum.to_string()),
+                    checksum: report.as_ref().ok().map(|r| r.checksum.to_string()),
                     problem,
                 }
             }
@@ -299,7 +347,7 @@ pub fn verify_listed(dir: &Path, game: Game, listed: &Listed<'_>, opponents: usi
                 StoreError::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound => {
                     "missing: the manifest lists it but there is no such file".to_owned()
                 }
-                error => error.to_string(),
+                error => error.fault(),
             });
             return check;
         }
