@@ -39,7 +39,9 @@ fn exchange(request: &[u8]) -> (u16, String) {
 /// closed after).
 fn exchange_at(address: SocketAddr, request: &[u8]) -> (u16, String) {
     let mut stream = TcpStream::connect(address).unwrap();
-    stream.set_read_timeout(Some(std::time::Duration::from_secs(60))).unwrap();
+    // As long as the server gives any request (a best reply takes a minute on a loaded
+    // machine), and a little more.
+    stream.set_read_timeout(Some(yz::coach::serve::REQUEST_TIMEOUT + std::time::Duration::from_secs(10))).unwrap();
     // A server may answer (413) and close before reading a huge body: a failed write is fine.
     let _ = stream.write_all(request);
     let mut response = Vec::new();
