@@ -17,6 +17,8 @@
 //!   ([`duel::cluster`]); [`move_errors`]: exact move errors of any player against it.
 //! - [`coach`]: game records, reviews, a coached game, and the local web app (feature
 //!   `serve`).
+//! - [`verify`]: any table yz writes checked (checksums, then a full read by its reader),
+//!   with what to do about a bad one.
 //! - [`progress`]: how long work reports how far it has got (the library never draws, so a
 //!   program embedding yz shows what it likes); [`sys`]: the machine's memory and a Slurm
 //!   allocation, for whatever sizes work.
@@ -58,3 +60,4 @@ pub mod strategy;
 pub mod sys;
 pub mod targets;
 pub mod turn;
+pub mod verify;

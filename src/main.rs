@@ -47,9 +47,14 @@ enum Command {
     /// multiplicity pattern such as 011), any faces, dice and rolls: the best chance, every
     /// state's value after each roll, and the best keeps.
     Turn(cli::turn::TurnArgs),
-    /// Two-player table files: check shards and manifests.
+    /// Two-player table files: check shards and manifests, digest layers.
     #[command(subcommand)]
     Shard(cli::shard::ShardCommand),
+    /// Check any yz table: two-player tables (a directory, its manifest or a shard), a
+    /// solitaire or target table, a strategy file. Every checksum recomputed and every
+    /// value read as its reader reads it; one line per file, exit 2 naming each bad file
+    /// with the command that produces it again or repairs it.
+    Verify(cli::verify::VerifyArgs),
     /// Review a recorded game (one or two players): every decision against the best, the
     /// worst mistakes with what each costs box by box, the mean loss per decision.
     Review(cli::review::ReviewArgs),
@@ -164,6 +169,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::Match(args) => cli::simulate::run_match(args, &data, cli.json),
         Command::Turn(args) => cli::turn::run(args, cli.json),
         Command::Shard(command) => cli::shard::run(command, cli.json),
+        Command::Verify(args) => cli::verify::run(args, cli.json),
         Command::Review(args) => cli::review::run(args, &data, cli.json),
         Command::Play(_) if cli.json => {
             anyhow::bail!("yz play is a game in the terminal and prints no JSON; leave out --json")

@@ -23,6 +23,14 @@ pub fn memory_per_rank(read: impl Fn(&str) -> Option<String>, mem_available: Opt
     }
 }
 
+/// `path` as one word of a shell command, for advice a user can paste: as it is where it
+/// needs no quotes, else in single quotes.
+pub fn shell_word(path: &std::path::Path) -> String {
+    let path = path.display().to_string();
+    let plain = !path.is_empty() && path.chars().all(|c| c.is_ascii_alphanumeric() || "/._-+=,:@%".contains(c));
+    if plain { path } else { format!("'{}'", path.replace('\'', r"'\''")) }
+}
+
 /// MemAvailable of /proc/meminfo in bytes, where there is one.
 pub fn mem_available() -> Option<u64> {
     let info = std::fs::read_to_string("/proc/meminfo").ok()?;
@@ -53,5 +61,13 @@ mod tests {
         let per_cpu = [("SLURM_MEM_PER_CPU", "1024"), ("SLURM_CPUS_PER_TASK", "3")];
         assert_eq!(memory_per_rank(env(&per_cpu), None), Some(3 * gib));
         assert_eq!(memory_per_rank(env(&[]), None), None);
+    }
+
+    #[test]
+    fn paths_are_quoted_only_where_a_shell_needs_it() {
+        use std::path::Path;
+        assert_eq!(shell_word(Path::new("/tmp/duel-first-6")), "/tmp/duel-first-6");
+        assert_eq!(shell_word(Path::new("my tables")), "'my tables'");
+        assert_eq!(shell_word(Path::new("it's")), r"'it'\''s'");
     }
 }

@@ -744,10 +744,7 @@ impl Duel {
         let mut names: Vec<PathBuf> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
         names.sort();
         for path in names {
-            match verify_file(&path) {
-                Ok(check) => check.files.iter().try_for_each(|f| f.problem.as_ref().map_or(Ok(()), clean))?,
-                Err(error) => clean(error)?,
-            }
+            verify_file(&path).files.iter().try_for_each(|f| f.problem.as_ref().map_or(Ok(()), clean))?;
         }
         for (i, l) in self.manifest.listed().iter().enumerate() {
             let layer = l.layer;
@@ -1108,7 +1105,7 @@ impl Files {
         std::fs::copy(path, &manifest).unwrap();
         Manifest::open(dir.path()).map(drop).or_else(clean)?;
         verify_tables(dir.path()).files.iter().try_for_each(|f| f.problem.as_ref().map_or(Ok(()), clean))?;
-        verify_file(&manifest).map(drop).or_else(clean)?;
+        verify_file(&manifest).files.iter().try_for_each(|f| f.problem.as_ref().map_or(Ok(()), clean))?;
         Ok(())
     }
 }

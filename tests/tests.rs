@@ -24,3 +24,4 @@ mod strategy;
 mod targets;
 mod targets_brute_force;
 mod turn_brute_force;
+mod verify;

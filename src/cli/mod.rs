@@ -14,6 +14,7 @@ pub mod solo;
 pub mod strategy;
 pub mod targets;
 pub mod turn;
+pub mod verify;
 
 use anyhow::Result;
 use clap::Args;

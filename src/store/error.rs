@@ -180,6 +180,13 @@ impl StoreError {
     }
 }
 
+impl TableError {
+    /// The message without its remedy for damage, as [`StoreError::fault`].
+    pub fn fault(&self) -> String {
+        self.to_string().replace(REMEDY, "")
+    }
+}
+
 fn length_message(path: &std::path::Path, expected: u64, found: u64) -> String {
     let path = path.display();
     if found < expected {

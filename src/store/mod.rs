@@ -65,7 +65,7 @@ mod write;
 
 pub use error::{StoreError, TableError};
 pub use identity::{Field, FileKind, Identity, IdentityError};
-pub use read::{StoreFile, VerifyReport, hold_files_in_memory, read_text, verify};
+pub use read::{StoreFile, VerifyReport, hold_files_in_memory, peek, read_text, verify};
 pub use table::{DataTable, open_or_solve};
 pub use write::{
     Durability, StoreWriter, is_temp_name, remove_dead_temp_files, remove_stale_temp_files, sync_batch, write_atomic,

@@ -197,6 +197,30 @@ pub fn check_regular(path: &Path) -> Result<(), StoreError> {
     Err(StoreError::NotARegularFile { path: path.to_owned(), what })
 }
 
+/// The kind a store file's header names and, where it reads, its metadata, without
+/// checking any hash: what a damaged file was meant to be and for which game, for a
+/// message, never to read it by. `None` where its first bytes are not those of a store
+/// file of this format version, or the kind is not there.
+pub fn peek(path: &Path) -> Option<(String, Option<serde_json::Value>)> {
+    check_regular(path).ok()?;
+    let mut head = Vec::new();
+    let fixed = MAGIC.len() + 12;
+    let most = fixed + MAX_KIND_LEN + 4 + MAX_METADATA_LEN;
+    File::open(path).ok()?.take(most as u64).read_to_end(&mut head).ok()?;
+    let word = |at: usize| head.get(at..at + 4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize);
+    let (mark, version, len) = (word(MAGIC.len())?, word(MAGIC.len() + 4)?, word(MAGIC.len() + 8)?);
+    let known = mark == BYTE_ORDER_MARK as usize && version == FORMAT_VERSION as usize;
+    if !head.starts_with(&MAGIC) || !known || len > MAX_KIND_LEN {
+        return None;
+    }
+    let kind = String::from_utf8(head.get(fixed..fixed + len)?.to_vec()).ok()?;
+    let metadata = word(fixed + len)
+        .filter(|&m| m <= MAX_METADATA_LEN)
+        .and_then(|m| head.get(fixed + len + 4..fixed + len + 4 + m))
+        .and_then(|bytes| serde_json::from_slice(bytes).ok());
+    Some((kind, metadata))
+}
+
 /// Reads a small text file given from outside (a report, a list): a regular file, so a
 /// FIFO or a device cannot block or flood the reader, of at most `max_bytes`.
 pub fn read_text(path: &Path, max_bytes: u64) -> Result<String, StoreError> {

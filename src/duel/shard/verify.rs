@@ -151,18 +151,19 @@ impl TableCheck {
     /// sound, the exact command that repairs them ([`repair_command`]: a resume takes the
     /// game from the manifest, checks every shard and recomputes the bad ones from the
     /// layer above; with `--no-draws` where a draw shard is bad, as draws cannot be
-    /// recomputed); where it is not, a solve afresh.
+    /// recomputed); where it is not, a solve afresh. None without a manifest at all.
     pub fn remedy(&self) -> Option<String> {
         let name = |f: &FileCheck| f.path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         let bad: Vec<String> = self.problems().map(name).collect();
-        if bad.is_empty() {
+        // Without a manifest, this is no table directory: the problem says so.
+        if bad.is_empty() || !self.dir.join(MANIFEST_FILE).exists() {
             return None;
         }
         if self.game.is_none() || bad.iter().any(|name| name == MANIFEST_FILE) {
             return Some(format!(
                 "no resume repairs a missing or damaged {MANIFEST_FILE}: solve the tables afresh with `yz duel solve \
                  --force --out {}` and the game's flags",
-                shell_word(&self.dir)
+                crate::sys::shell_word(&self.dir)
             ));
         }
         let draws = bad.iter().any(|name| parse_shard_file(name).is_some_and(|(_, column, _)| column == Column::Draw));
@@ -174,18 +175,11 @@ impl TableCheck {
     }
 }
 
-/// `dir` as one word of a shell command: as it is where it needs no quotes, else quoted.
-fn shell_word(dir: &Path) -> String {
-    let dir = dir.display().to_string();
-    let plain = !dir.is_empty() && dir.chars().all(|c| c.is_ascii_alphanumeric() || "/._-+=,:@%".contains(c));
-    if plain { dir } else { format!("'{}'", dir.replace('\'', r"'\''")) }
-}
-
 /// `yz duel solve --resume --out DIR` (with `--no-draws` where `no_draws`), `DIR` quoted
 /// for a shell where it needs it: the command that continues or repairs the tables in
 /// `dir`, whatever their game ([`crate::duel::cluster::resumed_game`]).
 pub fn repair_command(dir: &Path, no_draws: bool) -> String {
-    format!("yz duel solve --resume{} --out {}", if no_draws { " --no-draws" } else { "" }, shell_word(dir))
+    format!("yz duel solve --resume{} --out {}", if no_draws { " --no-draws" } else { "" }, crate::sys::shell_word(dir))
 }
 
 /// Checks a table directory: the manifest, and every shard it lists recomputed from its
@@ -278,20 +272,16 @@ pub fn check_manifest(dir: &Path) -> (Option<Manifest>, FileCheck) {
 }
 
 /// Checks one file: a shard (against the manifest beside it, when that lists it) or a
-/// manifest (the whole directory, see [`verify_tables`]). A damaged shard is a problem of
-/// its [`FileCheck`]; a sound store file of another kind is refused.
-pub fn verify_file(path: &Path) -> Result<TableCheck, ShardError> {
+/// manifest (the whole directory, see [`verify_tables`]). Whatever is wrong with it (damage,
+/// another kind of file) is a problem of its [`FileCheck`].
+pub fn verify_file(path: &Path) -> TableCheck {
     // SAFETY: yz replaces store files by rename and never writes one in place.
     let report = unsafe { store::verify(path) };
     let dir = path.parent().unwrap_or(Path::new(".")).to_owned();
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     match &report {
-        Ok(report) if report.kind == MANIFEST_KIND.name => return Ok(verify_tables(&dir)),
-        Err(_) if name == MANIFEST_FILE => return Ok(verify_tables(&dir)),
-        Ok(report) if report.kind != SHARD_KIND.name => {
-            let (expected, found) = (SHARD_KIND.name.to_owned(), report.kind.clone());
-            return Err(StoreError::KindMismatch { path: path.to_owned(), expected, found }.into());
-        }
+        Ok(report) if report.kind == MANIFEST_KIND.name => return verify_tables(&dir),
+        Err(_) if name == MANIFEST_FILE => return verify_tables(&dir),
         _ => {}
     }
     let manifest = Manifest::open_checked(&dir, None).ok();
@@ -316,7 +306,7 @@ pub fn verify_file(path: &Path) -> Result<TableCheck, ShardError> {
             }
         };
     let unlisted = if listed.is_none() { vec![name] } else { Vec::new() };
-    Ok(TableCheck {
+    TableCheck {
         dir,
         game: manifest.as_ref().map(|m| m.identity.clone()),
         layers: manifest.as_ref().map_or(0, |m| m.layers.len()),
@@ -324,7 +314,7 @@ pub fn verify_file(path: &Path) -> Result<TableCheck, ShardError> {
         files: vec![file],
         unlisted,
         temporary: Vec::new(),
-    })
+    }
 }
 
 /// Checks the shard `listed` that a manifest of `game` lists, in a layer of `opponents`
