@@ -192,3 +192,49 @@ fn chances_are_never_negative() {
     let args = ["--json", "duel", "value", "--first", "3", "--me", "threes=15", "--opp", "threes=0"];
     assert_eq!(json(&yz(d, &args))["value"].as_f64(), Some(1.0));
 }
+
+/// Without game flags, a position the full game cannot answer (no tables, too large to
+/// solve now) is asked in the game of the tables in the data directory that hold it,
+/// named on standard error; where tables of several games do, the command asks for the
+/// flags, naming each.
+#[test]
+fn advice_finds_the_tables_that_cover_a_position() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    json(&yz(d, &["--json", "duel", "solve", "--first", "4"]));
+    let position = ["--me", "", "--opp", "fours=12"];
+    let advise = [&["--json", "duel", "advise"], &position[..], &["--dice", "4,4,4,1,2", "--rolls-left", "2"]].concat();
+    let with_flags = json(&yz(d, &[&advise[..], &["--first", "4"]].concat()));
+    let out = yz(d, &advise);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(json(&out), with_flags);
+    let tables = d.join("duel-official-000f-start");
+    let note = format!("using the tables of official, first 4 boxes (--first 4) in {}; pass", tables.display());
+    assert!(stderr.contains(&note), "{stderr}");
+    let value = |extra: &[&str]| {
+        let mut value = json(&yz(d, &[&["--json", "duel", "value"], &position[..], extra].concat()));
+        value["seconds"].take();
+        value
+    };
+    assert_eq!(value(&[]), value(&["--first", "4"]));
+    assert!(value(&[])["source"].as_str().unwrap().contains("duel-official-000f-start"));
+
+    // Tables of a second game that also holds empty cards: the choice is the user's.
+    json(&yz(d, &["--json", "duel", "solve", "--first", "3"]));
+    fails_with(
+        d,
+        &["duel", "value", "--me", "", "--opp", ""],
+        "tables of several games can: the tables of official, first 3 boxes (--first 3)",
+    );
+    fails_with(d, &["duel", "value", "--me", "", "--opp", ""], "official, first 4 boxes (--first 4)");
+    // Fours are not in the first-3 game: its tables do not cover the position.
+    assert_eq!(value(&[]), value(&["--first", "4"]));
+    // A box in neither game: the full game's refusal, which names the tables to solve.
+    fails_with(d, &["duel", "value", "--me", "", "--opp", "chance=20"], "yz duel plan --max-empty 25");
+    // Game flags given are the game asked, tables or not.
+    fails_with(
+        d,
+        &["duel", "value", "--me", "", "--opp", "", "--first", "5", "--tables", tables.to_str().unwrap()],
+        "was made for",
+    );
+}

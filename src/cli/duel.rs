@@ -13,6 +13,7 @@ use yz::duel::cluster::estimate::{Measure, plan_solve};
 use yz::duel::cluster::setup::{Sizing, Solution, check_rank, check_ranks, mem_per_rank_bytes};
 use yz::duel::cluster::{LayerReport, Ranks, SolveOptions, SolveReport, StartValue, resumed_game};
 use yz::duel::count::{CountReport, group};
+use yz::duel::covering::{self, Asked};
 use yz::duel::plan::gib;
 use yz::duel::source::{Position, TableLookup, table_dir};
 use yz::duel::{Cards, Space};
@@ -191,12 +192,19 @@ pub struct PositionArgs {
 }
 
 impl PositionArgs {
-    fn parse(&self, cards: &Cards) -> Result<Position> {
-        Ok(Position::parse(cards, &self.me, &self.opp, self.diff)?)
-    }
-
     fn lookup<'p>(&'p self, data: &'p Path) -> TableLookup<'p> {
         TableLookup { given: self.tables.as_deref(), data, on_the_fly: yz::duel::source::ON_THE_FLY_POSITIONS }
+    }
+
+    /// The position in the game the flags name or, without any, the game of the tables
+    /// that cover it (said on standard error); `after_turn` for advice.
+    fn ask(&self, game: &GameArgs, data: &Path, after_turn: bool) -> Result<Asked> {
+        let cards = (self.me.as_str(), self.opp.as_str(), self.diff);
+        let asked = covering::ask(&game.flags(), cards, self.lookup(data), after_turn)?;
+        if let Some(found) = &asked.found {
+            eprintln!("using {found}; pass --rules/--first/--categories to choose the game");
+        }
+        Ok(asked)
     }
 }
 
@@ -221,8 +229,7 @@ pub fn run(command: DuelCommand, data: &Path, as_json: bool) -> Result<()> {
             solve_tables(game, &Scope { max_empty }, &layers, &dir, (resume, force), &memory, as_json)
         }
         DuelCommand::Value { game, position } => {
-            let cards = Cards::new(game.game()?);
-            let p = position.parse(&cards)?;
+            let Asked { cards, position: p, .. } = position.ask(&game, data, false)?;
             let started = Instant::now();
             let (value, values) = yz::duel::source::value(&cards, &p, position.lookup(data), &Bar::new(as_json))?;
             let source = values.origin().to_string();
@@ -240,8 +247,7 @@ pub fn run(command: DuelCommand, data: &Path, as_json: bool) -> Result<()> {
         }
         DuelCommand::Advise { game, position, dice, rolls_left } => {
             let roll = parse_dice(&dice)?;
-            let cards = Cards::new(game.game()?);
-            let p = position.parse(&cards)?;
+            let Asked { cards, position: p, .. } = position.ask(&game, data, true)?;
             let ranked =
                 yz::duel::source::advise(&cards, &p, roll, rolls_left, position.lookup(data), &Bar::new(as_json))?;
             print_advice(&p, roll, rolls_left, &ranked, as_json);

@@ -10,7 +10,8 @@
 //! - [`shard`]: layer shards and the manifest, the table format;
 //! - [`advise`]: a position's value and its choices ranked, from tables or a solve;
 //! - [`source`]: where a position's values come from (final scores, tables on disk, or a
-//!   solve of the game below it), and where tables are looked for;
+//!   solve of the game below it), and where tables are looked for; [`covering`]: the game
+//!   of a position asked about without game flags, from the tables that hold it;
 //! - [`plan`]: memory, traffic and core-hours of a solve before running it;
 //! - [`calibrate`]: the solve rate of each layer, measured on a sample of its pairs.
 
@@ -19,6 +20,7 @@ pub mod calibrate;
 pub mod cards;
 pub mod cluster;
 pub mod count;
+pub mod covering;
 pub mod layout;
 pub mod plan;
 pub mod shard;

@@ -18,7 +18,7 @@ use super::shard::ShardError;
 use super::solve::LayerValues;
 use super::space::{Space, SpaceError};
 use crate::duel::cluster::{ClusterError, solve_layers_until};
-use crate::game::{Card, CardError, Game, RollId, StateId};
+use crate::game::{Card, CardError, CategoryListError, Game, RollId, StateId};
 use crate::game::{ChoiceJson, RollsLeft, Valued};
 use crate::progress::Progress;
 use serde::Serialize;
@@ -69,6 +69,20 @@ pub enum SourceError {
     /// Tables could not be read.
     #[error(transparent)]
     Shard(#[from] ShardError),
+    /// The game flags name no game.
+    #[error(transparent)]
+    Game(#[from] CategoryListError),
+    /// No game flag was given, the full game cannot answer the position, and tables of
+    /// several games can ([`crate::duel::covering::ask`]).
+    #[error(
+        "no game flag was given and the full game cannot answer this position, but tables of several games can: {}; \
+         pass the flags of the game to ask",
+        found.join("; ")
+    )]
+    SeveralGames {
+        /// Each game's tables, in words with its flags.
+        found: Vec<String>,
+    },
     /// Whoever asked has gone ([`crate::progress::Progress::cancelled`]): the solve below
     /// the position stopped after a layer.
     #[error("cancelled: whoever asked for this has gone")]
@@ -227,6 +241,14 @@ pub enum Values<'a> {
     },
 }
 
+/// Where the values of a layer will come from, decided before any is computed.
+enum Planned<'a> {
+    /// Values at hand: the final scores or tables.
+    Ready(Values<'a>),
+    /// A solve of the game below the position, of `positions` positions.
+    Below(Space<'a>, u64),
+}
+
 impl<'a> Values<'a> {
     /// The values of `layer` (the layer of `p` or one after it) in the game of `cards`: see
     /// the [module docs](self). A solve of the positions below is reported to `progress`.
@@ -237,11 +259,33 @@ impl<'a> Values<'a> {
         lookup: TableLookup,
         progress: &dyn Progress,
     ) -> Result<Values<'a>, SourceError> {
+        let (space, positions) = match Values::plan(cards, p, layer, lookup)? {
+            Planned::Ready(values) => return Ok(values),
+            Planned::Below(space, positions) => (space, positions),
+        };
+        tracing::info!(positions, "solving the positions below");
+        progress.start("solving below", positions, "positions");
+        let values = solve_layers_until::<f32>(&space, layer, &|| progress.cancelled(), |solved| {
+            progress.advance(solved.shape.positions());
+            Ok(())
+        })
+        .map_err(|e| match e {
+            ClusterError::Cancelled => SourceError::Cancelled,
+            other => unreachable!("a solve in memory, alone and writing nothing, stops only when cancelled: {other}"),
+        })?;
+        progress.finish();
+        Ok(Values::Solved { space, layer: values })
+    }
+
+    /// Where the values of `layer` will come from: the final scores, tables, or a solve of
+    /// the game below `p` no larger than `lookup.on_the_fly` (counted, not solved);
+    /// [`SourceError::TooLarge`] where none of those can be had.
+    fn plan(cards: &'a Cards, p: &Position, layer: usize, lookup: TableLookup) -> Result<Planned<'a>, SourceError> {
         if layer == 2 * cards.boxes() {
-            return Ok(Values::Final(Space::whole_game(cards)));
+            return Ok(Planned::Ready(Values::Final(Space::whole_game(cards))));
         }
         if let Some(tables) = lookup.find(cards, layer)? {
-            return Ok(Values::Tables(Box::new(tables)));
+            return Ok(Planned::Ready(Values::Tables(Box::new(tables))));
         }
         let space = Space::below(cards, p.mover, p.opponent)?;
         let limit = lookup.on_the_fly;
@@ -256,18 +300,14 @@ impl<'a> Values<'a> {
             SourceError::TooLarge { at_least, limit, open, needed_bytes, available_bytes }
         })?;
         let positions: u64 = counts.iter().map(|l| l.positions).sum();
-        tracing::info!(positions, "solving the positions below");
-        progress.start("solving below", positions, "positions");
-        let values = solve_layers_until::<f32>(&space, layer, &|| progress.cancelled(), |solved| {
-            progress.advance(solved.shape.positions());
-            Ok(())
-        })
-        .map_err(|e| match e {
-            ClusterError::Cancelled => SourceError::Cancelled,
-            other => unreachable!("a solve in memory, alone and writing nothing, stops only when cancelled: {other}"),
-        })?;
-        progress.finish();
-        Ok(Values::Solved { space, layer: values })
+        Ok(Planned::Below(space, positions))
+    }
+
+    /// Whether the values of `layer` can be had for `p` in the game of `cards` (see
+    /// [`Values::find`]): tables hold it, or the game below is small enough to solve now.
+    /// Decided without solving anything.
+    pub fn available(cards: &Cards, p: &Position, layer: usize, lookup: TableLookup) -> Result<(), SourceError> {
+        Values::plan(cards, p, layer, lookup).map(drop)
     }
 
     /// Where the values came from, in words.

@@ -63,6 +63,20 @@ impl Game {
     }
 }
 
+impl Game {
+    /// The game in words: its rules and boxes, e.g. `official, first 6 boxes`,
+    /// `yatzy, boxes pair,yatzy`, `official, every box`.
+    pub fn describe(self) -> String {
+        let flags = self.flags();
+        let boxes = match (flags.first, flags.categories) {
+            (Some(n), _) => format!("first {n} boxes"),
+            (None, Some(list)) => format!("boxes {list}"),
+            (None, None) => "every box".to_owned(),
+        };
+        format!("{}, {boxes}", self.rules)
+    }
+}
+
 /// The flags as typed on a command line, e.g. `--rules yatzy --first 6` (empty for none).
 impl fmt::Display for GameFlags {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -88,12 +102,17 @@ mod tests {
     fn flags_name_a_game_and_a_game_its_flags() {
         let first6 = Game::first(Rules::OFFICIAL, 6).unwrap();
         assert_eq!(first6.flags().to_string(), "--first 6");
+        assert_eq!(first6.describe(), "official, first 6 boxes");
         assert_eq!(first6.flags().game().unwrap(), first6);
         assert_eq!(Game::full(Rules::OFFICIAL).flags(), GameFlags::default());
         let lower = Game::from_list(Rules::yatzy(), "pair,yatzy").unwrap();
         assert_eq!(lower.flags().to_string(), "--rules yatzy --categories pair,yatzy");
         assert_eq!(lower.flags().game().unwrap(), lower);
         assert_eq!(Game::full(Rules::yatzy()).flags().to_string(), "--rules yatzy");
+        assert_eq!(
+            (lower.describe(), Game::full(Rules::yatzy()).describe()),
+            ("yatzy, boxes pair,yatzy".into(), "yatzy, every box".into())
+        );
 
         let none = GameFlags::default();
         assert!(none.is_empty() && none.agree_with(lower) && none.game().unwrap() == Game::full(Rules::OFFICIAL));
