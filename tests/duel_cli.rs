@@ -238,3 +238,42 @@ fn advice_finds_the_tables_that_cover_a_position() {
         "was made for",
     );
 }
+
+/// Memory advice in totals a user can check against the machine: a streamed solve says
+/// what it would need in memory in all and what this machine has (here the Slurm
+/// allocation on it), a solve below its streaming floor the same, and `duel plan` the
+/// memory of the ranks it would fit on, in all.
+#[test]
+fn memory_advice_is_in_totals() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let run = |env: &[(&str, &str)], args: &[&str]| {
+        let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_yz"));
+        command.arg("--data").arg(d).args(args).envs(env.iter().copied());
+        command.output().unwrap()
+    };
+    let out = d.join("six");
+    let solve = ["duel", "solve", "--first", "6", "--stop-after-layer", "6", "--out", out.to_str().unwrap()];
+    let streamed = run(&[("YZ_SHARD_POSITIONS", "4096"), ("SLURM_MEM_PER_NODE", "20")], &solve);
+    let stderr = String::from_utf8_lossy(&streamed.stderr);
+    assert!(streamed.status.success(), "{stderr}");
+    let note = stderr.lines().find(|l| l.starts_with("streaming: ")).unwrap_or_else(|| panic!("{stderr}"));
+    assert!(note.starts_with("streaming: this solve needs ") && note.contains(" MiB in all in memory"), "{note}");
+    assert!(note.contains("this machine has 20.0 MiB available"), "{note}");
+    assert!(note.contains("machines like this one, one rank each"), "{note}");
+
+    let below =
+        run(&[("SLURM_MEM_PER_NODE", "10")], &[&solve[..6], &["--out", d.join("below").to_str().unwrap()]].concat());
+    let stderr = String::from_utf8_lossy(&below.stderr);
+    assert_eq!(below.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("in all at 1 rank(s), but this machine has 10.0 MiB available"), "{stderr}");
+
+    let plan =
+        ["duel", "plan", "--first", "8", "--ranks", "1", "--mem-per-rank", "0.01", "--sample", "1000", "--runs", "1"];
+    let planned = run(&[], &[&plan[..], &["--disk-gbps", "1"]].concat());
+    let stdout = String::from_utf8_lossy(&planned.stdout);
+    let peak = stdout.lines().find(|l| l.starts_with("peak per rank")).unwrap_or_else(|| panic!("{stdout}"));
+    assert!(peak.contains("this solve needs ") && peak.contains("in all in memory"), "{peak}");
+    assert!(peak.contains("the ranks have 10.2 MiB in all (10.2 MiB each)"), "{peak}");
+    assert!(peak.contains("ranks of 10.2 MiB each ("), "{peak}");
+}

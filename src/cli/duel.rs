@@ -14,12 +14,13 @@ use yz::duel::cluster::setup::{Sizing, Solution, check_rank, check_ranks, mem_pe
 use yz::duel::cluster::{LayerReport, Ranks, SolveOptions, SolveReport, StartValue, resumed_game};
 use yz::duel::count::{CountReport, group};
 use yz::duel::covering::{self, Asked};
+use yz::duel::fit::Budget;
 use yz::duel::plan::gib;
 use yz::duel::source::{Position, TableLookup, table_dir};
 use yz::duel::{Cards, Space};
 use yz::game::RollsLeft;
 use yz::game::{Game, RollId, parse_dice};
-use yz::sys::{mem_available, memory_per_rank};
+use yz::sys::{mem_available, rank_memory};
 
 /// Two-player commands.
 #[derive(Subcommand)]
@@ -330,22 +331,24 @@ fn solve_on(
     let cards = Cards::new(game);
     let space = scope.space(&cards)?;
     let options = layer_args.options(&space, resume, force)?;
-    let available = match memory.mem_per_rank {
-        Some(gib) => Some(mem_per_rank_bytes(gib)?),
-        None => memory_per_rank(|name| std::env::var(name).ok(), mem_available()),
+    let budget = match memory.mem_per_rank {
+        Some(gib) => Some(Budget::PerRank(mem_per_rank_bytes(gib)?)),
+        None => rank_memory(|name| std::env::var(name).ok(), mem_available()).map(Budget::Machine),
     };
     let scratch = memory.scratch.clone().unwrap_or_else(|| {
         yz::duel::cluster::stream::default_scratch(dir, |name| std::env::var(name).ok(), ranks.size())
     });
-    let sizing = Sizing::in_budget(&space, options.clone(), ranks.size() as u64, available, Some(&scratch))?;
+    let sizing = Sizing::in_budget(&space, options.clone(), ranks.size() as u64, budget, Some(&scratch))?;
     let positions = sizing.positions();
     let context = || format!("table directory {}", dir.display());
     // Refused before anything is said of it.
     let checked = sizing.check_resources(&space, ranks.rank(), dir).with_context(context)?;
-    if sizing.streams() && ranks.rank() == 0 && !as_json {
+    if let Some(refusal) = sizing.does_not_fit.as_ref().filter(|_| ranks.rank() == 0 && !as_json) {
+        let fits = refusal.would_fit().map_or_else(String::new, |w| format!("; in memory it would fit {w}"));
         eprintln!(
-            "streaming: the layers do not fit {:.3} GiB per rank in memory; solving in blocks through {}",
-            available.unwrap_or(0) as f64 / (1u64 << 30) as f64,
+            "streaming: {}; solving in blocks of at most {:.3} GiB a rank through {}{fits}",
+            refusal.needs(),
+            gib(refusal.budget.per_rank()),
             scratch.display()
         );
     }
@@ -368,7 +371,7 @@ fn solve_on(
     if ranks.rank() != 0 {
         return Ok(());
     }
-    let streamed = (sizing.streams(), available);
+    let streamed = (sizing.streams(), budget.map(Budget::per_rank));
     let seconds = started.elapsed().as_secs_f64();
     let stop = (options.stop_after, positions);
     print_report(&SolveReport::new(&space, stop, outcome, dir.to_owned(), ranks.size(), streamed, seconds), as_json);

@@ -12,7 +12,8 @@
 //! - [`source`]: where a position's values come from (final scores, tables on disk, or a
 //!   solve of the game below it), and where tables are looked for; [`covering`]: the game
 //!   of a position asked about without game flags, from the tables that hold it;
-//! - [`plan`]: memory, traffic and core-hours of a solve before running it;
+//! - [`plan`]: memory, traffic and core-hours of a solve before running it; [`fit`]: whether
+//!   it fits its ranks' memory, and what would, in totals;
 //! - [`calibrate`]: the solve rate of each layer, measured on a sample of its pairs.
 
 pub mod advise;
@@ -21,6 +22,7 @@ pub mod cards;
 pub mod cluster;
 pub mod count;
 pub mod covering;
+pub mod fit;
 pub mod layout;
 pub mod plan;
 pub mod shard;

@@ -232,95 +232,16 @@ fn compressed(raw: u64) -> u64 {
     (raw as f64 / EXCHANGE_COMPRESSION) as u64
 }
 
-/// The fewest ranks (up to `limit`) whose peak per rank fits in `bytes_per_rank`, if any:
-/// the per-card part of each rank's memory does not shrink with more ranks.
-pub fn min_ranks(counts: &[LayerCount], boxes: usize, spec: PlanSpec, bytes_per_rank: u64, limit: u64) -> Option<u64> {
-    let fits = |ranks: u64| plan(counts, boxes, PlanSpec { ranks, ..spec }).peak_bytes_per_rank <= bytes_per_rank;
-    if !fits(limit) {
-        return None;
-    }
-    let (mut lo, mut hi) = (1, limit);
-    while lo < hi {
-        let mid = lo + (hi - lo) / 2;
-        if fits(mid) { hi = mid } else { lo = mid + 1 }
-    }
-    Some(lo)
-}
-
-/// Largest rank count [`min_ranks`] looks at.
-pub const MAX_RANKS: u64 = 1 << 20;
-
-/// A solve refused before it starts, with the plan's figures.
-#[derive(Clone, Debug, PartialEq, thiserror::Error)]
-#[error(
-    "this solve needs {:.1} GiB per rank at {ranks} rank(s) (at layer {layer}: {:.1} GiB of values, {:.1} GiB of layout) \
-     but {:.1} GiB are available per rank; {}",
-    gib(*.needed), gib(*.values), gib(*.layout), gib(*.available),
-    match .min_ranks {
-        Some(n) => format!(
-            "it fits on {n} or more ranks of that memory (scripts/submit sizes a job), or streams through scratch \
-             files with --mem-per-rank GIB, or choose a smaller game"
-        ),
-        None => "no number of ranks of that memory fits it; choose a smaller game or give each rank more memory".to_owned(),
-    }
-)]
-pub struct DoesNotFit {
-    /// Ranks asked for.
-    pub ranks: u64,
-    /// The peak bytes per rank.
-    pub needed: u64,
-    /// The layer of the peak.
-    pub layer: usize,
-    /// Its values part.
-    pub values: u64,
-    /// Its layout part.
-    pub layout: u64,
-    /// Bytes available per rank.
-    pub available: u64,
-    /// The fewest ranks that fit, if any.
-    pub min_ranks: Option<u64>,
-}
-
 /// What a plan may use of `available` bytes per rank: nine tenths, a tenth left for the
 /// rest of the process.
 pub fn usable(available: u64) -> u64 {
     available / 10 * 9
 }
 
-/// Plans the solve and refuses it if its peak per rank exceeds what it may use of
-/// `available` bytes ([`usable`]).
-pub fn check_fits(counts: &[LayerCount], boxes: usize, spec: PlanSpec, available: u64) -> Result<Plan, DoesNotFit> {
-    let planned = plan(counts, boxes, spec);
-    let budget = usable(available);
-    let Some(peak) = planned.layers.iter().max_by_key(|l| l.bytes_per_rank) else { return Ok(planned) };
-    if peak.bytes_per_rank <= budget {
-        return Ok(planned);
-    }
-    Err(DoesNotFit {
-        ranks: planned.spec.ranks,
-        needed: peak.bytes_per_rank,
-        layer: peak.layer,
-        values: peak.value_bytes_per_rank,
-        layout: peak.layout_bytes_per_rank,
-        available,
-        min_ranks: min_ranks(counts, boxes, spec, budget, MAX_RANKS),
-    })
-}
-
 /// Bytes of a stored value (an `f32` winning chance).
 pub const PLAIN_VALUE_BYTES: u64 = 4;
 /// Bytes of a value carrying the draw probability beside it.
 pub const DRAW_VALUE_BYTES: u64 = 8;
-
-/// Bytes of a value while solving: the draw probability rides along (so a solve from the
-/// start reports P(win), P(draw), P(lose), also after stopping early and resuming) when
-/// the solve is of the game from its start (`to_start`) and still fits `available` bytes
-/// per rank (unknown: it fits); otherwise plain winning chances, which halve the memory.
-pub fn value_bytes(counts: &[LayerCount], boxes: usize, spec: PlanSpec, to_start: bool, available: Option<u64>) -> u64 {
-    let with_draws = PlanSpec { value_bytes: DRAW_VALUE_BYTES, ..spec };
-    let fits = available.is_none_or(|bytes| check_fits(counts, boxes, with_draws, bytes).is_ok());
-    if to_start && fits { DRAW_VALUE_BYTES } else { PLAIN_VALUE_BYTES }
-}
 
 /// Core-seconds per byte of the work around the kernel, measured on this machine on real
 /// values ([`crate::duel::cluster::costs::measure`]): what a layer costs beside its turns.
@@ -621,6 +542,16 @@ impl Machine {
 /// Bytes in GiB.
 pub fn gib(bytes: u64) -> f64 {
     bytes as f64 / (1u64 << 30) as f64
+}
+
+/// Bytes for a reader: in GiB with one decimal, or in MiB below 1 GiB (`35.2 GiB`,
+/// `20.0 MiB`).
+pub fn size(bytes: u64) -> String {
+    if bytes >= 1 << 30 {
+        format!("{:.1} GiB", gib(bytes))
+    } else {
+        format!("{:.1} MiB", bytes as f64 / (1u64 << 20) as f64)
+    }
 }
 
 /// CPU time this process has used so far (user and system, every thread), where the

@@ -16,9 +16,8 @@ use super::stream::BelowFloor;
 use crate::duel::Space;
 use crate::duel::calibrate::LayerRate;
 use crate::duel::count::group;
-use crate::duel::plan::{
-    ByteCosts, EXCHANGE_COMPRESSION, LayerHours, MACHINES, MAX_RANKS, MachinePrice, Plan, gib, min_ranks, usable,
-};
+use crate::duel::fit::{Budget, DoesNotFit, MAX_RANKS, check_fits, min_ranks};
+use crate::duel::plan::{ByteCosts, EXCHANGE_COMPRESSION, LayerHours, MACHINES, MachinePrice, Plan, gib, usable};
 use crate::duel::shard::ShardError;
 use crate::game::{Game, Rules};
 use crate::progress::Progress;
@@ -136,6 +135,8 @@ struct TextOnly {
     runs: usize,
     worst_error: f64,
     below: Option<BelowFloor>,
+    /// Why the solve does not fit in memory, in totals, if it does not.
+    in_memory: Option<DoesNotFit>,
     disk_given: bool,
     streams: bool,
     published: &'static str,
@@ -163,11 +164,12 @@ pub fn plan_solve(
     let temporary = tempfile::tempdir().map_err(disk(std::env::temp_dir()))?;
     let scratch = measure.scratch.clone().unwrap_or_else(|| temporary.path().to_owned());
     // The solve as `duel solve --mem-per-rank` sizes it: streaming where layers do not fit.
-    let in_memory = Sizing::new(space, options.clone(), ranks, Some(mem_bytes));
+    let budget = Budget::PerRank(mem_bytes);
+    let in_memory = Sizing::new(space, options.clone(), ranks, Some(budget));
     // A solve in memory streams nothing: its floor is nil.
     let nil_floor = (0, in_memory.options.stop_after);
     let (sizing, below, (floor, floor_layer)) =
-        match Sizing::in_budget(space, options, ranks, Some(mem_bytes), Some(&scratch)) {
+        match Sizing::in_budget(space, options, ranks, Some(budget), Some(&scratch)) {
             Ok(sizing) => match sizing.check_floor(space) {
                 Ok(floor) => (sizing, None, floor),
                 Err(below) => (in_memory.clone(), Some(below), nil_floor),
@@ -190,6 +192,8 @@ pub fn plan_solve(
     let kernel_hours = |layer| rates.iter().find(|r| r.layer == layer).map_or(0.0, |r| r.core_hours);
     let hours = plan.hours(kernel_hours, &byte_costs);
     let boxes = space.cards().boxes();
+    // The same test the solve makes before it starts (in memory).
+    let does_not_fit = check_fits(&in_memory.layers, boxes, in_memory.spec, budget).err();
     let machines = (MACHINES.iter())
         .map(|m| {
             let sizes = (spec.value_bytes, spec.write_from);
@@ -214,8 +218,7 @@ pub fn plan_solve(
         shard_bytes: plan.shard_bytes(),
         disk_bytes: plan.disk_bytes(),
         mem_per_rank_gib,
-        // The same test the solve makes before it starts (in memory).
-        fits: in_memory.plan(space).peak_bytes_per_rank <= usable(mem_bytes),
+        fits: does_not_fit.is_none(),
         min_ranks: min_ranks(counts, boxes, in_memory.spec, usable(mem_bytes), MAX_RANKS),
         streamed_layers: plan.streamed_layers(),
         stream_floor_bytes: floor,
@@ -229,6 +232,7 @@ pub fn plan_solve(
             runs: measure.runs,
             worst_error: rates.iter().map(|r| r.rate_error).fold(0.0, f64::max),
             below,
+            in_memory: does_not_fit,
             disk_given: measure.disk_gbps.is_some(),
             streams: sizing.streams(),
             // Pawlewicz's figure is the official full game's, from its first layer.
@@ -307,15 +311,21 @@ impl fmt::Display for PlanReport {
             f,
             "peak per rank      {:.2} GiB of values and layout ({})",
             gib(plan.peak_bytes_per_rank),
-            match (self.fits, self.min_ranks) {
-                (true, _) => "fits in memory".to_owned(),
-                (false, _) if text.streams => format!(
-                    "layers that do not fit stream, each rank holding its budget in blocks and its per-card tables; \
-                     in memory it would need {}",
-                    self.min_ranks.map_or("more memory per rank".to_owned(), |n| format!("at least {n} ranks"))
+            match &text.in_memory {
+                None => "fits in memory".to_owned(),
+                Some(refusal) => format!(
+                    "{}: {}; {}",
+                    if text.streams {
+                        "layers that do not fit stream, each rank holding its budget in blocks and its per-card tables"
+                    } else {
+                        "does not fit, and streaming is below its floor"
+                    },
+                    refusal.needs(),
+                    refusal.would_fit().map_or_else(
+                        || "no number of ranks of that memory holds it in memory".to_owned(),
+                        |w| format!("in memory it would fit {w}")
+                    )
                 ),
-                (false, Some(n)) => format!("does not fit: needs at least {n} ranks, or streaming"),
-                (false, None) => "does not fit at any number of ranks; streaming is below its floor".to_owned(),
             }
         )?;
         let costs = &self.byte_costs;

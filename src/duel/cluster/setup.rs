@@ -10,10 +10,8 @@ use super::solve::{LayerReport, Outcome, SolveOptions, segments, solve_tables};
 use super::stream::{BelowFloor, Stream, floor};
 use crate::duel::calibrate::{LayerRate, calibrate};
 use crate::duel::count::{LayerCount, count_layers_from};
-use crate::duel::plan::{
-    ByteCosts, DRAW_VALUE_BYTES, DoesNotFit, MAX_RANKS, PLAIN_VALUE_BYTES, Plan, PlanSpec, check_fits, plan,
-    value_bytes,
-};
+use crate::duel::fit::{Budget, DoesNotFit, MAX_RANKS, check_fits, value_bytes};
+use crate::duel::plan::{ByteCosts, DRAW_VALUE_BYTES, PLAIN_VALUE_BYTES, Plan, PlanSpec, plan};
 use crate::duel::shard::ShardError;
 use crate::duel::{Space, WinDraw};
 use crate::progress::Progress;
@@ -155,26 +153,28 @@ pub struct Sizing {
     pub layers: Vec<LayerCount>,
     /// Its plan's figures: ranks, bytes per value, layers written.
     pub spec: PlanSpec,
+    /// A streamed solve's reason: what it would need in memory, and what would hold it.
+    pub does_not_fit: Option<DoesNotFit>,
 }
 
 impl Sizing {
-    /// The solve of `space` with `options` on `ranks` ranks of `available` bytes each (if
-    /// known). The draw probability is carried as `options.draws` says, or by default
-    /// where it fits ([`value_bytes`]) and the solve is of the game from its start, even
-    /// when this run stops early: the run that resumes it to the start reads the draws back.
-    pub fn new(space: &Space, options: SolveOptions, ranks: u64, available: Option<u64>) -> Sizing {
+    /// The solve of `space` with `options` on `ranks` ranks of `budget` each (if known).
+    /// The draw probability is carried as `options.draws` says, or by default where it
+    /// fits ([`value_bytes`]) and the solve is of the game from its start, even when this
+    /// run stops early: the run that resumes it to the start reads the draws back.
+    pub fn new(space: &Space, options: SolveOptions, ranks: u64, budget: Option<Budget>) -> Sizing {
         let layers = count_layers_from(space, options.stop_after);
         let spec = PlanSpec { ranks, value_bytes: PLAIN_VALUE_BYTES, write_from: options.write_from };
         let from_start = space.first_layer() == 0;
         let value_bytes = match options.draws {
             Some(true) => DRAW_VALUE_BYTES,
             Some(false) => PLAIN_VALUE_BYTES,
-            None => value_bytes(&layers, space.cards().boxes(), spec, from_start, available),
+            None => value_bytes(&layers, space.cards().boxes(), spec, from_start, budget),
         };
-        Sizing { options, layers, spec: PlanSpec { value_bytes, ..spec } }
+        Sizing { options, layers, spec: PlanSpec { value_bytes, ..spec }, does_not_fit: None }
     }
 
-    /// The solve in memory where it fits `budget` bytes per rank, or else, where a
+    /// The solve in memory where it fits the `budget` of each rank, or else, where a
     /// `scratch` directory is given, streamed through it within the budget
     /// ([`super::stream`]); else refused with the memory the solve needs in memory
     /// ([`check_fits`]). The streamed solve's floor ([`Sizing::check_floor`]) and the disk
@@ -185,7 +185,7 @@ impl Sizing {
         space: &Space,
         options: SolveOptions,
         ranks: u64,
-        budget: Option<u64>,
+        budget: Option<Budget>,
         scratch: Option<&Path>,
     ) -> Result<Sizing, SetupError> {
         let sizing = Sizing::new(space, options.clone(), ranks, budget);
@@ -202,11 +202,11 @@ impl Sizing {
         // Layers whose pair of layers fits the budget stay in memory; the others stream,
         // each run of them at least at its floor.
         let spec = PlanSpec { value_bytes, ..sizing.spec };
-        let planned = plan(&sizing.layers, boxes, spec).streamed(budget);
+        let planned = plan(&sizing.layers, boxes, spec).streamed(budget.per_rank());
         let in_memory: Vec<usize> = planned.layers.iter().filter(|l| !l.streamed).map(|l| l.layer).collect();
         let stream = Stream { budget, scratch: scratch.to_owned(), in_memory };
         let options = SolveOptions { draws: Some(draws), stream: Some(stream), ..options };
-        Ok(Sizing { options, layers: sizing.layers, spec })
+        Ok(Sizing { options, layers: sizing.layers, spec, does_not_fit: Some(refusal) })
     }
 
     /// Whether the solve streams through scratch files.
@@ -224,7 +224,7 @@ impl Sizing {
     pub fn plan(&self, space: &Space) -> Plan {
         let planned = plan(&self.layers, space.cards().boxes(), self.spec);
         match &self.options.stream {
-            Some(stream) => planned.streamed(stream.budget),
+            Some(stream) => planned.streamed(stream.budget.per_rank()),
             None => planned,
         }
     }
@@ -235,9 +235,9 @@ impl Sizing {
     pub fn check_floor(&self, space: &Space) -> Result<(u64, usize), BelowFloor> {
         let (needed, layer) = self.stream_floor(space, &self.plan(space).streamed_layers());
         match &self.options.stream {
-            Some(stream) if needed > stream.budget => {
+            Some(stream) if needed > stream.budget.per_rank() => {
                 let needed_gib = needed as f64 / (1u64 << 30) as f64;
-                Err(BelowFloor { budget: stream.budget, needed, needed_gib, layer })
+                Err(BelowFloor { ranks: self.spec.ranks, budget: stream.budget, needed, needed_gib, layer })
             }
             _ => Ok((needed, layer)),
         }
@@ -375,18 +375,20 @@ mod tests {
         let sizing = Sizing::new(&space, SolveOptions::whole(&space), 1, None);
         assert!(sizing.with_draws(), "a small game from the start carries draws");
         let scratch = Some(Path::new("scratch"));
-        let fits = Sizing::in_budget(&space, SolveOptions::whole(&space), 1, Some(1 << 30), scratch).unwrap();
+        let fits =
+            Sizing::in_budget(&space, SolveOptions::whole(&space), 1, Some(Budget::PerRank(1 << 30)), scratch).unwrap();
         assert!(!fits.streams(), "a game that fits is solved in memory");
-        let in_memory = Sizing::in_budget(&space, SolveOptions::whole(&space), 1, Some(10), None);
+        let in_memory = Sizing::in_budget(&space, SolveOptions::whole(&space), 1, Some(Budget::PerRank(10)), None);
         assert!(matches!(in_memory, Err(SetupError::DoesNotFit(_))), "streams only where asked");
-        let tiny = Sizing::in_budget(&space, SolveOptions::whole(&space), 1, Some(10), scratch).unwrap();
+        let tiny =
+            Sizing::in_budget(&space, SolveOptions::whole(&space), 1, Some(Budget::PerRank(10)), scratch).unwrap();
         assert!(matches!(tiny.check_floor(&space), Err(ref below) if below.needed > 10));
         // Small shards let blocks be smaller than the layers held in memory.
         let cards = Cards::new(Game::first(Rules::OFFICIAL, 5).unwrap());
         let space = Space::whole_game(&cards);
         let small = SolveOptions { shard_positions: 5, ..SolveOptions::whole(&space) };
         let (floor, _) = floor(&space, (space.end_layer(), 0), 5, 8);
-        let streamed = Sizing::in_budget(&space, small, 1, Some(floor), scratch).unwrap();
+        let streamed = Sizing::in_budget(&space, small, 1, Some(Budget::PerRank(floor)), scratch).unwrap();
         assert!(streamed.streams() && streamed.with_draws() && streamed.check_floor(&space).is_ok());
         // Layers whose pair fits stay in memory, the others stream.
         let stream = streamed.options.stream.as_ref().unwrap();
@@ -398,7 +400,7 @@ mod tests {
         // With layers below 6 not written, those stream all together (their rows pass only
         // through frames).
         let top = SolveOptions { write_from: 6, shard_positions: 5, ..SolveOptions::whole(&space) };
-        let streamed = Sizing::in_budget(&space, top, 1, Some(floor), scratch).unwrap();
+        let streamed = Sizing::in_budget(&space, top, 1, Some(Budget::PerRank(floor)), scratch).unwrap();
         let stream = streamed.options.stream.as_ref().unwrap();
         assert!((0..6).all(|layer| !stream.in_memory.contains(&layer)), "{stream:?}");
         assert!(!stream.in_memory.is_empty(), "{stream:?}");

@@ -132,7 +132,7 @@ pub fn solve_tables<V: DuelValue + Pod>(
     // Damaged shards are recomputed from the top down, each layer from the one above.
     for layer in damaged.iter().map(|&(layer, _)| layer).collect::<std::collections::BTreeSet<_>>().into_iter().rev() {
         let shards: Vec<usize> = damaged.iter().filter(|d| d.0 == layer).map(|d| d.1).collect();
-        let block_bytes = options.stream.as_ref().map_or(REPAIR_BLOCK_BYTES, |stream| stream.budget / 4);
+        let block_bytes = options.stream.as_ref().map_or(REPAIR_BLOCK_BYTES, |stream| stream.budget.per_rank() / 4);
         repair_layer::<V>(space, ranks, dir, &manifest, layer, &shards, block_bytes)?;
         if me == 0 {
             outcome.repaired.extend(shards.iter().map(|&i| shard::shard_file(layer, i, Column::Value)));
@@ -569,7 +569,11 @@ pub(crate) mod tests {
     /// A streamed solve of `space` into `dir` within `budget` bytes per rank on `size`
     /// thread ranks, scratch in `scratch`.
     fn streamed(budget: u64, scratch: &Path, options: &SolveOptions) -> SolveOptions {
-        let stream = Stream { budget, scratch: scratch.to_owned(), in_memory: Vec::new() };
+        let stream = Stream {
+            budget: crate::duel::fit::Budget::PerRank(budget),
+            scratch: scratch.to_owned(),
+            in_memory: Vec::new(),
+        };
         SolveOptions { stream: Some(stream), ..options.clone() }
     }
 

@@ -44,11 +44,14 @@ use super::shards::read_rows;
 use super::solve::{LayerReport, Outcome};
 use super::sweep::{Begun, Frontier, sweep};
 use crate::duel::cards::window;
+use crate::duel::fit::Budget;
 use crate::duel::layout::{per_card_sums, window_len};
+use crate::duel::plan::size;
 use crate::duel::shard::{self, Column, LayerEntry, Manifest, ShardEntry, ShardError, ShardSpan, shard_ranges};
 use crate::duel::solve::LayerRows;
 use crate::duel::{DuelValue, LayerShape, Space, Tile};
 use crate::store::{self, Durability, StoreError, StoreFile};
+use crate::sys::RankMemory;
 
 /// Bytes of tile offsets per pair a block computes: the tile's offset and the kernel's
 /// per-pair output slot ([`solve_tile`]).
@@ -67,8 +70,9 @@ const SCRATCH_METADATA_LIMIT: usize = 4 << 10;
 /// How a solve streams: the memory a rank may use and where its scratch files go.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Stream {
-    /// Bytes a rank may hold in blocks (rows, column, offsets, buffers).
-    pub budget: u64,
+    /// What a rank may hold in blocks (rows, column, offsets, buffers), and where that
+    /// comes from.
+    pub budget: Budget,
     /// The scratch directory, seen by every rank; created if missing, removed when the
     /// solve finishes.
     pub scratch: PathBuf,
@@ -93,13 +97,27 @@ pub fn default_scratch(dir: &Path, var: impl Fn(&str) -> Option<String>, ranks: 
 /// Why a streamed solve cannot run in its budget.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 #[error(
-    "--mem-per-rank: a rank may hold {budget} bytes in blocks, but this streamed solve needs at least {needed} \
-     ({needed_gib:.4} GiB) for layer {layer}: twice one row and one column of it, cut at shard boundaries, \
-     besides the per-card tables; give at least that"
+    "this streamed solve needs at least {} ({needed} bytes) a rank for layer {layer}: twice one row and one column of \
+     it, cut at shard boundaries, besides the per-card tables; {} in all at {ranks} rank(s), but {}",
+    size(*needed),
+    size(needed * ranks),
+    match budget {
+        Budget::PerRank(bytes) => {
+            format!("--mem-per-rank gives each rank {} ({} in all); give at least that", size(*bytes), size(bytes * ranks))
+        }
+        Budget::Machine(RankMemory { machine, per_rank, ranks_here }) => format!(
+            "this machine has {} available ({} for each of its {ranks_here} rank(s)); run where each rank has at least \
+             that",
+            size(*machine),
+            size(*per_rank)
+        ),
+    }
 )]
 pub struct BelowFloor {
-    /// The budget given.
-    pub budget: u64,
+    /// The ranks of the solve.
+    pub ranks: u64,
+    /// The memory of each rank.
+    pub budget: Budget,
     /// The least budget that streams every pass.
     pub needed: u64,
     /// The same in GiB.
@@ -285,13 +303,14 @@ pub(super) fn solve_streamed<V: DuelValue + Pod>(
     let scratch = &stream.scratch;
     let value_bytes = std::mem::size_of::<V>() as u64;
     let shard_positions = manifest.shard_positions;
-    let pass = |upper| Pass::new(space, (upper, last), shard_positions, stream.budget, value_bytes);
+    let pass = |upper| Pass::new(space, (upper, last), shard_positions, stream.budget.per_rank(), value_bytes);
     // Every pass's blocks fit, checked before anything is computed.
     let listed = manifest.layers.last().map_or(space.end_layer(), |l| l.layer);
     let (needed, layer) = floor(space, (listed, last), shard_positions, value_bytes);
-    if needed > stream.budget {
+    if needed > stream.budget.per_rank() {
         let needed_gib = needed as f64 / (1u64 << 30) as f64;
-        return Err(ClusterError::Budget(BelowFloor { budget: stream.budget, needed, needed_gib, layer }));
+        let ranks = ranks.size() as u64;
+        return Err(ClusterError::Budget(BelowFloor { ranks, budget: stream.budget, needed, needed_gib, layer }));
     }
     if listed == last {
         return finish(ranks, scratch, last);
@@ -304,7 +323,7 @@ pub(super) fn solve_streamed<V: DuelValue + Pod>(
         store::remove_stale_temp_files(scratch).map_err(io_error(scratch, "clean"))?;
         let next_frames = if first.column.is_some() { pass(listed - 1).blocks } else { Vec::new() };
         let done = (0..first.blocks.len())
-            .all(|b| read_done(scratch, &expected(&first, b, &next_frames, stream.budget)).is_some());
+            .all(|b| read_done(scratch, &expected(&first, b, &next_frames, stream.budget.per_rank())).is_some());
         // The pass to run next, and its finished blocks' records and frames (those of the
         // layer below it), are kept; so is what the pass before left it.
         let keep = |name: &str| {
@@ -420,7 +439,13 @@ impl<V: DuelValue + Pod, R: Ranks, P: FnMut(&LayerReport)> Streamed<'_, '_, '_, 
         let pass = self.upcoming.take().expect("a pass to run");
         let value_bytes = std::mem::size_of::<V>() as u64;
         let next = (pass.upper > last).then(|| {
-            Pass::new(space, (pass.upper - 1, last), self.manifest.shard_positions, self.stream.budget, value_bytes)
+            Pass::new(
+                space,
+                (pass.upper - 1, last),
+                self.manifest.shard_positions,
+                self.stream.budget.per_rank(),
+                value_bytes,
+            )
         });
         let frames = next.as_ref().map_or_else(Vec::new, |n| n.blocks.clone());
         let source = match (&pass.rows, self.previous.take()) {
@@ -432,7 +457,7 @@ impl<V: DuelValue + Pod, R: Ranks, P: FnMut(&LayerReport)> Streamed<'_, '_, '_, 
         let mut running = Running { pass, frames, source, records: Vec::new(), resumed: 0, started: Instant::now() };
         let mut blocks = Vec::new();
         for b in (me..running.pass.blocks.len()).step_by(size) {
-            let record = expected(&running.pass, b, &running.frames, self.stream.budget);
+            let record = expected(&running.pass, b, &running.frames, self.stream.budget.per_rank());
             match read_done(&self.stream.scratch, &record) {
                 Some(done) => {
                     tracing::info!(upper = running.pass.upper, block = b, "block finished by an earlier run");
@@ -453,7 +478,7 @@ impl<V: DuelValue + Pod, R: Ranks, P: FnMut(&LayerReport)> Streamed<'_, '_, '_, 
     fn read_block(&self, b: usize) -> Result<(Option<BlockRows<V>>, Done), ClusterError> {
         let Running { pass, frames, source, .. } = self.current.as_ref().expect("a pass running");
         let (space, dir, scratch) = (self.space, self.dir, &self.stream.scratch);
-        let mut record = expected(pass, b, frames, self.stream.budget);
+        let mut record = expected(pass, b, frames, self.stream.budget.per_rank());
         let cards = pass.blocks[b].clone();
         let rows = match (&pass.rows, source) {
             (Some(shape), Source::Frames(blocks)) => {
