@@ -101,7 +101,7 @@ fn corrupt_shards_and_bad_positions_are_refused() {
     fails_with(
         d,
         &["duel", "value", "--first", "3", "--me", "twos=4", "--opp", ""],
-        "as many as the opponent or one fewer",
+        "as the opponent (moving first this round) or one fewer (moving second)",
     );
     fails_with(d, &["duel", "value", "--first", "3", "--me", "", "--opp", "", "--diff", "7"], "--diff 7 cannot occur");
     fails_with(d, &["duel", "value", "--first", "3", "--me", "ones=7", "--opp", ""], "--me");

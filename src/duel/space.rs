@@ -12,7 +12,8 @@ use crate::game::StateId;
 pub enum SpaceError {
     /// The fill counts break the turn order.
     #[error(
-        "the mover has {mover} boxes filled and the opponent {opponent}: the mover must have as many as the opponent or one fewer"
+        "the player to move has {mover} boxes filled and the opponent {opponent}: the player to move must have as many \
+         filled boxes as the opponent (moving first this round) or one fewer (moving second)"
     )]
     TurnOrder {
         /// Mover's filled boxes in play.
