@@ -405,7 +405,6 @@ impl DuelAdviceJson {
     /// The advice `ranked` on `p` holding `roll` with `rolls_left` rerolls.
     pub fn new(p: &Position, roll: RollId, rolls_left: RollsLeft, ranked: &[Valued]) -> DuelAdviceJson {
         let best = ranked.first().map_or(0.0, |r| r.value);
-        let rules = p.me.game.rules;
         DuelAdviceJson {
             me: p.me.to_string(),
             opp: p.opp.to_string(),
@@ -415,7 +414,7 @@ impl DuelAdviceJson {
             options: ranked
                 .iter()
                 .map(|r| DuelOptionJson {
-                    choice: ChoiceJson::new(r.choice, r.points, rules),
+                    choice: ChoiceJson::new(r.choice, &p.me, roll),
                     value: r.value,
                     gap: best - r.value,
                 })
@@ -439,7 +438,12 @@ pub fn advise(
     }
     let values = Values::find(cards, p, p.layer + 1, lookup, progress)?;
     let ranked = super::advise::advise(&values, cards, p.mover, p.opponent, p.diff, roll, rolls_left)?;
-    Ok(ranked.into_iter().map(|r| Valued { value: chance(r.value), ..r }).collect())
+    Ok(reported(&ranked))
+}
+
+/// A ranking's values as reported: each one a [`chance`].
+pub fn reported(ranked: &[Valued]) -> Vec<Valued> {
+    ranked.iter().map(|r| Valued { value: chance(r.value), ..*r }).collect()
 }
 
 #[cfg(test)]

@@ -76,6 +76,26 @@ const NAMES: [&str; MAX_BOXES] = [
     "2pairs",
 ];
 
+/// Full names, by index, as a printed card writes them (the five-of-a-kind box under
+/// Yahtzee's name: a rule set names its own, [`crate::game::Rules::box_label`]).
+const LABELS: [&str; MAX_BOXES] = [
+    "Ones",
+    "Twos",
+    "Threes",
+    "Fours",
+    "Fives",
+    "Sixes",
+    "Three of a kind",
+    "Four of a kind",
+    "Full house",
+    "Small straight",
+    "Large straight",
+    "Yahtzee",
+    "Chance",
+    "One pair",
+    "Two pairs",
+];
+
 /// Other names a box answers to on the command line.
 const ALIASES: [(&str, Category); 1] = [("yatzy", Category::Yahtzee)];
 
@@ -96,6 +116,12 @@ impl Category {
     /// The short name used on the command line (`ones` … `2pairs`).
     pub fn name(self) -> &'static str {
         NAMES[self.index()]
+    }
+
+    /// The full name a printed card gives it (`Three of a kind`), for people rather than
+    /// the command line.
+    pub fn label(self) -> &'static str {
+        LABELS[self.index()]
     }
 
     /// Parses a command-line name (or an alias such as `yatzy`).
@@ -240,5 +266,13 @@ mod tests {
         assert_eq!(Category::parse("FH"), Some(Category::FullHouse));
         assert_eq!(Category::parse("sevens"), None);
         assert_eq!(Category::parse("Yatzy"), Some(Category::Yahtzee));
+    }
+
+    #[test]
+    fn every_box_has_its_own_label() {
+        let labels: std::collections::HashSet<&str> = ALL_CATEGORIES.iter().map(|c| c.label()).collect();
+        assert_eq!(labels.len(), MAX_BOXES);
+        assert_eq!(Category::ThreeOfAKind.label(), "Three of a kind");
+        assert_eq!(Category::TwoPairs.label(), "Two pairs");
     }
 }

@@ -7,7 +7,7 @@ use std::str::FromStr;
 
 use serde::Serialize;
 
-use super::{Category, KeepId, Rules};
+use super::{Card, Category, Earned, KeepId, RollId, Rules};
 
 /// Rerolls still allowed in a turn: 0, 1 or 2. Checked once, where it is made, so every
 /// advisor takes it as it is.
@@ -89,7 +89,9 @@ impl Choice {
 }
 
 /// A choice as every advisor's JSON writes it: `action` (`keep` or `score`), the dice kept
-/// or the box, and for a box the points it earns now. Each ranking adds its own value.
+/// or the box, and for a box what it earns now: `points`, which is `box_points` (written in
+/// the box) and `bonus_points` (the Extra Yahtzee Bonus, and the upper bonus where the box
+/// reaches the threshold) together. Each ranking adds its own value.
 #[derive(Clone, Debug, Serialize)]
 pub struct ChoiceJson {
     /// `keep` or `score`.
@@ -100,20 +102,27 @@ pub struct ChoiceJson {
     /// Box scored (for a score).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub category: Option<&'static str>,
-    /// Points earned now, bonuses included (for a score).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub points: Option<u32>,
+    /// What the box earns now, bonuses apart and included (for a score).
+    #[serde(flatten)]
+    pub earned: Option<Earned>,
 }
 
 impl ChoiceJson {
-    /// The JSON form of `choice` under `rules` (which name the box); `points` are kept for a
-    /// box only.
-    pub fn new(choice: Choice, points: Option<u32>, rules: Rules) -> ChoiceJson {
+    /// The JSON form of `choice` on `card` holding `roll`, the box named as the card's rules
+    /// name it.
+    ///
+    /// # Panics
+    /// If `choice` scores a box that cannot take `roll` on `card` (no advisor offers one).
+    pub fn new(choice: Choice, card: &Card, roll: RollId) -> ChoiceJson {
+        let game = card.game;
         match choice {
-            Choice::Keep(keep) => ChoiceJson { action: "keep", keep: Some(faces(keep)), category: None, points: None },
-            Choice::Score(category) => {
-                ChoiceJson { action: "score", keep: None, category: Some(rules.box_name(category)), points }
-            }
+            Choice::Keep(keep) => ChoiceJson { action: "keep", keep: Some(faces(keep)), category: None, earned: None },
+            Choice::Score(category) => ChoiceJson {
+                action: "score",
+                keep: None,
+                category: Some(game.rules.box_name(category)),
+                earned: Some(card.state().earned(game, category, roll).expect("an offered box can take the dice")),
+            },
         }
     }
 }

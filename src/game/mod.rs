@@ -1,4 +1,5 @@
-//! The game model: dice, keeps, boxes, rules, score states and cards.
+//! The game model: dice, keeps, boxes, rules, score states and cards, and a card as a page
+//! draws it.
 
 pub mod category;
 pub mod choice;
@@ -9,6 +10,7 @@ pub mod rules;
 pub mod scoring;
 pub mod state;
 pub mod suggest;
+pub mod view;
 
 pub use category::{ALL_CATEGORIES, Category, CategoryListError, CategorySet, MAX_BOXES};
 pub use choice::{Choice, ChoiceJson, RollsLeft, RollsLeftError, Valued, faces};
@@ -17,4 +19,5 @@ pub use flags::GameFlags;
 pub use index::{StateId, StateIndex};
 pub use rules::{BoxRule, Joker, PointsTable, RollClasses, Rules, YAHTZEE_RULES};
 pub use scoring::{Game, Scoring};
-pub use state::{Card, CardError, ScoreState, Transition};
+pub use state::{Card, CardError, Earned, ScoreState, Transition};
+pub use view::{BoxView, CardView};

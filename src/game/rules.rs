@@ -207,6 +207,8 @@ pub struct Rules {
     patterns: [Option<BoxRule>; MAX_BOXES],
     /// The five-of-a-kind box's name on this card (`yahtzee`, `yatzy`).
     five_of_a_kind_name: &'static str,
+    /// Its full name on this card (`Yahtzee`, `Yatzy`).
+    five_of_a_kind_label: &'static str,
     upper_threshold: u8,
     upper_bonus: u8,
     extra_bonus: u8,
@@ -280,6 +282,7 @@ impl Rules {
             len,
             patterns,
             five_of_a_kind_name: "yahtzee",
+            five_of_a_kind_label: "Yahtzee",
             upper_threshold: 63,
             upper_bonus: 35,
             extra_bonus,
@@ -310,6 +313,7 @@ impl Rules {
             len,
             patterns,
             five_of_a_kind_name: "yatzy",
+            five_of_a_kind_label: "Yatzy",
             upper_threshold: 63,
             upper_bonus: 50,
             extra_bonus: 0,
@@ -387,6 +391,12 @@ impl Rules {
     /// the five-of-a-kind box, which each game names its own way.
     pub fn box_name(self, category: Category) -> &'static str {
         if category == Category::Yahtzee { self.five_of_a_kind_name } else { category.name() }
+    }
+
+    /// The full name of `category` on this card ([`Category::label`]), the five-of-a-kind
+    /// box named as this game names it (`Yatzy`).
+    pub fn box_label(self, category: Category) -> &'static str {
+        if category == Category::Yahtzee { self.five_of_a_kind_label } else { category.label() }
     }
 
     /// The card's box names in card order, comma-separated (for messages).

@@ -2,6 +2,8 @@
 
 use std::fmt;
 
+use serde::Serialize;
+
 use super::category::{Category, CategorySet, MAX_BOXES};
 use super::dice::{NUM_FACES, RollId};
 use super::scoring::{Game, Scoring};
@@ -27,6 +29,20 @@ pub struct Transition {
     pub points: u32,
 }
 
+/// What writing dice in a box earns now, the box's points apart from the bonuses that come
+/// with them: a card shows the first in the box and the others elsewhere (the bonus line,
+/// the upper bonus), so a page shows them apart too.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Earned {
+    /// Points written in the box.
+    pub box_points: u32,
+    /// Bonuses earned with them: the Extra Yahtzee Bonus, and the upper bonus where this
+    /// box brings the upper total to the threshold.
+    pub bonus_points: u32,
+    /// Both together: what the card's total gains ([`Transition::points`]).
+    pub points: u32,
+}
+
 impl ScoreState {
     /// The start of `game`: absent boxes filled with 0, nothing else.
     pub fn start(game: Game) -> ScoreState {
@@ -41,6 +57,14 @@ impl ScoreState {
     /// Scores `roll` in `category`, or `None` if the box is filled or the rules forbid it.
     pub fn score(self, game: Game, category: Category, roll: RollId) -> Option<Transition> {
         game.score(category, roll, self.filled, self.yahtzee_50).map(|scoring| self.apply(game, category, scoring))
+    }
+
+    /// What scoring `roll` in `category` earns, box and bonuses apart, or `None` if the box is
+    /// filled or the rules forbid it.
+    pub fn earned(self, game: Game, category: Category, roll: RollId) -> Option<Earned> {
+        let scoring = game.score(category, roll, self.filled, self.yahtzee_50)?;
+        let points = self.apply(game, category, scoring).points;
+        Some(Earned { box_points: scoring.box_points, bonus_points: points - scoring.box_points, points })
     }
 
     /// Writes `scoring` in `category`, an open box where [`Game::score`] gave it.
@@ -186,12 +210,17 @@ impl Card {
         self.boxes[..NUM_FACES].iter().flatten().sum()
     }
 
+    /// The upper bonus earned so far: the rules' bonus once the upper boxes reach the
+    /// threshold, else 0.
+    pub fn upper_bonus(&self) -> u32 {
+        let rules = self.game.rules;
+        if self.upper_sum() >= rules.upper_threshold() { rules.upper_bonus() } else { 0 }
+    }
+
     /// Points on the card: boxes, upper bonus if earned, extra bonus.
     pub fn points(&self) -> u32 {
-        let rules = self.game.rules;
         let boxes: u32 = self.boxes.iter().flatten().sum();
-        let upper_bonus = if self.upper_sum() >= rules.upper_threshold() { rules.upper_bonus() } else { 0 };
-        boxes + upper_bonus + self.bonus
+        boxes + self.upper_bonus() + self.bonus
     }
 
     /// Writes `scoring` in the open box `category`, as [`Game::score`] gave it for this
@@ -270,5 +299,22 @@ mod tests {
         assert_eq!((t.points, t.next.upper_total), (12 + 35, 63));
         let t2 = t.next.score(game, Category::Ones, sixes).unwrap();
         assert_eq!((t2.points, t2.next.upper_total), (1, 63));
+        let earned = state.earned(game, Category::Sixes, sixes).unwrap();
+        assert_eq!((earned.box_points, earned.bonus_points, earned.points), (12, 35, 47));
+    }
+
+    #[test]
+    fn the_extra_bonus_is_earned_apart_from_the_box() {
+        let card = Card::parse("ones=3,fh=25,yahtzee=50", official()).unwrap();
+        let sixes = RollId::from_faces([6; 5]);
+        let earned = |c| card.state().earned(official(), c, sixes);
+        assert_eq!(earned(Category::Sixes), Some(Earned { box_points: 30, bonus_points: 100, points: 130 }));
+        // The Joker: a large straight for 40, and the bonus beside it.
+        let no_joker = Earned { box_points: 0, bonus_points: 100, points: 100 };
+        assert_eq!(earned(Category::LargeStraight), Some(no_joker), "sixes open: no Joker, but the bonus");
+        let joker = Card::parse("ones=3,sixes=24,fh=25,yahtzee=50", official()).unwrap();
+        let earned = joker.state().earned(official(), Category::LargeStraight, sixes);
+        assert_eq!(earned, Some(Earned { box_points: 40, bonus_points: 100, points: 140 }));
+        assert_eq!(card.state().earned(official(), Category::Ones, sixes), None, "ones is filled");
     }
 }

@@ -3,7 +3,7 @@
 use serde::Serialize;
 
 use super::table::FutureValue;
-use crate::game::{Card, Game, RollId, Rules, Transition};
+use crate::game::{Card, Game, RollId, Transition};
 pub use crate::game::{Choice, faces};
 use crate::game::{ChoiceJson, RollsLeft};
 use crate::turn::choice;
@@ -42,10 +42,10 @@ pub struct RankedJson {
 }
 
 impl Ranked {
-    /// The JSON form of this choice, the box named as the `rules`' card names it.
-    pub fn to_json(&self, rules: Rules) -> RankedJson {
+    /// The JSON form of this choice on `card` holding `roll`.
+    pub fn to_json(&self, card: &Card, roll: RollId) -> RankedJson {
         RankedJson {
-            choice: ChoiceJson::new(self.choice, self.points, rules),
+            choice: ChoiceJson::new(self.choice, card, roll),
             expected_final: self.expected_final,
             gap: self.gap,
         }
@@ -76,7 +76,7 @@ impl AdviceJson {
             card: card.to_string(),
             dice: roll.to_string(),
             rolls_left: rolls_left.get(),
-            options: ranked.iter().map(|r| r.to_json(rules)).collect(),
+            options: ranked.iter().map(|r| r.to_json(card, roll)).collect(),
         }
     }
 }

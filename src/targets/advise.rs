@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use super::solve::Curve;
 use super::table::TargetTable;
-use crate::game::{Card, Category, Game, KeepId, NUM_ROLLS, RollId, Rules, ScoreState};
+use crate::game::{Card, Category, Game, KeepId, NUM_ROLLS, RollId, ScoreState};
 use crate::game::{ChoiceJson, RollsLeft};
 use crate::solo::Choice;
 use crate::store::IdentityError;
@@ -45,10 +45,10 @@ pub struct TargetRankedJson {
 }
 
 impl TargetRanked {
-    /// The JSON form of this choice, the box named as the `rules`' card names it.
-    pub fn to_json(&self, rules: Rules) -> TargetRankedJson {
+    /// The JSON form of this choice on `card` holding `roll`.
+    pub fn to_json(&self, card: &Card, roll: RollId) -> TargetRankedJson {
         TargetRankedJson {
-            choice: ChoiceJson::new(self.choice, self.points, rules),
+            choice: ChoiceJson::new(self.choice, card, roll),
             probability: self.probability,
             gap: self.gap,
         }
@@ -89,7 +89,7 @@ impl TargetAdviceJson {
             dice: roll.to_string(),
             rolls_left: rolls_left.get(),
             target,
-            options: ranked.iter().map(|r| r.to_json(rules)).collect(),
+            options: ranked.iter().map(|r| r.to_json(card, roll)).collect(),
         }
     }
 }
