@@ -8,8 +8,9 @@
 //! - one player: expected final score, from the solitaire table ([`crate::solo::advise()`]);
 //! - two players: the mover's winning chance, P(win) + ½ P(draw), exact
 //!   ([`crate::duel::source`]: the final scores, tables on disk, or a solve of the game
-//!   below the position) where the game below is small enough, otherwise EMP(1)'s
-//!   estimate ([`crate::players::search`]), labelled as such.
+//!   below the position) where tables hold it or the game below is small enough, otherwise
+//!   EMP(1)'s estimate ([`crate::players::search`]), labelled as such: [`DuelTurn`], which
+//!   the web app's two-player advice uses too.
 //!
 //! The breakdown of a mistake compares the choice made with the best one by the exact
 //! analysis of the rest of the game under optimal solitaire play
@@ -17,40 +18,26 @@
 //! expected points of every box and of the whole card.
 
 mod breakdown;
+pub mod duel_turn;
 
 use std::path::Path;
 
 use serde::Serialize;
 
 pub use breakdown::{Aspects, Breakdown};
+pub use duel_turn::{DuelTurn, DuelTurnJson, EMP1_ERROR_PER_MOVE, EXACT_MAX_OPEN};
 
 use crate::coach::record::{Location, Record};
-use crate::duel::advise::advise as duel_advise;
 use crate::duel::cards::Cards;
-use crate::duel::source::{Position, SourceError, TableLookup, Values};
+use crate::duel::source::{Position, SourceError, TableLookup};
 use crate::game::{Card, Game, RollId};
 use crate::game::{Choice, ChoiceJson, RollsLeft, Valued};
-use crate::players::{Evaluation, Searcher};
-use crate::players::{Position as MatchPosition, Seat};
 use crate::progress::Progress;
 use crate::progress::Silent;
 use crate::solo::{self, SoloTable};
 use crate::store::TableError;
 use crate::store::open_or_solve;
 use crate::targets::TargetTable;
-use crate::turn::choice;
-
-/// Most boxes open on both cards together for which a two-player review asks for the exact
-/// values: above it the game below a position has far more than
-/// [`crate::duel::source::ON_THE_FLY_POSITIONS`] positions (the official game with 6 and 6
-/// upper boxes open has 264 million; 6 and 5 open, 96 million, solved in 5 s), and even
-/// counting them takes seconds, so such positions go straight to EMP(1).
-pub const EXACT_MAX_OPEN: usize = 12;
-
-/// EMP(1)'s measured error: the winning chance its own moves give away, per move, over
-/// 1,024 typical games of the full official game at 1 to 6 open boxes (docs/commands.md,
-/// "Move errors"); its values label the decisions they judge.
-pub const EMP1_ERROR_PER_MOVE: f64 = 1.1e-5;
 
 /// How decisions are valued.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -258,9 +245,6 @@ fn solo_decisions(record: &Record, table: &SoloTable) -> Vec<DecisionReview> {
     out
 }
 
-/// Ranks the choices of one turn's positions (the dice, the rerolls left), best first.
-type RankTurn<'a> = Box<dyn Fn(RollId, RollsLeft) -> Vec<Valued> + 'a>;
-
 fn duel_decisions(
     record: &Record,
     options: ReviewOptions,
@@ -271,56 +255,26 @@ fn duel_decisions(
     let lookup = TableLookup { given: None, data, on_the_fly: options.on_the_fly };
     let mut targets: Option<TargetTable> = None;
     let mut out = Vec::new();
-    let replay = record.replay();
-    let mut seats: Vec<Seat> = vec![Seat { state: crate::game::ScoreState::start(game), points: 0 }; 2];
-    for (i, (turn, before)) in replay.into_iter().enumerate() {
+    for (i, (turn, before)) in record.replay().into_iter().enumerate() {
         if progress.cancelled() {
             return Err(ReviewError::Cancelled);
         }
+        // The mover's card first.
         let (me, opp) = (&before[0], &before[1]);
-        for (p, card) in [(turn.player, me), (1 - turn.player, opp)] {
-            seats[p] = Seat { state: card.state(), points: card.points() };
-        }
-        let open = 2 * game.categories.len() - me.filled_in_play().len() - opp.filled_in_play().len();
         let position = Position::parse(&cards, &me.to_string(), &opp.to_string(), None)?;
-        let exact = if open <= EXACT_MAX_OPEN {
-            match Values::find(&cards, &position, position.layer + 1, lookup, progress) {
-                Ok(values) => Some(values),
-                Err(SourceError::TooLarge { .. }) => None,
-                Err(e) => return Err(e.into()),
+        // The target table is read once, when a turn first needs EMP(1).
+        let held = &mut targets;
+        let open_targets = move || -> Result<&TargetTable, ReviewError> {
+            // Moved, not borrowed: the closure runs once and hands out the table's borrow.
+            let held = held;
+            if held.is_none() {
+                *held = Some(open_or_solve::<TargetTable>(data, game, progress).map_err(ReviewError::Targets)?);
             }
-        } else {
-            None
+            Ok(held.as_ref().expect("read just now"))
         };
-        let (source, rank): (Source, RankTurn) = match exact {
-            Some(values) => {
-                let source = Source::Exact(values.origin().to_string());
-                let position = position.clone();
-                let cards = &cards;
-                let rank = move |roll, rolls_left| {
-                    duel_advise(&values, cards, position.mover, position.opponent, position.diff, roll, rolls_left)
-                        .expect("the values hold the positions after the turn")
-                };
-                (source, Box::new(rank))
-            }
-            None => {
-                let table = match &mut targets {
-                    Some(table) => table,
-                    None => targets
-                        .insert(open_or_solve::<TargetTable>(data, game, progress).map_err(ReviewError::Targets)?),
-                };
-                let searcher = Searcher::new(table, Evaluation::ExpectedMatchPoints, 1);
-                let at = MatchPosition { seats: seats.clone(), mover: turn.player };
-                let endings = searcher.ending_values(&at).map_err(ReviewError::Targets)?;
-                let state = me.state();
-                let rank = move |roll, rolls_left| {
-                    choice::rank(game, state, roll, rolls_left, |t| endings[&(t.next, t.points)])
-                };
-                (Source::Emp1 { error_per_move: EMP1_ERROR_PER_MOVE }, Box::new(rank))
-            }
-        };
+        let values = DuelTurn::new(&cards, &position, lookup, open_targets, progress)?;
         for d in turn.decisions() {
-            let ranked = rank(d.roll, d.rolls_left);
+            let ranked = values.rank(d.roll, d.rolls_left)?;
             let (chosen, best, loss) = judge(&ranked, d.choice);
             out.push(DecisionReview {
                 turn: i + 1,
@@ -332,7 +286,7 @@ fn duel_decisions(
                 chosen,
                 best,
                 loss,
-                source: source.clone(),
+                source: values.source().clone(),
             });
         }
     }
