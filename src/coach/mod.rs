@@ -3,11 +3,13 @@
 //! - [`record`]: game records, read from and written to text or JSON;
 //! - [`review`]: every decision of a record judged against the best play, solitaire or
 //!   two-player;
+//! - [`history`]: a summary of each reviewed game, kept over time;
 //! - [`play`]: a coached game, dice rolled or entered, each decision judged as it is made;
 //! - [`serve`] (cargo feature `serve`, on by default): all of it as a local web app. A
 //!   program that embeds yz without a web server leaves the feature off and compiles no
 //!   HTTP stack.
 
+pub mod history;
 pub mod play;
 pub mod record;
 pub mod review;

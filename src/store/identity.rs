@@ -30,6 +30,8 @@ const VERSION_KEY: &str = "table_version";
 const RULES_KEY: &str = "rules";
 /// Metadata key of the boxes in play.
 const CATEGORIES_KEY: &str = "categories";
+/// What wrote a file: this yz.
+const PRODUCER: &str = concat!("yz ", env!("CARGO_PKG_VERSION"));
 
 /// A kind of file yz writes: its store kind and the version of its layout.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -129,8 +131,32 @@ impl FileKind {
     /// wrote it. Kinds add their own keys to it.
     pub fn metadata(self, game: Game) -> Value {
         let mut metadata = serde_json::to_value(self.identity(game)).expect("an identity serialises");
-        metadata["producer"] = Value::from(concat!("yz ", env!("CARGO_PKG_VERSION")));
+        metadata["producer"] = Value::from(PRODUCER);
         metadata
+    }
+
+    /// Metadata of a file of this kind that holds no one game (a history of games under any
+    /// rules): its version and the yz that wrote it, without `rules` and `categories`.
+    pub fn metadata_without_game(self) -> Value {
+        let mut metadata = serde_json::Map::new();
+        metadata.insert(VERSION_KEY.to_owned(), Value::from(self.version));
+        metadata.insert("producer".to_owned(), Value::from(PRODUCER));
+        Value::Object(metadata)
+    }
+
+    /// Opens the store file at `path` as [`Self::open`] does a file of this kind that holds
+    /// no one game: every byte checked, and its version, the only identity it has.
+    ///
+    /// # Safety
+    /// As for [`StoreFile::open`].
+    pub unsafe fn open_without_game<E: From<StoreError> + From<IdentityError>>(
+        self,
+        path: &Path,
+    ) -> Result<StoreFile, E> {
+        // SAFETY: the caller keeps the file unchanged while the map lives.
+        let file = unsafe { self.open_unchecked(path) }?;
+        self.check_version(path, file.metadata())?;
+        Ok(file)
     }
 
     /// Opens the store file at `path` ([`StoreFile::open`]: every byte checked, of this kind)
@@ -165,17 +191,8 @@ impl FileKind {
     /// game. Returns the file's game. Checks the version first, since another version may
     /// mean other things by the other keys.
     pub fn check(self, path: &Path, metadata: &Value, expected: Option<Game>) -> Result<Game, IdentityError> {
-        let error = |field, expected: String, key| IdentityError {
-            path: path.to_owned(),
-            kind: self.name,
-            field,
-            expected,
-            found: shown(metadata.get(key)),
-            remedy: self.remedy,
-        };
-        if metadata.get(VERSION_KEY).and_then(Value::as_u64) != Some(u64::from(self.version)) {
-            return Err(error(Field::Version, self.version.to_string(), VERSION_KEY));
-        }
+        let error = |field, expected: String, key| self.mismatch(path, metadata, field, expected, key);
+        self.check_version(path, metadata)?;
         let rules = metadata.get(RULES_KEY).and_then(Value::as_str).and_then(|name| name.parse::<Rules>().ok());
         let rules = match (rules, expected) {
             (Some(rules), None) => rules,
@@ -199,6 +216,26 @@ impl FileKind {
                 format!("a list of {rules} boxes in card order ({})", Game::full(rules).box_names().join(",")),
                 CATEGORIES_KEY,
             )),
+        }
+    }
+
+    /// That the `metadata` of the file at `path` has this kind's version.
+    fn check_version(self, path: &Path, metadata: &Value) -> Result<(), IdentityError> {
+        if metadata.get(VERSION_KEY).and_then(Value::as_u64) == Some(u64::from(self.version)) {
+            return Ok(());
+        }
+        Err(self.mismatch(path, metadata, Field::Version, self.version.to_string(), VERSION_KEY))
+    }
+
+    /// The error for a file at `path` whose metadata `key` (the `field`) is not `expected`.
+    fn mismatch(self, path: &Path, metadata: &Value, field: Field, expected: String, key: &str) -> IdentityError {
+        IdentityError {
+            path: path.to_owned(),
+            kind: self.name,
+            field,
+            expected,
+            found: shown(metadata.get(key)),
+            remedy: self.remedy,
         }
     }
 }
