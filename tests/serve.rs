@@ -132,8 +132,15 @@ fn answers_are_the_command_lines() {
     let me = "ones=3,twos=6,threes=9,fours=12,fives=15,sixes=18,3k=20,4k=0,fh=25,ss=30";
     let opp = "ones=2,twos=6,threes=9,fours=12,fives=20,sixes=18,3k=22,4k=0,fh=25,ss=30";
     let body = format!(r#"{{"me":"{me}","opp":"{opp}","dice":"6,6,5,5,1","rolls_left":2}}"#);
-    let (status, served) = post_json("/api/duel/advise", &body);
+    let (status, mut served) = post_json("/api/duel/advise", &body);
     assert_eq!(status, 200, "{served}");
+    // Exact, from a solve below, and each card's points: the command line's advice besides.
+    assert_eq!(served["source"]["kind"], "exact", "{served}");
+    assert_eq!(served["source_text"], "exact (a solve of the positions below)");
+    assert_eq!((served["me_total"].as_u64(), served["opp_total"].as_u64()), (Some(173), Some(179)));
+    for added in ["source", "source_text", "me_total", "opp_total"] {
+        served.as_object_mut().unwrap().remove(added);
+    }
     let cli = yz(
         data.path(),
         &["--json", "duel", "advise", "--me", me, "--opp", opp, "--dice", "6,6,5,5,1", "--rolls-left", "2"],
@@ -203,7 +210,11 @@ fn bad_requests_get_a_4xx_and_the_server_goes_on() {
         ("/api/targets/curve", r#"{"card":"fh=24"}"#.into()),
         ("/api/card/score", r#"{"card":"","dice":"1,3,3,5,6","box":"nope"}"#.into()),
         ("/api/card/score", r#"{"card":"ones=1","dice":"1,3,3,5,6","box":"ones"}"#.into()),
-        ("/api/duel/advise", r#"{"me":"","opp":"","dice":"1,3,3,5,6","rolls_left":2}"#.into()),
+        ("/api/duel/advise", r#"{"me":"ones=3","opp":"","dice":"1,3,3,5,66","rolls_left":2}"#.into()),
+        ("/api/card/view", r#"{"card":"","dice":"1,3,3,5"}"#.into()),
+        ("/api/card/view", r#"{"card":"fh=24"}"#.into()),
+        ("/api/history", r#"{"record":"not a record"}"#.into()),
+        ("/api/history", r#"{"record":"yz-record 1\nboxes ones\n11111 ones=5\n"}"#.into()),
         ("/api/duel/advise", r#"{"me":"ones=3","opp":"","dice":"1,3,3,5,6","rolls_left":2}"#.into()),
         ("/api/duel/advise", r#"{"me":"","opp":"","diff":7,"dice":"1,3,3,5,6","rolls_left":2}"#.into()),
         ("/api/review", r#"{"record":"yz-record 1\n13356 keep 4 11245 ones=2\n"}"#.into()),
@@ -357,4 +368,225 @@ fn slow_and_idle_connections_are_closed() {
     assert!(closed(&mut idle), "an idle kept-alive connection is closed");
     assert!(feeder.join().unwrap(), "the slow client was cut off before it sent its head");
     assert!(started.elapsed() < 2 * limit, "{:?}", started.elapsed());
+}
+
+/// Sends a GET for `path` to the shared server and returns the status, the head and the
+/// body.
+fn get(path: &str) -> (u16, String, String) {
+    let request = format!("GET {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n");
+    let mut stream = TcpStream::connect(server().0).unwrap();
+    stream.write_all(request.as_bytes()).unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).unwrap();
+    let (head, body) = response.split_once("\r\n\r\n").unwrap();
+    let status = head.split_whitespace().nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);
+    (status, head.to_ascii_lowercase(), body.to_owned())
+}
+
+/// Sends `body` to `path` of the server at `address`; returns the status and the JSON.
+fn post_json_at(address: SocketAddr, path: &str, body: &str) -> (u16, serde_json::Value) {
+    let head = format!(
+        "POST {path} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n\
+         Content-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    );
+    let (status, answer) = exchange_at(address, &[head.as_bytes(), body.as_bytes()].concat());
+    (status, serde_json::from_str(&answer).unwrap_or_else(|e| panic!("{path}: not JSON ({e}): {answer}")))
+}
+
+/// Two-player advice is given from the first turn: from empty cards, where no exact values
+/// can be had, it is EMP(1)'s estimate from the target table, labelled so. Until that table
+/// is built (on a fresh data directory), requests that need it are answered 503 with how
+/// far the build is, as a number. A position that breaks the turn order is refused with the
+/// rule.
+#[test]
+fn two_player_advice_is_given_from_the_first_turn() {
+    let data = tempfile::tempdir().unwrap();
+    let address = start(data.path());
+    let target = r#"{"card":"","dice":"1,3,3,5,6","rolls_left":2,"target":200}"#;
+    let (status, busy) = post_json_at(address, "/api/targets/advise", target);
+    assert_eq!(status, 503, "{busy}");
+    let percent = busy["percent"].as_u64().unwrap_or_else(|| panic!("no percent: {busy}"));
+    assert!(percent <= 100 && busy["error"].as_str().is_some_and(|e| e.contains("being built")), "{busy}");
+
+    let first_turn = r#"{"me":"","opp":"","dice":"1,3,3,5,6","rolls_left":2}"#;
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(1200);
+    let advice = loop {
+        let (status, answer) = post_json_at(address, "/api/duel/advise", first_turn);
+        if status == 200 {
+            break answer;
+        }
+        assert_eq!(status, 503, "{answer}");
+        assert!(answer["percent"].as_u64().is_some_and(|p| p <= 100), "{answer}");
+        assert!(std::time::Instant::now() < deadline, "the target table is still being built: {answer}");
+        std::thread::sleep(std::time::Duration::from_secs(2));
+    };
+    assert_eq!(advice["source"], serde_json::json!({ "kind": "emp1", "detail": { "error_per_move": 1.1e-5 } }));
+    let text = advice["source_text"].as_str().unwrap();
+    assert_eq!(text, "EMP(1) estimate (its moves lose 1.1e-5 winning chance each on average)");
+    assert_eq!((advice["me_total"].as_u64(), advice["opp_total"].as_u64()), (Some(0), Some(0)));
+    let options = advice["options"].as_array().unwrap();
+    assert!(options.len() > 10, "{advice}");
+    let values: Vec<f64> = options.iter().map(|o| o["value"].as_f64().unwrap()).collect();
+    assert!(values.windows(2).all(|w| w[0] >= w[1]), "best first: {values:?}");
+    assert!(values.iter().all(|v| (0.3..0.7).contains(v)), "{values:?}");
+    assert_eq!(options[0]["gap"].as_f64(), Some(0.0));
+    assert_eq!(options[0]["keep"], serde_json::json!([3, 3]), "{advice}");
+
+    let (status, answer) = post_json_at(
+        address,
+        "/api/duel/advise",
+        r#"{"me":"ones=3,twos=6","opp":"","dice":"1,3,3,5,6","rolls_left":2}"#,
+    );
+    let message = answer["error"].as_str().unwrap_or_default();
+    assert_eq!(status, 400, "{answer}");
+    assert!(
+        message.contains("as many filled boxes as the opponent (moving first this round) or one fewer"),
+        "{message}"
+    );
+}
+
+/// A box's points are shown apart from the bonuses that come with them: sixes scored with
+/// five sixes after a Yahtzee of 50 writes 30 in the box and earns the Extra Yahtzee Bonus.
+#[test]
+fn box_points_are_shown_apart_from_bonuses() {
+    let body = r#"{"card":"ones=3,fh=25,yahtzee=50","dice":"6,6,6,6,6","rolls_left":0}"#;
+    let (status, advice) = post_json("/api/solo/advise", body);
+    assert_eq!(status, 200, "{advice}");
+    let options = advice["options"].as_array().unwrap();
+    let sixes = options.iter().find(|o| o["category"] == "sixes").unwrap();
+    assert_eq!(
+        (sixes["points"].as_u64(), sixes["box_points"].as_u64(), sixes["bonus_points"].as_u64()),
+        (Some(130), Some(30), Some(100))
+    );
+    for option in options {
+        let parts = option["box_points"].as_u64().unwrap() + option["bonus_points"].as_u64().unwrap();
+        assert_eq!(Some(parts), option["points"].as_u64(), "{option}");
+    }
+    // The upper bonus is earned by the box that reaches the threshold.
+    let body = r#"{"card":"ones=3,twos=6,threes=9,fours=12,fives=15","dice":"6,6,6,1,2","rolls_left":0}"#;
+    let (_, advice) = post_json("/api/solo/advise", body);
+    let sixes = advice["options"].as_array().unwrap().iter().find(|o| o["category"] == "sixes").unwrap().clone();
+    assert_eq!(
+        (sixes["points"].as_u64(), sixes["box_points"].as_u64(), sixes["bonus_points"].as_u64()),
+        (Some(53), Some(18), Some(35))
+    );
+}
+
+/// A card as the page draws it: each box by its full name, what is written or what the
+/// dice would earn there (a Joker's points and the extra bonus apart), and the totals.
+#[test]
+fn a_card_view_has_every_box_and_the_totals() {
+    let card = "ones=3,twos=6,threes=9,fours=12,fives=15,sixes=24,fh=25,yahtzee=50";
+    let (status, view) = post_json("/api/card/view", &format!(r#"{{"card":"{card}","dice":"6,6,6,6,6"}}"#));
+    assert_eq!(status, 200, "{view}");
+    let totals: Vec<u64> = [
+        "upper_subtotal",
+        "upper_threshold",
+        "upper_bonus",
+        "upper_bonus_value",
+        "yahtzee_bonus",
+        "lower_total",
+        "total",
+    ]
+    .iter()
+    .map(|key| view[key].as_u64().unwrap())
+    .collect();
+    assert_eq!(totals, [69, 63, 35, 35, 0, 75, 179]);
+    assert_eq!(view["full"], false);
+    let boxes = view["boxes"].as_array().unwrap();
+    let names: Vec<&str> = boxes.iter().map(|b| b["name"].as_str().unwrap()).collect();
+    assert_eq!(
+        names,
+        ["ones", "twos", "threes", "fours", "fives", "sixes", "3k", "4k", "fh", "ss", "ls", "yahtzee", "chance"]
+    );
+    let named = |name: &str| boxes.iter().find(|b| b["name"] == name).unwrap();
+    assert_eq!(named("3k")["label"], "Three of a kind");
+    assert_eq!((named("sixes")["upper"].as_bool(), named("sixes")["filled"].as_u64()), (Some(true), Some(24)));
+    assert!(named("sixes")["would"].is_null() && named("ss")["filled"].is_null());
+    assert_eq!(named("ls")["would"], serde_json::json!({ "box_points": 40, "bonus_points": 100, "points": 140 }));
+    assert_eq!(named("chance")["would"], serde_json::json!({ "box_points": 30, "bonus_points": 100, "points": 130 }));
+    let (status, view) = post_json("/api/card/view", r#"{"rules":"yatzy","card":"pair=12"}"#);
+    assert_eq!(status, 200, "{view}");
+    let boxes = view["boxes"].as_array().unwrap();
+    assert_eq!((boxes[6]["label"].as_str(), boxes[14]["label"].as_str()), (Some("One pair"), Some("Yatzy")));
+    assert!(boxes.iter().all(|b| b["would"].is_null()), "no dice, nothing would score");
+    assert_eq!(
+        (view["lower_total"].as_u64(), view["upper_bonus_value"].as_u64(), view["total"].as_u64()),
+        (Some(12), Some(50), Some(12))
+    );
+}
+
+/// Games reviewed are kept in the data directory, oldest first, and a damaged history is a
+/// clear error, never overwritten.
+#[test]
+fn the_history_keeps_reviewed_games_in_order() {
+    let data = tempfile::tempdir().unwrap();
+    let address = start(data.path());
+    let get_history = || {
+        let head = "GET /api/history HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n";
+        let (status, body) = exchange_at(address, head.as_bytes());
+        (status, serde_json::from_str::<serde_json::Value>(&body).unwrap())
+    };
+    assert_eq!(get_history(), (200, serde_json::json!([])));
+    let whole = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/records/solo-game.txt")).unwrap();
+    let (status, review) = post_json_at(address, "/api/review", &serde_json::json!({ "record": whole }).to_string());
+    assert_eq!(status, 200, "{review}");
+    let short = "yz-record 1\nrules official\nplayers bea\n13356 keep 33 33245 keep 3345 33456 ss=30\n";
+    for record in [&whole, short] {
+        let (status, kept) =
+            post_json_at(address, "/api/history", &serde_json::json!({ "record": record }).to_string());
+        assert_eq!(status, 200, "{kept}");
+    }
+    let (status, history) = get_history();
+    assert_eq!(status, 200, "{history}");
+    let games = history.as_array().unwrap();
+    assert_eq!(games.len(), 2, "{history}");
+    assert_eq!(
+        games[0]["players"][0],
+        serde_json::json!({
+            "name": "you",
+            "points": review["players"][0]["points"],
+            "decisions": review["players"][0]["decisions"],
+            "mean_loss": review["players"][0]["mean_loss"],
+        })
+    );
+    assert_eq!(games[1]["players"][0]["name"], "bea");
+    assert_eq!(games[1]["players"][0]["points"], 30);
+    assert!(games.iter().all(|g| g["rules"] == "official"));
+    assert!(games[0]["when"].as_u64().unwrap() <= games[1]["when"].as_u64().unwrap());
+
+    let file = data.path().join(yz::coach::history::FILE_NAME);
+    let mut bytes = std::fs::read(&file).unwrap();
+    let middle = bytes.len() / 2;
+    bytes[middle] ^= 0x20;
+    std::fs::write(&file, &bytes).unwrap();
+    let (status, answer) = get_history();
+    let message = answer["error"].as_str().unwrap_or_default();
+    assert_eq!(status, 500, "{answer}");
+    assert!(
+        message.contains("cannot be read") && message.contains("move it away") && !message.contains('/'),
+        "{message}"
+    );
+    let (status, _) = post_json_at(address, "/api/history", &serde_json::json!({ "record": short }).to_string());
+    assert_eq!(status, 500);
+    assert_eq!(std::fs::read(&file).unwrap(), bytes, "a damaged history is left as it is");
+}
+
+/// What installs the page as an app is served from the root with its content type.
+#[test]
+fn the_app_installs() {
+    for (path, content_type, holds) in [
+        ("/manifest.webmanifest", "application/manifest+json", "/icon.svg"),
+        ("/sw.js", "text/javascript", "/api/"),
+        ("/icon.svg", "image/svg+xml", "<svg"),
+    ] {
+        let (status, head, body) = get(path);
+        assert_eq!(status, 200, "{path}");
+        assert!(head.contains(&format!("content-type: {content_type}")), "{path}: {head}");
+        assert!(body.contains(holds), "{path}");
+    }
+    let (_, _, manifest) = get("/manifest.webmanifest");
+    let manifest: serde_json::Value = serde_json::from_str(&manifest).unwrap();
+    assert!(manifest["name"].as_str().is_some_and(|n| n.contains("yz")), "{manifest}");
 }

@@ -2,7 +2,7 @@
 //! advisors, errors as `{"error": message}` with a 4xx status (5xx only for a table that
 //! cannot be read or a panic caught).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -19,12 +19,13 @@ use serde_json::json;
 use tokio::sync::Semaphore;
 
 use super::ServeConfig;
+use crate::coach::history::{self, HistoryEntry, HistoryError};
 use crate::coach::record::Record;
-use crate::coach::review::{self, EXACT_MAX_OPEN, ReviewOptions};
+use crate::coach::review::{self, DuelTurn, DuelTurnJson, PlayerTotals, ReviewError, ReviewOptions};
 use crate::duel::cards::Cards;
-use crate::duel::source::{self, DuelAdviceJson, Position, TableLookup};
+use crate::duel::source::{Position, TableLookup};
 use crate::game::RollsLeft;
-use crate::game::{Card, Game, Rules, parse_dice};
+use crate::game::{Card, CardView, Game, Rules, parse_dice};
 use crate::progress::{Progress, Silent};
 use crate::solo::{self, SoloTable};
 use crate::store::DataTable;
@@ -40,22 +41,34 @@ pub struct ApiError {
     pub status: StatusCode,
     /// What went wrong, as the CLI says it.
     pub message: String,
+    /// How far the work the request waits for is, 0 to 100, where it waits for a build (a
+    /// target table): the page draws it and asks again.
+    pub percent: Option<u64>,
 }
 
 impl ApiError {
+    fn new(status: StatusCode, message: impl Into<String>) -> ApiError {
+        ApiError { status, message: message.into(), percent: None }
+    }
+
     fn bad(error: impl std::fmt::Display) -> ApiError {
-        ApiError { status: StatusCode::BAD_REQUEST, message: error.to_string() }
+        ApiError::new(StatusCode::BAD_REQUEST, error.to_string())
     }
 
     /// A table whose file changed since the server read it: dropped, read again next time.
     fn changed(path: &Path) -> ApiError {
         let name = path.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
         let message = format!("the table file {name} changed since the server read it; ask again to read it anew");
-        ApiError { status: StatusCode::CONFLICT, message }
+        ApiError::new(StatusCode::CONFLICT, message)
     }
 
     fn busy(what: &str) -> ApiError {
-        ApiError { status: StatusCode::SERVICE_UNAVAILABLE, message: format!("{what}; try again shortly") }
+        ApiError::new(StatusCode::SERVICE_UNAVAILABLE, format!("{what}; try again shortly"))
+    }
+
+    /// Busy while the target table a request needs is built, `percent` of it done.
+    fn building(what: &str, percent: u64) -> ApiError {
+        ApiError { percent: Some(percent), ..ApiError::busy(what) }
     }
 
     /// A failure of the server, not of the request: the whole error (paths included) goes to
@@ -63,19 +76,33 @@ impl ApiError {
     fn internal(error: impl std::fmt::Display) -> ApiError {
         tracing::error!(%error, "request failed");
         let message = "the server could not answer this request (its log says why); try again later".to_owned();
-        ApiError { status: StatusCode::INTERNAL_SERVER_ERROR, message }
+        ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, message)
     }
 }
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        (self.status, Json(json!({ "error": self.message }))).into_response()
+        let body = match self.percent {
+            Some(percent) => json!({ "error": self.message, "percent": percent }),
+            None => json!({ "error": self.message }),
+        };
+        (self.status, Json(body)).into_response()
+    }
+}
+
+impl From<ReviewError> for ApiError {
+    /// A table that cannot be read is the server's failure; anything else is the request's.
+    fn from(error: ReviewError) -> ApiError {
+        match error {
+            ReviewError::Solo(_) | ReviewError::Targets(_) => ApiError::internal(error),
+            _ => ApiError::bad(error),
+        }
     }
 }
 
 impl From<JsonRejection> for ApiError {
     fn from(rejection: JsonRejection) -> ApiError {
-        ApiError { status: rejection.status(), message: rejection.body_text() }
+        ApiError::new(rejection.status(), rejection.body_text())
     }
 }
 
@@ -107,9 +134,11 @@ impl<S: Send + Sync, T: Fields> axum::extract::FromRequest<S> for Strict<T> {
                 )));
             }
         }
-        let request = serde_json::from_value(body).map_err(|e| ApiError {
-            status: StatusCode::UNPROCESSABLE_ENTITY,
-            message: format!("Failed to deserialize the JSON body into the target type: {e}"),
+        let request = serde_json::from_value(body).map_err(|e| {
+            ApiError::new(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                format!("Failed to deserialize the JSON body into the target type: {e}"),
+            )
         })?;
         Ok(Strict(request))
     }
@@ -231,7 +260,15 @@ pub(super) struct App {
     heavy: Arc<Semaphore>,
     /// One target table build at a time (a minute or two and over a gigabyte each).
     builds: Arc<Semaphore>,
+    /// The players' totals of the last [`REVIEWS_KEPT`] records reviewed, by the record's
+    /// text: a game added to the history after its review is not reviewed again.
+    reviewed: Mutex<VecDeque<(String, Vec<PlayerTotals>)>>,
+    /// Held while the history is written.
+    history: Mutex<()>,
 }
+
+/// Reviews whose totals the server keeps for the history.
+const REVIEWS_KEPT: usize = 8;
 
 impl App {
     pub(super) fn new(config: ServeConfig) -> App {
@@ -244,6 +281,8 @@ impl App {
             turns: Arc::new(Semaphore::new(api_turns())),
             heavy: Arc::new(Semaphore::new(1)),
             builds: Arc::new(Semaphore::new(1)),
+            reviewed: Mutex::new(VecDeque::new()),
+            history: Mutex::new(()),
         }
     }
 
@@ -298,13 +337,14 @@ impl App {
     fn build_targets(self: &Arc<Self>, game: Game, path: &Path, slot: &Arc<TargetSlot>) -> ApiError {
         let mut building = lock(&slot.building);
         if let Some(share) = building.as_ref() {
-            return ApiError::busy(&format!("the target table is being built ({}% done)", share.percent()));
+            let percent = share.percent();
+            return ApiError::building(&format!("the target table is being built ({percent}% done)"), percent);
         }
         if let Err(error) = self.check_writable_for(path) {
             return error;
         }
         let Ok(permit) = Arc::clone(&self.builds).try_acquire_owned() else {
-            return ApiError::busy("another rule set's target table is being built (a minute or two)");
+            return ApiError::building("another rule set's target table is being built (a minute or two)", 0);
         };
         let share = Arc::new(Share::default());
         *building = Some(Arc::clone(&share));
@@ -321,7 +361,7 @@ impl App {
             drop(permit);
             release_freed_memory();
         });
-        ApiError::busy("the target table is being built (a minute or two)")
+        ApiError::building("the target table is being built (a minute or two)", 0)
     }
 
     /// Refuses (503, naming the directory) a table that would have to be written to a data
@@ -335,13 +375,13 @@ impl App {
         if writable {
             return Ok(());
         }
-        Err(ApiError {
-            status: StatusCode::SERVICE_UNAVAILABLE,
-            message: format!(
+        Err(ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            format!(
                 "the table this needs is not in the data directory {}, and the server cannot write there to solve it",
                 dir.display()
             ),
-        })
+        ))
     }
 
     /// Admits one heavy request (a two-player solve, a review, a best reply), or refuses it
@@ -351,6 +391,35 @@ impl App {
         (Arc::clone(&self.heavy).try_acquire_owned())
             .map(|permit| HeavyPermit { _permit: permit })
             .map_err(|_| ApiError::busy("another two-player solve or review is running"))
+    }
+
+    /// Reviews `record` (a whole card) under the heavy gate, `top` mistakes broken down,
+    /// and keeps its players' totals for the history ([`App::reviewed`]).
+    async fn review(self: &Arc<Self>, record: Record, top: usize) -> Result<(Record, review::Review), ApiError> {
+        let gate = self.heavy_gate()?;
+        if record.players().len() > 1 {
+            self.targets(record.game()).await?;
+        }
+        let app = Arc::clone(self);
+        let (cancel, _cancel_on_drop) = Cancel::pair();
+        blocking(move || {
+            let _gate = gate;
+            let options = ReviewOptions {
+                data: &app.config.data,
+                top,
+                tolerance: review::DEFAULT_TOLERANCE,
+                on_the_fly: app.config.duel_positions,
+            };
+            let reviewed = review::review(&record, options, &cancel)?;
+            let mut kept = lock(&app.reviewed);
+            if kept.len() == REVIEWS_KEPT {
+                kept.pop_front();
+            }
+            kept.push_back((record.to_text(), reviewed.players.clone()));
+            drop(kept);
+            Ok((record, reviewed))
+        })
+        .await
     }
 
     /// The card tables of `game`, built on first use.
@@ -644,6 +713,30 @@ pub(super) async fn card_score(Strict(request): Strict<ScoreRequest>) -> Answer<
 }
 
 #[derive(Debug, Deserialize)]
+pub(super) struct ViewRequest {
+    #[serde(flatten)]
+    game: GameRequest,
+    card: String,
+    #[serde(default)]
+    dice: Option<String>,
+}
+
+impl Fields for ViewRequest {
+    fn fields() -> Vec<&'static str> {
+        [GameRequest::fields(), vec!["card", "dice"]].concat()
+    }
+}
+
+/// A card as the page draws it: its boxes, their full names, what the dice (if given)
+/// would earn in each, and its totals ([`Card::view`]).
+pub(super) async fn card_view(Strict(request): Strict<ViewRequest>) -> Answer<CardView> {
+    let game = request.game.game()?;
+    let card = Card::parse(&request.card, game).map_err(ApiError::bad)?;
+    let roll = request.dice.as_deref().map(parse_dice).transpose().map_err(ApiError::bad)?;
+    Ok(Json(card.view(roll)))
+}
+
+#[derive(Debug, Deserialize)]
 pub(super) struct DuelRequest {
     #[serde(flatten)]
     game: GameRequest,
@@ -661,10 +754,13 @@ impl Fields for DuelRequest {
     }
 }
 
+/// Advice on a two-player position, whatever its size: exact where tables hold it or the
+/// game below is small enough to solve now, else EMP(1) from the target table (a first
+/// request for it starts its build and is told how far it is).
 pub(super) async fn duel_advise(
     State(app): State<Arc<App>>,
     Strict(request): Strict<DuelRequest>,
-) -> Answer<DuelAdviceJson> {
+) -> Answer<DuelTurnJson> {
     let game = request.game.game()?;
     let roll = parse_dice(&request.dice).map_err(ApiError::bad)?;
     let rolls_left = RollsLeft::new(request.rolls_left).map_err(ApiError::bad)?;
@@ -675,25 +771,20 @@ pub(super) async fn duel_advise(
     let gate = if cached.is_none() { Some(app.heavy_gate()?) } else { None };
     let app = Arc::clone(&app);
     let (cancel, _cancel_on_drop) = Cancel::pair();
+    let runtime = tokio::runtime::Handle::current();
     blocking(move || {
         let cards = cached.unwrap_or_else(|| app.cards(game));
         let p = Position::parse(&cards, &request.me, &request.opp, request.diff).map_err(ApiError::bad)?;
-        let lookup = TableLookup { given: None, data: &app.config.data, on_the_fly: app.config.duel_positions };
-        let open = 2 * cards.boxes() - p.layer;
-        if open > EXACT_MAX_OPEN && lookup.find(&cards, p.layer + 1).map_err(ApiError::bad)?.is_none() {
-            return Err(ApiError::bad(format!(
-                "no tables hold this position, and with {open} boxes open on both cards the game below it is far larger than \
-                 the server solves for a request (at most {EXACT_MAX_OPEN} open and {} positions): ask `yz duel advise`, or \
-                 solve tables with `yz duel solve`",
-                app.config.duel_positions
-            )));
-        }
         let _gate = match gate {
             Some(gate) => gate,
             None => app.heavy_gate()?,
         };
-        let ranked = source::advise(&cards, &p, roll, rolls_left, lookup, &cancel).map_err(ApiError::bad)?;
-        Ok(Json(DuelAdviceJson::new(&p, roll, rolls_left, &ranked)))
+        let lookup = TableLookup { given: None, data: &app.config.data, on_the_fly: app.config.duel_positions };
+        // Asked for only where no exact values can be had.
+        let targets = || runtime.block_on(app.targets(game));
+        let turn = DuelTurn::new(&cards, &p, lookup, targets, &cancel)?;
+        let ranked = turn.rank(roll, rolls_left).map_err(ApiError::bad)?;
+        Ok(Json(DuelTurnJson::new(&turn, &p, roll, rolls_left, &ranked)))
     })
     .await
 }
@@ -724,35 +815,82 @@ pub(super) async fn review(
     State(app): State<Arc<App>>,
     Strict(request): Strict<ReviewRequest>,
 ) -> Answer<review::ReviewJson> {
-    let record = Record::parse(&request.record).map_err(ApiError::bad)?;
+    let record = whole_record(&request.record)?;
     if request.top > MAX_TOP {
         return Err(ApiError::bad(format!(
             "top {} is more than the {MAX_TOP} mistakes a review breaks down",
             request.top
         )));
     }
+    let (record, reviewed) = app.review(record, request.top).await?;
+    Ok(Json(reviewed.to_json(&record)))
+}
+
+/// The record in `text` (text or JSON, as `yz review` reads a file), of a whole card.
+fn whole_record(text: &str) -> Result<Record, ApiError> {
+    let record = Record::parse(text).map_err(ApiError::bad)?;
     Game::full(record.game().rules)
         .eq(&record.game())
-        .then_some(())
-        .ok_or_else(|| ApiError::bad("the web app reviews whole cards; for a game of some boxes use yz review"))?;
-    let gate = app.heavy_gate()?;
-    if record.players().len() > 1 {
-        app.targets(record.game()).await?;
+        .then_some(record)
+        .ok_or_else(|| ApiError::bad("the web app reviews whole cards; for a game of some boxes use yz review"))
+}
+
+#[derive(Debug, Deserialize)]
+pub(super) struct HistoryRequest {
+    /// The record of the game to add, text or JSON.
+    record: String,
+}
+
+impl Fields for HistoryRequest {
+    fn fields() -> Vec<&'static str> {
+        vec!["record"]
     }
-    let app = Arc::clone(&app);
-    let (cancel, _cancel_on_drop) = Cancel::pair();
+}
+
+/// Adds a game to the history in the data directory and answers the history now kept:
+/// the game's players' totals from its review (the one `/api/review` made of the same
+/// record, where the server still has it; else it is reviewed now).
+pub(super) async fn history_add(
+    State(app): State<Arc<App>>,
+    Strict(request): Strict<HistoryRequest>,
+) -> Answer<Vec<HistoryEntry>> {
+    let record = whole_record(&request.record)?;
+    let key = record.to_text();
+    let known = lock(&app.reviewed).iter().find(|(text, _)| *text == key).map(|(_, players)| players.clone());
+    let players = match known {
+        Some(players) => players,
+        None => app.review(record.clone(), 0).await?.1.players,
+    };
+    let when = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    let entry = HistoryEntry::new(when, record.game().rules, &players);
     blocking(move || {
-        let _gate = gate;
-        let options = ReviewOptions {
-            data: &app.config.data,
-            top: request.top,
-            tolerance: review::DEFAULT_TOLERANCE,
-            on_the_fly: app.config.duel_positions,
-        };
-        let reviewed = review::review(&record, options, &cancel).map_err(ApiError::bad)?;
-        Ok(Json(reviewed.to_json(&record)))
+        // One writer at a time: each reads the history, adds its game and writes it anew.
+        let _writing = lock(&app.history);
+        history::append(&app.config.data.join(history::FILE_NAME), entry).map(Json).map_err(history_error)
     })
     .await
+}
+
+/// The history in the data directory, oldest first.
+pub(super) async fn history_list(State(app): State<Arc<App>>) -> Answer<Vec<HistoryEntry>> {
+    blocking(move || history::read(&app.config.data.join(history::FILE_NAME)).map(Json).map_err(history_error)).await
+}
+
+/// A history that cannot be read or written: the server's failure, its details (paths
+/// included) in the server's log, and what to do in the message.
+fn history_error(error: HistoryError) -> ApiError {
+    match error {
+        HistoryError::Unreadable { .. } => {
+            tracing::error!(%error, "history");
+            let message = format!(
+                "the game history ({} in the server's data directory) cannot be read: it is damaged or not a \
+                 history (the server's log says what is wrong); move it away to start a new history",
+                history::FILE_NAME
+            );
+            ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, message)
+        }
+        HistoryError::Write(_) => ApiError::internal(error),
+    }
 }
 
 /// API requests worked on at once: two per core, so that the cores stay busy while one
@@ -776,7 +914,7 @@ pub(super) async fn take_turn(State(app): State<Arc<App>>, request: Request, nex
         Err(_) => {
             let seconds = super::BODY_TIMEOUT.as_secs();
             let message = format!("the request body did not arrive within {seconds} s");
-            return ApiError { status: StatusCode::REQUEST_TIMEOUT, message }.into_response();
+            return ApiError::new(StatusCode::REQUEST_TIMEOUT, message).into_response();
         }
     };
     match Arc::clone(&app.turns).acquire_owned().await {
@@ -795,13 +933,13 @@ pub(super) async fn check_host(State(app): State<Arc<App>>, request: Request, ne
     match host {
         None => ApiError::bad("the request names no host (a Host header)").into_response(),
         Some(name) if known_host(&name, &app.config.host_names) => next.run(request).await,
-        Some(name) => ApiError {
-            status: StatusCode::MISDIRECTED_REQUEST,
-            message: format!(
+        Some(name) => ApiError::new(
+            StatusCode::MISDIRECTED_REQUEST,
+            format!(
                 "this server does not answer to the name {name:?}; use its address or localhost, \
                  or start it with --host {name} to accept that name"
             ),
-        }
+        )
         .into_response(),
     }
 }
@@ -831,17 +969,17 @@ pub(super) async fn refuse_large_bodies(request: Request, next: Next) -> Respons
     let declared =
         request.headers().get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<u64>().ok());
     match declared {
-        Some(bytes) if bytes > super::MAX_BODY_BYTES as u64 => ApiError {
-            status: StatusCode::PAYLOAD_TOO_LARGE,
-            message: format!("the request body is {bytes} bytes, more than the {} accepted", super::MAX_BODY_BYTES),
-        }
+        Some(bytes) if bytes > super::MAX_BODY_BYTES as u64 => ApiError::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            format!("the request body is {bytes} bytes, more than the {} accepted", super::MAX_BODY_BYTES),
+        )
         .into_response(),
         _ => next.run(request).await,
     }
 }
 
 pub(super) async fn not_found() -> ApiError {
-    ApiError { status: StatusCode::NOT_FOUND, message: "no such page or API route".into() }
+    ApiError::new(StatusCode::NOT_FOUND, "no such page or API route")
 }
 
 /// The answer to a request whose handler panicked: a 500 with a JSON error, the server

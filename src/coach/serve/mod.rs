@@ -6,23 +6,31 @@
 //!
 //! | route | answers as |
 //! |---|---|
+//! | `GET /`, `/app.js`, `/style.css` | the page, its script and style |
+//! | `GET /manifest.webmanifest`, `/sw.js`, `/icon.svg` | what installs the page as an app |
 //! | `GET /api/rules` | the rule sets and their boxes |
 //! | `POST /api/solo/advise` | `yz --json solo advise` |
 //! | `POST /api/solo/beat` | `yz --json solo beat` (computed once per rule set, then kept) |
 //! | `POST /api/targets/advise` | `yz --json targets advise` |
 //! | `POST /api/targets/curve` | P(final total ≥ t) for every t, from the target table |
 //! | `POST /api/card/score` | a card after scoring dice in a box (the page's play) |
-//! | `POST /api/duel/advise` | `yz --json duel advise` |
+//! | `POST /api/card/view` | a card's boxes, their names, what dice would earn in each, its totals ([`crate::game::CardView`]) |
+//! | `POST /api/duel/advise` | `yz --json duel advise`, with where the values come from and each card's points; from any position: EMP(1) where no exact values can be had ([`crate::coach::review::DuelTurn`]) |
 //! | `POST /api/review` | `yz --json review` |
+//! | `POST /api/history` | adds a reviewed game to the history in the data directory ([`crate::coach::history`]), answers it |
+//! | `GET /api/history` | the history, oldest first |
+//!
+//! A request that waits for a target table being built is answered 503 with the share
+//! built so far, `{"error": …, "percent": P}`, and asks again.
 //!
 //! Limits: API requests worked on a few at a time, first come first served, while the
 //! page and its files are answered at once (under a load that keeps every core busy, a
 //! page still loads in milliseconds); work off the async threads at a lower priority than
 //! they have, on at most 16 threads, and the memory a heavy request freed returned to the
 //! system when it ends; bodies of at most [`MAX_BODY_BYTES`]; whole cards only (a table per rule set,
-//! not one per subset of boxes); a two-player position is answered only from tables or a
-//! solve of at most [`ServeConfig::duel_positions`] positions below it, otherwise refused
-//! before any work; one heavy request (a two-player solve, a review or a best reply) at a time, admitted
+//! not one per subset of boxes); a two-player position is solved below only up to
+//! [`ServeConfig::duel_positions`] positions, beyond which (and where no tables hold it)
+//! EMP(1) estimates it; one heavy request (a two-player solve or estimate, a review or a best reply) at a time, admitted
 //! or refused as busy before it takes a thread or builds a table, and holding its place
 //! until its work ends (a client that hangs up cancels the work, which stops at its next
 //! turn or layer); one target table
@@ -90,13 +98,18 @@ pub fn router(config: ServeConfig) -> Router {
         .route("/api/targets/advise", post(api::targets_advise))
         .route("/api/targets/curve", post(api::targets_curve))
         .route("/api/card/score", post(api::card_score))
+        .route("/api/card/view", post(api::card_view))
         .route("/api/duel/advise", post(api::duel_advise))
         .route("/api/review", post(api::review))
+        .route("/api/history", get(api::history_list).post(api::history_add))
         .route_layer(axum::middleware::from_fn_with_state(Arc::clone(&state), api::take_turn));
     Router::new()
         .route("/", get(assets::index))
         .route("/app.js", get(assets::script))
         .route("/style.css", get(assets::style))
+        .route("/manifest.webmanifest", get(assets::manifest))
+        .route("/sw.js", get(assets::service_worker))
+        .route("/icon.svg", get(assets::icon))
         .route("/api/rules", get(api::rules))
         .merge(api)
         .fallback(api::not_found)
