@@ -19,6 +19,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
+use crate::coach::history;
 use crate::duel::shard::{self, FileCheck, MANIFEST_KIND, SHARD_KIND, TableCheck};
 use crate::game::{Game, StateId, StateIndex};
 use crate::solo::SoloTable;
@@ -42,18 +43,21 @@ pub enum Holds {
     EvolvedStrategy,
     /// A learned action table (`yz strategy train`).
     LearnedStrategy,
+    /// The games kept by `yz serve` (`history.yzs`, [`crate::coach::history`]).
+    GameHistory,
 }
 
 impl Holds {
     /// What a store file of kind `kind` holds, if yz writes that kind.
     fn of_kind(kind: &str) -> Option<Holds> {
-        let kinds: [(FileKind, Holds); 6] = [
+        let kinds: [(FileKind, Holds); 7] = [
             (MANIFEST_KIND, Holds::DuelTables),
             (SHARD_KIND, Holds::DuelShard),
             (crate::solo::table::KIND, Holds::SoloTable),
             (crate::targets::table::KIND, Holds::TargetTable),
             (evolve::KIND, Holds::EvolvedStrategy),
             (learned::KIND, Holds::LearnedStrategy),
+            (history::KIND, Holds::GameHistory),
         ];
         kinds.iter().find(|(k, _)| k.name == kind).map(|&(_, holds)| holds)
     }
@@ -62,7 +66,7 @@ impl Holds {
     /// (two-player tables are repaired instead, [`TableCheck::remedy`]).
     fn producer(self, flags: &str, path: &Path) -> Option<String> {
         let command = match self {
-            Holds::DuelTables | Holds::DuelShard => return None,
+            Holds::DuelTables | Holds::DuelShard | Holds::GameHistory => return None,
             Holds::SoloTable => "yz solo solve",
             Holds::TargetTable => "yz targets solve",
             Holds::EvolvedStrategy => "yz strategy evolve",
@@ -82,6 +86,7 @@ impl fmt::Display for Holds {
             Holds::TargetTable => "a target table",
             Holds::EvolvedStrategy => "an evolved strategy",
             Holds::LearnedStrategy => "a learned strategy",
+            Holds::GameHistory => "a history of games",
         })
     }
 }
@@ -174,6 +179,11 @@ pub fn verify(path: &Path) -> Verification {
         }
     };
     let checksum = Some(report.checksum.to_string());
+    if holds == Holds::GameHistory {
+        // Made for no one game: read whole by its own reader.
+        let problem = history::read(path).err().map(|e| e.to_string());
+        return one_file(path, Some(holds), None, checksum, problem);
+    }
     let Some(game) = identity.as_ref().and_then(Identity::game) else {
         let problem = format!("its header names no game this yz knows ({identity:?})");
         return one_file(path, Some(holds), identity, checksum, Some(problem));
@@ -221,5 +231,6 @@ fn read_whole(path: &Path, holds: Holds, game: Game) -> Result<(), TableError> {
         Holds::EvolvedStrategy => evolve::load(path, game).map(drop),
         Holds::LearnedStrategy => learned::ActionTable::load(path, game).map(drop),
         Holds::DuelTables | Holds::DuelShard => unreachable!("two-player tables are checked by duel::shard"),
+        Holds::GameHistory => unreachable!("a history is made for no one game"),
     }
 }

@@ -156,3 +156,29 @@ fn a_table_under_a_shards_name_is_checked_as_a_shard() {
         assert!(stderr.contains("yz duel solve --resume --out"), "{stderr}");
     }
 }
+
+/// The games `yz serve` keeps (`history.yzs`) verify as a history, and a flipped byte in
+/// them is caught with the way out, not called a kind yz does not write.
+#[test]
+fn a_history_of_games_is_verified() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(yz::coach::history::FILE_NAME);
+    let ann = yz::coach::review::PlayerTotals {
+        name: "ann".into(),
+        decisions: 39,
+        total_loss: 3.9,
+        mean_loss: 0.1,
+        points: 250,
+    };
+    yz::coach::history::append(&path, yz::coach::history::HistoryEntry::new(1, yz::game::Rules::OFFICIAL, &[ann]))
+        .unwrap();
+    let report = json(&yz(dir.path(), &["--json", "verify", path.to_str().unwrap()]));
+    assert_eq!((report["holds"].as_str(), report["ok"].as_bool()), (Some("game-history"), Some(true)), "{report}");
+    let mut bytes = std::fs::read(&path).unwrap();
+    let at = bytes.len() - 20;
+    bytes[at] ^= 1;
+    std::fs::write(&path, &bytes).unwrap();
+    let (code, files, _) = verify(dir.path(), &path);
+    assert_eq!(code, Some(2), "{files:?}");
+    assert!(!files.concat().contains("does not write"), "{files:?}");
+}
