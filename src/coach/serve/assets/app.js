@@ -1,62 +1,188 @@
 "use strict";
 // yz serve's page: every number comes from the JSON API (the library's advisors); the page
-// only holds the position being entered and the game being played.
+// holds the position being entered, the game being played (kept in the browser's storage)
+// and how to show them.
 
 const $ = (id) => document.getElementById(id);
-const page = { rules: [], tab: "advisor", dice: [1, 3, 3, 5, 6], play: null };
+const PLAY_KEY = "yz-play";
+const PREFS_KEY = "yz-prefs";
+const UNDO_DEPTH = 100;
+// A choice that loses at most this much is a best choice (the values' own rounding).
+const TOLERANCE = 1e-9;
 
-async function api(path, body) {
-  const init = body === undefined ? {} : {
-    method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
+const page = {
+  rules: [], // [{name, boxes, upper_bonus, upper_threshold}]
+  views: {}, // rule set -> the empty card's view (labels, upper boxes)
+  tab: "advisor",
+  dice: [1, 3, 3, 5, 6],
+  asked: 0, // the latest advice request; older answers are dropped
+  timer: null,
+  play: null,
+  undo: [],
+  review: null, // the last review shown, for opening its rows
+  keptRecord: null, // the last game kept in the data directory
+  keeping: null, // its request, while it runs
+};
+
+// ---- the API ----
+
+class ApiError extends Error {
+  constructor(message, status, body) { super(message); this.status = status; this.body = body; }
+}
+
+async function api(path, body, signal) {
+  const init = body === undefined ? { signal } : {
+    method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body), signal,
   };
   const response = await fetch(path, init);
   const answer = await response.json().catch(() => ({ error: response.statusText }));
-  if (!response.ok) throw new Error(answer.error || response.statusText);
+  if (!response.ok) throw new ApiError(answer.error || response.statusText, response.status, answer);
   return answer;
 }
 
 function showError(error) { $("error").textContent = error ? (error.message || String(error)) : ""; }
 
-function rulesName() { return $("rules").value || "official"; }
-function boxes() {
-  const rules = page.rules.find((r) => r.name === rulesName());
-  return rules ? rules.boxes : [];
+// ---- numbers and words ----
+
+function precise() { return $("precise").checked; }
+const MINUS = "\u2212";
+function points(x) { return x.toFixed(precise() ? 6 : 2); }
+function percent(p) { return (100 * p).toFixed(precise() ? 6 : 2) + "%"; }
+function lossText(gap, unit) {
+  if (gap <= TOLERANCE) return "best";
+  return unit === "chance" ? `${MINUS}${(100 * gap).toFixed(precise() ? 6 : 2)} <abbr title="percentage points">pp</abbr>`
+    : `${MINUS}${gap.toFixed(precise() ? 6 : 2)} points`;
+}
+// Two figures with just enough digits to tell them apart (at least `least`).
+function apart(a, b, least, scale = 1) {
+  for (let d = least; d < 12; d += 1) {
+    const [x, y] = [(scale * a).toFixed(d), (scale * b).toFixed(d)];
+    if (x !== y) return [x, y];
+  }
+  return [(scale * a).toFixed(12), (scale * b).toFixed(12)];
 }
 
-// A choice in the words of the command line: "keep 3,3", "keep -", "score fh for 25".
-function choiceText(o) {
+function rulesName() { return $("rules").value || "official"; }
+function rulesInfo() { return page.rules.find((r) => r.name === rulesName()) || { boxes: [] }; }
+function view() { return page.views[rulesName()]; }
+function label(box) {
+  const entry = view() && view().boxes.find((b) => b.name === box);
+  return entry ? entry.label : box;
+}
+
+// A choice in the command line's words ("keep 3,3", "keep -", "score fh"): what the
+// browser check compares with the CLI.
+function choiceKey(o) {
   if (o.action === "keep") return "keep " + (o.keep.length ? o.keep.join(",") : "-");
-  return "score " + o.category + " for " + o.points;
+  return "score " + o.category;
+}
+// A choice for a player: "keep 3,3", "reroll all", "score Full house: 25", "Sixes: 30 + 100 bonus".
+function choiceWords(o) {
+  if (o.action === "keep") return o.keep.length ? "keep " + o.keep.join(",") : "reroll all";
+  return "score " + label(o.category) + ": " + pointsWords(o);
+}
+function pointsWords(o) {
+  const boxPoints = o.box_points ?? o.points;
+  const bonus = o.bonus_points ?? (o.points - boxPoints);
+  return bonus > 0 ? `${boxPoints} + ${bonus} bonus` : `${boxPoints}`;
 }
 function sameChoice(o, action, what) {
   if (o.action !== action) return false;
   return action === "keep" ? o.keep.join(",") === what.join(",") : o.category === what;
 }
 
-// ---- the position: dice and cards entered by clicking ----
+// ---- dice ----
 
-function renderDice(element, dice, onClick, kept) {
-  element.replaceChildren(...dice.map((face, i) => {
+const PIPS = {
+  1: [[50, 50]], 2: [[28, 28], [72, 72]], 3: [[28, 28], [50, 50], [72, 72]],
+  4: [[28, 28], [72, 28], [28, 72], [72, 72]], 5: [[28, 28], [72, 28], [50, 50], [28, 72], [72, 72]],
+  6: [[28, 25], [72, 25], [28, 50], [72, 50], [28, 75], [72, 75]],
+};
+function pips(face) {
+  return `<svg viewBox="0 0 100 100" aria-hidden="true">` +
+    PIPS[face].map(([x, y]) => `<circle cx="${x}" cy="${y}" r="10"/>`).join("") + `</svg>`;
+}
+
+// Draws dice as buttons; `kept` and `advised` mark some (by a dashed border, a lift and a
+// word, a tick: never by colour alone). Buttons already there are updated in place, so
+// that a die keeps the keyboard's focus while the advice changes around it.
+function renderDice(element, dice, onClick, kept, advised) {
+  while (element.children.length > dice.length) element.lastChild.remove();
+  while (element.children.length < dice.length) {
     const die = document.createElement("button");
-    die.className = "die" + (kept && kept[i] ? " kept" : "");
+    die.type = "button";
+    element.append(die);
+  }
+  dice.forEach((face, i) => {
+    const die = element.children[i];
+    const isKept = Boolean(kept && kept[i]);
+    const isAdvised = Boolean(advised && advised[i]);
+    die.className = "die" + (isKept ? " kept" : "") + (isAdvised ? " advised" : "");
     die.dataset.die = String(i);
     die.dataset.face = String(face);
-    die.textContent = String(face);
-    die.addEventListener("click", () => onClick(i));
-    return die;
-  }));
+    if (kept) die.setAttribute("aria-pressed", String(isKept));
+    else die.removeAttribute("aria-pressed");
+    die.setAttribute("aria-label", `die ${i + 1}: ${face}` + (isKept ? ", kept" : "") + (isAdvised ? ", advised to keep" : ""));
+    die.innerHTML = pips(face);
+    die.onclick = () => onClick(i);
+  });
+}
+
+// Which of `dice` a keep (a multiset of faces) holds.
+function keepMask(dice, keep) {
+  const left = [...keep];
+  return dice.map((face) => {
+    const at = left.indexOf(face);
+    if (at < 0) return false;
+    left.splice(at, 1);
+    return true;
+  });
 }
 
 function cycleDie(i) {
   page.dice[i] = page.dice[i] % 6 + 1;
-  renderDice($("dice"), page.dice, cycleDie);
+  $("dice-text").value = page.dice.join("");
+  positionChanged();
 }
 
-function renderCard(table, who) {
-  const rows = boxes().map((name) =>
-    `<tr><th>${name}</th><td><input type="number" min="0" max="50" data-card="${who}" data-box="${name}"></td></tr>`);
-  rows.push(`<tr><th>bonus</th><td><input type="number" min="0" step="100" data-card="${who}" data-box="bonus"></td></tr>`);
-  table.innerHTML = rows.join("");
+function readDiceText() {
+  const faces = $("dice-text").value.replace(/[^0-9]/g, "").split("").map(Number);
+  if (faces.length === 5 && faces.every((f) => f >= 1 && f <= 6)) {
+    page.dice = faces;
+    positionChanged();
+  }
+}
+
+// ---- the score card ----
+
+// The card's rows: boxes in card order, with the upper subtotal and bonus after the upper
+// boxes and the totals at the end. `cell(box)` fills a box's points cell.
+function cardRows(v, who, cell) {
+  const rows = [];
+  const upper = v.boxes.filter((b) => b.upper);
+  for (const b of v.boxes) {
+    rows.push(`<tr data-row="${b.name}"><th scope="row">${b.label}<span class="short">${b.name}</span></th>` +
+      `<td class="points">${cell(b)}</td><td class="would" data-would="${who}-${b.name}"></td></tr>`);
+    if (upper.length && b === upper[upper.length - 1]) {
+      rows.push(`<tr class="subtotal"><th scope="row">Upper subtotal</th><td class="points" data-total="${who}-upper"></td>` +
+        `<td class="would" data-total="${who}-upper-progress"></td></tr>`);
+      rows.push(`<tr class="subtotal"><th scope="row">Upper bonus</th><td class="points" data-total="${who}-upper-bonus"></td><td></td></tr>`);
+    }
+  }
+  if (v.boxes.some((b) => b.name === "yahtzee")) {
+    const input = who === "play" ? "" : `<input type="number" min="0" step="100" data-card="${who}" data-box="bonus" aria-label="Extra Yahtzee bonus points (${who === "me" ? "your" : "the opponent's"} card)">`;
+    rows.push(`<tr class="subtotal"><th scope="row">Yahtzee bonus</th><td class="points">${input}<span data-total="${who}-yahtzee-bonus"></span></td><td></td></tr>`);
+  }
+  rows.push(`<tr class="subtotal"><th scope="row">Lower total</th><td class="points" data-total="${who}-lower"></td><td></td></tr>`);
+  rows.push(`<tr class="total"><th scope="row">Total</th><td class="points" data-total="${who}-total"></td><td></td></tr>`);
+  return rows.join("");
+}
+
+function renderEntryCard(table, who) {
+  const v = view();
+  const whose = who === "me" ? "your" : "the opponent's";
+  table.innerHTML = `<caption class="hint">Type the points written in each filled box.</caption>` +
+    cardRows(v, who, (b) => `<input type="number" min="0" max="50" data-card="${who}" data-box="${b.name}" aria-label="${b.label} (${whose} card)">`);
 }
 
 function cardText(who) {
@@ -66,16 +192,51 @@ function cardText(who) {
     .join(",");
 }
 
+function setCardText(who, text) {
+  document.querySelectorAll(`input[data-card="${who}"]`).forEach((input) => { input.value = ""; });
+  for (const entry of text.split(",").filter(Boolean)) {
+    const [box, value] = entry.split("=");
+    const input = document.querySelector(`input[data-card="${who}"][data-box="${box}"]`);
+    if (input) input.value = value;
+  }
+}
+
+function setTotal(key, text) {
+  const cell = document.querySelector(`[data-total="${key}"]`);
+  if (cell) cell.textContent = text;
+}
+
+// Writes a card view's totals and would-be points into the card drawn for `who`.
+function showCardView(who, v) {
+  setTotal(`${who}-upper`, `${v.upper_subtotal}`);
+  const needed = v.upper_threshold - v.upper_subtotal;
+  setTotal(`${who}-upper-progress`, v.upper_bonus > 0 ? "bonus reached" : v.full ? ""
+    : needed > 0 ? `${needed} to go for +${v.upper_bonus_value}` : "");
+  setTotal(`${who}-upper-bonus`, `${v.upper_bonus}`);
+  setTotal(`${who}-yahtzee-bonus`, who === "play" ? `${v.yahtzee_bonus}` : "");
+  setTotal(`${who}-lower`, `${v.lower_total}`);
+  setTotal(`${who}-total`, `${v.total}`);
+  for (const b of v.boxes) {
+    const cell = document.querySelector(`[data-would="${who}-${b.name}"]`);
+    if (!cell) continue;
+    cell.innerHTML = b.would ? wouldHtml(b.would) : "";
+  }
+}
+
+function wouldHtml(w) {
+  const bonus = w.bonus_points > 0 ? ` <span class="bonus-part">+${w.bonus_points} bonus</span>` : "";
+  return `${w.box_points}${bonus}`;
+}
+
+// ---- advice as the position changes ----
+
 function rollsLeft() { return Number(document.querySelector("input[name=rolls-left]:checked").value); }
 
-function renderOptions(options, valueKey, valueName) {
-  const best = options.length ? options[0][valueKey] : 0;
-  const rows = options.map((o, i) => {
-    const gap = best - o[valueKey];
-    return `<tr class="${i === 0 ? "best" : ""}" data-choice="${choiceText(o)}">` +
-      `<td>${choiceText(o)}</td><td class="value">${o[valueKey].toFixed(6)}</td><td class="gap">${gap.toFixed(6)}</td></tr>`;
-  });
-  $("options").innerHTML = `<tr><th>choice</th><th>${valueName}</th><th>gap</th></tr>` + rows.join("");
+function positionChanged() {
+  renderDice($("dice"), page.dice, cycleDie);
+  $("share-url").hidden = true;
+  clearTimeout(page.timer);
+  page.timer = setTimeout(advise, 150);
 }
 
 function clearAnswer() {
@@ -83,175 +244,144 @@ function clearAnswer() {
   $("summary").textContent = "";
   $("options").innerHTML = "";
   $("mistakes").innerHTML = "";
-  $("curve").hidden = true;
+  $("curve").innerHTML = "";
+  // SVG elements have no `hidden` property: the attribute is set itself.
+  $("curve").toggleAttribute("hidden", true);
+  $("build").hidden = true;
+}
+
+// Draws the options; `asked` names the position they answer (for the browser check).
+function renderOptions(options, value, unit, asked) {
+  const best = options.length ? options[0][value] : 0;
+  const shown = unit === "points" ? points : percent;
+  const head = unit === "chance" ? "winning chance" : unit === "target" ? "chance of the target" : "expected final score";
+  const rows = options.map((o, i) => {
+    const gap = best - o[value];
+    const lossUnit = unit === "points" ? "points" : "chance";
+    return `<tr class="${i === 0 ? "best" : ""}" data-choice="${choiceKey(o)}" data-value="${o[value]}">` +
+      `<td class="choice">${choiceWords(o)}</td><td class="value">${shown(o[value])}</td>` +
+      `<td class="gap">${lossText(gap, lossUnit)}</td></tr>`;
+  });
+  $("options").dataset.position = asked;
+  $("options").innerHTML = `<caption class="hint">Every choice, best first</caption>` +
+    `<tr><th scope="col">choice</th><th scope="col">${head}</th><th scope="col">gap</th></tr>` + rows.join("");
+  const first = options[0];
+  const advised = first && first.action === "keep" ? keepMask(page.dice, first.keep) : null;
+  renderDice($("dice"), page.dice, cycleDie, null, advised);
 }
 
 async function advise() {
-  clearAnswer();
-  const position = { rules: rulesName(), card: cardText("me"), dice: page.dice.join(","), rolls_left: rollsLeft() };
+  if (!["advisor", "duel", "target"].includes(page.tab)) return;
+  const asked = ++page.asked;
+  const current = () => asked === page.asked;
+  // A newer position drops the older request: the server stops its work when it goes.
+  if (page.controller) page.controller.abort();
+  const signal = (page.controller = new AbortController()).signal;
+  const tab = page.tab;
+  const position = { rules: rulesName(), card: cardText("me"), dice: page.dice.join(""), rolls_left: rollsLeft() };
+  const key = [tab, position.card, position.dice, position.rolls_left,
+    tab === "duel" ? cardText("opp") : tab === "target" ? $("target").value : ""].join("|");
   try {
-    if (page.tab === "advisor") {
+    const cards = [["me", position.card]].concat(tab === "duel" ? [["opp", cardText("opp")]] : []);
+    const views = await Promise.all(cards.map(([, card]) =>
+      api("/api/card/view", { rules: position.rules, card, dice: position.dice })));
+    if (!current()) return;
+    showError(null);
+    cards.forEach(([who], i) => showCardView(who, views[i]));
+    if (tab === "advisor") {
       const answer = await api("/api/solo/advise", position);
-      $("summary").textContent = `card "${answer.card}", dice ${answer.dice}, rolls left ${answer.rolls_left}`;
-      renderOptions(answer.options, "expected_final", "expected final score");
-    } else if (page.tab === "duel") {
-      const answer = await api("/api/duel/advise", {
+      if (!current()) return;
+      $("summary").textContent = `Expected final score with best play: ${points(answer.options[0].expected_final)}`;
+      renderOptions(answer.options, "expected_final", "points", key);
+    } else if (tab === "duel") {
+      const answer = await patient(() => api("/api/duel/advise", {
         rules: position.rules, me: position.card, opp: cardText("opp"), dice: position.dice, rolls_left: position.rolls_left,
-      });
-      $("summary").textContent = `you "${answer.me}" against "${answer.opp}", difference ${answer.diff}, dice ${answer.dice}`;
-      renderOptions(answer.options, "value", "winning chance");
-    } else if (page.tab === "target") {
+      }, signal), current);
+      if (!answer) return;
+      if (!current()) return;
+      const estimate = answer.source && answer.source.kind === "emp1";
+      $("summary").innerHTML = `You ${answer.me_total} points, the opponent ${answer.opp_total}. ` +
+        `Your winning chance with best play: <strong>${percent(answer.options[0].value)}</strong>. ` +
+        `<span class="source" data-estimate="${estimate}">${answer.source_text}</span>`;
+      renderOptions(answer.options, "value", "chance", key);
+    } else {
       const target = Number($("target").value);
-      const answer = await api("/api/targets/advise", { ...position, target });
-      $("summary").textContent = `card "${answer.card}", dice ${answer.dice}, target ${answer.target}`;
-      renderOptions(answer.options, "probability", `P(final >= ${target})`);
-      drawCurve(await api("/api/targets/curve", { rules: position.rules, card: position.card }), target);
+      const answer = await patient(() => api("/api/targets/advise", { ...position, target }, signal), current);
+      if (!answer || !current()) return;
+      $("summary").textContent = `Your chance of a total of at least ${target} with play aimed at it: ${percent(answer.options[0].probability)}`;
+      renderOptions(answer.options, "probability", "target", key);
+      const curve = await api("/api/targets/curve", { rules: position.rules, card: position.card });
+      if (current() && page.tab === "target") drawCurve(curve, target);
     }
-  } catch (error) { showError(error); }
+  } catch (error) {
+    if (current()) { clearAnswer(); showError(error); }
+  }
 }
 
-// P(final total >= t) against t, with the target marked.
+// Asks `request` until the server takes it: while the target table is being built it shows
+// the build's progress, while another solve runs it waits its turn; null once the position
+// has changed.
+async function patient(request, current) {
+  for (let waits = 0; ; waits += 1) {
+    try {
+      const answer = await request();
+      $("build").hidden = true;
+      return answer;
+    } catch (error) {
+      if (!current()) return null;
+      const building = error instanceof ApiError && error.status === 503 && typeof error.body.percent === "number";
+      // Busy for a minute, or a 503 that says the server cannot do it at all: the error shows.
+      if (!building && !(error instanceof ApiError && error.status === 503 && waits < 120)) throw error;
+      if (building) {
+        $("build").hidden = false;
+        $("build-bar").value = error.body.percent;
+        $("build-percent").textContent = `${error.body.percent}%`;
+      }
+      await new Promise((resolve) => setTimeout(resolve, building ? 1500 : 500));
+      if (!current()) return null;
+    }
+  }
+}
+
+// P(final total >= t) against t, over the totals where it moves, with axes and the target.
 function drawCurve(answer, target) {
   const svg = $("curve");
-  const points = answer.at_least;
-  const [w, h, pad] = [640, 240, 30];
-  const lo = points[0][0], hi = points[points.length - 1][0];
-  const x = (t) => pad + (w - 2 * pad) * (t - lo) / Math.max(1, hi - lo);
-  const y = (p) => h - pad - (h - 2 * pad) * p;
+  const all = answer.at_least;
+  let from = 0;
+  while (from + 1 < all.length && all[from + 1][1] >= 0.9995) from += 1;
+  let to = all.length - 1;
+  while (to > from + 1 && all[to - 1][1] <= 0.0005) to -= 1;
+  const points = all.slice(from, to + 1);
+  const [w, h, left, right, top, bottom] = [640, 260, 48, 16, 24, 40];
+  const lo = points[0][0], hi = Math.max(points[points.length - 1][0], lo + 1);
+  const x = (t) => left + (w - left - right) * (t - lo) / (hi - lo);
+  const y = (p) => top + (h - top - bottom) * (1 - p);
   const path = points.map(([t, p], i) => `${i ? "L" : "M"}${x(t).toFixed(1)},${y(p).toFixed(1)}`).join(" ");
-  const tx = x(Math.min(Math.max(target, lo), hi));
-  svg.innerHTML = `<path d="${path}" fill="none" stroke="#2b5d9b" stroke-width="2"/>` +
-    `<line x1="${tx}" x2="${tx}" y1="${pad}" y2="${h - pad}" stroke="#a00" stroke-dasharray="4"/>` +
-    `<text x="${pad}" y="${pad - 8}">P(final total >= t), t from ${lo} to ${hi}; the red line is the target</text>` +
-    `<text x="${pad}" y="${h - 8}">${lo}</text><text x="${w - pad - 30}" y="${h - 8}">${hi}</text>`;
-  svg.hidden = false;
+  const step = niceStep((hi - lo) / 6);
+  const xTicks = [];
+  for (let t = Math.ceil(lo / step) * step; t <= hi; t += step) xTicks.push(t);
+  const parts = [0, 0.25, 0.5, 0.75, 1].map((p) =>
+    `<line class="grid" x1="${left}" x2="${w - right}" y1="${y(p)}" y2="${y(p)}"/>` +
+    `<text x="${left - 6}" y="${y(p) + 4}" text-anchor="end">${100 * p}%</text>`);
+  parts.push(...xTicks.map((t) => `<line class="axis" x1="${x(t)}" x2="${x(t)}" y1="${h - bottom}" y2="${h - bottom + 5}"/>` +
+    `<text x="${x(t)}" y="${h - bottom + 18}" text-anchor="middle">${t}</text>`));
+  parts.push(`<line class="axis" x1="${left}" x2="${w - right}" y1="${h - bottom}" y2="${h - bottom}"/>`,
+    `<line class="axis" x1="${left}" x2="${left}" y1="${top}" y2="${h - bottom}"/>`,
+    `<path class="curve" d="${path}"/>`,
+    `<text x="${(left + w - right) / 2}" y="${h - 6}" text-anchor="middle">final total t</text>`,
+    `<text x="${left}" y="${top - 8}">chance of a final total of at least t</text>`);
+  if (target >= lo && target <= hi) {
+    parts.push(`<line class="marker" x1="${x(target)}" x2="${x(target)}" y1="${top}" y2="${h - bottom}"/>`,
+      `<text x="${x(target) + 4}" y="${top + 12}">target ${target}</text>`);
+  }
+  svg.innerHTML = parts.join("");
+  svg.setAttribute("aria-label", `The chance of reaching each total from ${lo} to ${hi}; the target ${target} is marked`);
+  svg.toggleAttribute("hidden", false);
 }
 
-// ---- play with feedback ----
-
-// Mulberry32: a small seeded generator, so a seed deals the same dice again.
-function generator(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6D2B79F5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-function newGame() {
-  const seed = Number($("seed").value) || 0;
-  page.play = { random: generator(seed), card: "", lines: [], over: false };
-  $("feedback").replaceChildren();
-  startTurn();
-}
-
-function die() { return 1 + Math.floor(page.play.random() * 6); }
-
-function startTurn() {
-  const play = page.play;
-  play.dice = [die(), die(), die(), die(), die()];
-  play.kept = [false, false, false, false, false];
-  play.rollsLeft = 2;
-  play.turn = [play.dice.join("")];
-  renderPlay();
-}
-
-function toggleKeep(i) {
-  if (page.play.rollsLeft === 0) return;
-  page.play.kept[i] = !page.play.kept[i];
-  renderPlay();
-}
-
-async function renderPlay() {
-  const play = page.play;
-  renderDice($("play-dice"), play.dice, toggleKeep, play.kept);
-  $("play-status").textContent = play.over ? "game over" : `rerolls left ${play.rollsLeft}: click dice to keep them, then reroll; or click a box to score`;
-  $("play-record").value = ["yz-record 1", `rules ${rulesName()}`, ...play.lines].join("\n") + "\n";
-  const filled = Object.fromEntries(play.card.split(",").filter(Boolean).map((e) => e.split("=")));
-  $("play-card").innerHTML = boxes().map((name) => name in filled
-    ? `<tr><th>${name}</th><td>${filled[name]}</td></tr>`
-    : `<tr><th>${name}</th><td><button data-score="${name}" ${play.over ? "disabled" : ""}>score</button></td></tr>`).join("") +
-    `<tr><th>total</th><td id="play-total">${play.total || 0}</td></tr>`;
-  document.querySelectorAll("button[data-score]").forEach((b) => b.addEventListener("click", () => scoreBox(b.dataset.score)));
-}
-
-// Values a decision as the coach does and reports it.
-async function judge(rollsLeft, action, what) {
-  const play = page.play;
-  const answer = await api("/api/solo/advise", { rules: rulesName(), card: play.card, dice: play.dice.join(","), rolls_left: rollsLeft });
-  const chosen = answer.options.find((o) => sameChoice(o, action, what));
-  if (!chosen) throw new Error(`${action} ${what} is not a choice here`);
-  const best = answer.options[0];
-  const item = document.createElement("li");
-  item.dataset.dice = answer.dice;
-  item.dataset.rollsLeft = String(rollsLeft);
-  item.dataset.card = answer.card;
-  item.dataset.loss = String(chosen.gap);
-  item.textContent = chosen.gap <= 1e-9 ? `${choiceText(chosen)}: a best choice`
-    : `${choiceText(chosen)}: loses ${chosen.gap.toFixed(4)} points; best was ${choiceText(best)}`;
-  if (chosen.gap > 1e-9) item.className = "loss";
-  item.hidden = !$("play-feedback").checked;
-  $("feedback").append(item);
-  return chosen;
-}
-
-async function reroll() {
-  showError(null);
-  const play = page.play;
-  if (!play || play.over) return;
-  if (play.rollsLeft === 0) { showError("no reroll left: click a box to score"); return; }
-  const keep = play.dice.filter((_, i) => play.kept[i]).sort();
-  try {
-    await judge(play.rollsLeft, "keep", keep);
-    play.dice = play.dice.map((face, i) => (play.kept[i] ? face : die()));
-    play.turn.push("keep", keep.length ? keep.join("") : "-", play.dice.join(""));
-    play.rollsLeft -= 1;
-    play.kept = play.kept.map(() => false);
-    renderPlay();
-  } catch (error) { showError(error); }
-}
-
-async function scoreBox(name) {
-  showError(null);
-  const play = page.play;
-  try {
-    // Scoring with rerolls left keeps all five dice at each, then chooses the box.
-    for (let left = play.rollsLeft; left > 0; left -= 1) await judge(left, "keep", [...play.dice].sort());
-    await judge(0, "score", name);
-    const scored = await api("/api/card/score", { rules: rulesName(), card: play.card, dice: play.dice.join(","), box: name });
-    play.lines.push(`${play.turn.join(" ")} ${name}=${scored.box_points}`);
-    play.card = scored.card;
-    play.total = scored.total;
-    play.over = scored.full;
-    if (play.over) renderPlay(); else startTurn();
-  } catch (error) { showError(error); }
-}
-
-// ---- review of a pasted record ----
-
-async function review() {
-  clearAnswer();
-  try {
-    const answer = await api("/api/review", { record: $("record").value });
-    const unit = answer.measure === "expected_points" ? "points of expected score" : "winning chance";
-    $("summary").textContent = answer.players.map((p) =>
-      `${p.name}: ${p.points} points, ${p.decisions} decisions, loss ${p.total_loss.toFixed(4)} (mean ${p.mean_loss.toFixed(4)}) in ${unit}`).join("; ");
-    const rows = answer.decisions.map((d) => `<tr class="${d.loss > 1e-9 ? "loss" : ""}" data-turn="${d.turn}">` +
-      `<td>${d.turn} ${d.player}</td><td>${d.dice}</td><td>${d.rolls_left}</td><td>${choiceText(d.chosen)}</td>` +
-      `<td>${d.loss > 1e-9 ? choiceText(d.best) : "="}</td><td class="value">${d.loss.toFixed(6)}</td></tr>`);
-    $("options").innerHTML = "<tr><th>turn</th><th>dice</th><th>rolls left</th><th>chosen</th><th>best</th><th>loss</th></tr>" + rows.join("");
-    $("mistakes").innerHTML = answer.mistakes.map((m) => {
-      const d = answer.decisions[m.decision];
-      const rows = [["expected final", "expected_final"], ["P(upper bonus)", "upper_bonus"], ["P(five of a kind)", "five_of_a_kind"]]
-        .filter(([, key]) => m.chosen[key] !== undefined)
-        .map(([label, key]) => `${label} ${m.chosen[key].toFixed(4)} instead of ${m.best[key].toFixed(4)}`);
-      return `<div class="mistake">turn ${d.turn}, dice ${d.dice}, rolls left ${d.rolls_left}: ${choiceText(d.chosen)} ` +
-        `instead of ${choiceText(d.best)}, loses ${d.loss.toFixed(6)}<br>${rows.join("; ")}</div>`;
-    }).join("");
-  } catch (error) { showError(error); }
+function niceStep(rough) {
+  const power = 10 ** Math.floor(Math.log10(Math.max(rough, 1)));
+  return [1, 2, 5, 10].map((m) => m * power).find((s) => s >= rough) || 10 * power;
 }
 
 // ---- the best reply to an optimal player ----
@@ -262,45 +392,486 @@ async function beat() {
   try {
     const r = await api("/api/solo/beat", { rules: rulesName() });
     answer.textContent = `Playing to beat an optimal player (who averages ${r.opponent_mean.toFixed(2)}), ` +
-      `you win ${(100 * r.win_probability).toFixed(2)}% of games at best, ties counting half.`;
+      `you win ${percent(r.win_probability)} of games at best, ties counting half.`;
   } catch (error) {
     answer.textContent = "";
     showError(error);
   }
 }
 
-// ---- tabs and start ----
+// ---- a position as a link ----
+
+function positionHash() {
+  const params = new URLSearchParams({
+    tab: page.tab, rules: rulesName(), dice: page.dice.join(""), rolls: String(rollsLeft()), card: cardText("me"),
+  });
+  if (page.tab === "duel") params.set("opp", cardText("opp"));
+  if (page.tab === "target") params.set("target", $("target").value);
+  return "#" + params.toString();
+}
+
+function share() {
+  const url = location.origin + location.pathname + positionHash();
+  history.replaceState(null, "", url);
+  const field = $("share-url");
+  field.value = url;
+  field.hidden = false;
+  field.select();
+  if (navigator.clipboard) navigator.clipboard.writeText(url).catch(() => {});
+}
+
+// Opens the position a link's fragment holds; false if it holds none.
+function openHash() {
+  if (location.hash.length < 2) return false;
+  const params = new URLSearchParams(location.hash.slice(1));
+  const rules = params.get("rules");
+  if (rules && page.rules.some((r) => r.name === rules) && rules !== rulesName()) {
+    $("rules").value = rules;
+    renderRules();
+  }
+  const dice = (params.get("dice") || "").replace(/[^1-6]/g, "");
+  if (dice.length === 5) page.dice = dice.split("").map(Number);
+  $("dice-text").value = page.dice.join("");
+  const rolls = params.get("rolls");
+  if (["0", "1", "2"].includes(rolls)) document.querySelector(`input[data-rolls-left="${rolls}"]`).checked = true;
+  setCardText("me", params.get("card") || "");
+  setCardText("opp", params.get("opp") || "");
+  if (params.get("target")) $("target").value = params.get("target");
+  const tab = params.get("tab");
+  showTab(["advisor", "duel", "target"].includes(tab) ? tab : "advisor");
+  return true;
+}
+
+// ---- play with feedback, kept in the browser ----
+
+// Mulberry32 over a state kept in the game, so a seed deals the same dice again and an
+// undone roll comes back the same.
+function nextRandom(play) {
+  play.rng = (play.rng + 0x6D2B79F5) >>> 0;
+  let t = play.rng;
+  t = Math.imul(t ^ (t >>> 15), t | 1);
+  t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+}
+function die(play) { return 1 + Math.floor(nextRandom(play) * 6); }
+
+function saveGame() {
+  try {
+    localStorage.setItem(PLAY_KEY, JSON.stringify({ play: page.play, undo: page.undo }));
+  } catch (error) { /* storage full or off: the game goes on unsaved */ }
+}
+
+function loadGame() {
+  try {
+    const saved = JSON.parse(localStorage.getItem(PLAY_KEY) || "null");
+    if (saved && saved.play && page.rules.some((r) => r.name === saved.play.rules)) {
+      page.play = saved.play;
+      page.undo = Array.isArray(saved.undo) ? saved.undo : [];
+    }
+  } catch (error) { localStorage.removeItem(PLAY_KEY); }
+}
+
+function gameInProgress() { return page.play && !page.play.over && page.play.decisions > 0; }
+
+function newGame() {
+  const seed = Number($("seed").value) || 0;
+  page.play = { rules: rulesName(), seed, rng: seed >>> 0, card: "", lines: [], feedback: [], decisions: 0, total: 0, turnNumber: 0, over: false };
+  page.undo = [];
+  startTurn();
+}
+
+function startTurn() {
+  const play = page.play;
+  play.turnNumber += 1;
+  play.dice = [die(play), die(play), die(play), die(play), die(play)];
+  play.kept = [false, false, false, false, false];
+  play.rollsLeft = 2;
+  play.turn = [play.dice.join("")];
+  play.advised = null;
+  saveGame();
+  renderPlay();
+}
+
+// Remembers the game before a decision, so that Undo can take it back.
+function checkpoint() {
+  page.undo.push(JSON.stringify(page.play));
+  if (page.undo.length > UNDO_DEPTH) page.undo.shift();
+}
+
+function undo() {
+  if (!page.undo.length) return;
+  page.play = JSON.parse(page.undo.pop());
+  $("hint-answer").textContent = "";
+  saveGame();
+  renderPlay();
+  $("play-status").textContent = "Took back the last decision. " + $("play-status").textContent;
+}
+
+function toggleKeep(i) {
+  const play = page.play;
+  if (!play || play.over || play.rollsLeft === 0) return;
+  play.kept[i] = !play.kept[i];
+  saveGame();
+  renderDice($("play-dice"), play.dice, toggleKeep, play.kept, play.advised);
+}
+
+function renderPlay() {
+  const play = page.play;
+  renderDice($("play-dice"), play.dice, toggleKeep, play.kept, play.advised);
+  $("seed").value = String(play.seed);
+  $("play-status").textContent = play.over ? `Game over: ${play.total} points.`
+    : `Turn ${play.turnNumber}, ${play.rollsLeft} reroll${play.rollsLeft === 1 ? "" : "s"} left: ` +
+      (play.rollsLeft ? "press dice to keep them, then reroll the others; or score a box." : "score a box.");
+  $("reroll").disabled = play.over || play.rollsLeft === 0;
+  $("undo").disabled = page.undo.length === 0;
+  $("hint").disabled = play.over;
+  $("play-record").value = ["yz-record 1", `rules ${play.rules}`, ...play.lines].join("\n") + "\n";
+  $("feedback").replaceChildren(...play.feedback.map(feedbackItem));
+  renderGameOver();
+  drawPlayCard(play).catch(showError);
+}
+
+// The game's card, each open box's button showing what the dice would score there.
+async function drawPlayCard(play) {
+  const v = await api("/api/card/view", { rules: play.rules, card: play.card, dice: play.over ? undefined : play.dice.join("") });
+  if (page.play !== play) return;
+  $("play-card").innerHTML = cardRows(v, "play", (b) => b.filled !== null && b.filled !== undefined
+    ? `<span data-filled="${b.name}">${b.filled}</span>`
+    : `<button type="button" class="score" data-score="${b.name}" ${play.over || !b.would ? "disabled" : ""} ` +
+      `aria-label="Score ${b.label}${b.would ? " for " + b.would.points : ""}">` +
+      `${b.would ? "Score " + wouldHtml(b.would) : "Score"}</button>`);
+  showCardView("play", v);
+  document.querySelectorAll("button[data-score]").forEach((b) => b.addEventListener("click", () => scoreBox(b.dataset.score)));
+}
+
+function feedbackItem(f) {
+  const item = document.createElement("li");
+  Object.assign(item.dataset, { card: f.card, dice: f.dice, rollsLeft: String(f.rollsLeft), loss: String(f.loss), choice: f.choice, best: f.best, turn: String(f.turn) });
+  item.innerHTML = `<span class="turn">Turn ${f.turn}:</span> ${f.text}`;
+  if (f.loss > TOLERANCE) item.className = "loss";
+  item.hidden = !$("play-feedback").checked;
+  return item;
+}
+
+// The advisor's options for the game's position at `rollsLeft`.
+function playAdvice(rollsLeft) {
+  const play = page.play;
+  return api("/api/solo/advise", { rules: play.rules, card: play.card, dice: play.dice.join(""), rolls_left: rollsLeft });
+}
+
+// Records a decision's feedback: what it was worth against the best choice.
+function addFeedback(options, chosen, best, text) {
+  const play = page.play;
+  const loss = Math.max(0, best.expected_final - chosen.expected_final);
+  const words = loss <= TOLERANCE ? `${text}: a best choice`
+    : `${text}: loses ${loss.toFixed(2)} points; best was ${choiceWords(best)}`;
+  play.feedback.push({
+    turn: play.turnNumber, card: play.card, dice: play.dice.join(","), rollsLeft: play.rollsLeft, loss,
+    choice: choiceKey(chosen), best: choiceKey(best), text: words, value: chosen.expected_final,
+  });
+  play.decisions += 1;
+}
+
+async function reroll() {
+  showError(null);
+  const play = page.play;
+  if (!play || play.over || play.rollsLeft === 0) return;
+  const keep = play.dice.filter((_, i) => play.kept[i]).sort();
+  try {
+    const advice = await playAdvice(play.rollsLeft);
+    const chosen = advice.options.find((o) => sameChoice(o, "keep", keep));
+    checkpoint();
+    addFeedback(advice.options, chosen, advice.options[0], choiceWords(chosen));
+    play.dice = play.dice.map((face, i) => (play.kept[i] ? face : die(play)));
+    play.turn.push("keep", keep.length ? keep.join("") : "-", play.dice.join(""));
+    play.rollsLeft -= 1;
+    play.kept = play.kept.map(() => false);
+    play.advised = null;
+    $("hint-answer").textContent = "";
+    saveGame();
+    renderPlay();
+  } catch (error) { showError(error); }
+}
+
+// Scores a box, with rerolls left or none: one decision, worth the box's value against
+// the best choice the position offered (with rerolls left, the best keep).
+async function scoreBox(name) {
+  showError(null);
+  const play = page.play;
+  try {
+    const now = await playAdvice(0);
+    const chosen = now.options.find((o) => sameChoice(o, "score", name));
+    const early = play.rollsLeft > 0 ? await playAdvice(play.rollsLeft) : now;
+    const text = play.rollsLeft > 0
+      ? `${choiceWords(chosen)} with ${play.rollsLeft} reroll${play.rollsLeft === 1 ? "" : "s"} left`
+      : choiceWords(chosen);
+    const scored = await api("/api/card/score", { rules: play.rules, card: play.card, dice: play.dice.join(""), box: name });
+    checkpoint();
+    addFeedback(early.options, chosen, early.options[0], text);
+    play.lines.push(`${play.turn.join(" ")} ${name}=${scored.box_points}`);
+    play.card = scored.card;
+    play.total = scored.total;
+    play.over = scored.full;
+    $("hint-answer").textContent = "";
+    if (play.over) {
+      play.advised = null;
+      saveGame();
+      renderPlay();
+      page.keeping = keepGame($("play-record").value);
+    } else {
+      startTurn();
+    }
+  } catch (error) { showError(error); }
+}
+
+async function hint() {
+  const play = page.play;
+  if (!play || play.over) return;
+  try {
+    const advice = await playAdvice(play.rollsLeft);
+    const best = advice.options[0];
+    play.advised = best.action === "keep" ? keepMask(play.dice, best.keep) : null;
+    const allKept = best.action === "keep" && best.keep.length === 5;
+    $("hint-answer").textContent = `Hint: ${allKept ? "keep all five (or score now)" : choiceWords(best)}, ` +
+      `expected final score ${points(best.expected_final)}.`;
+    saveGame();
+    renderDice($("play-dice"), play.dice, toggleKeep, play.kept, play.advised);
+  } catch (error) { showError(error); }
+}
+
+function renderGameOver() {
+  const play = page.play;
+  const box = $("game-over");
+  box.hidden = !play.over;
+  if (!play.over) { box.innerHTML = ""; return; }
+  const losses = play.feedback.reduce((sum, f) => sum + f.loss, 0);
+  const worst = [...play.feedback].filter((f) => f.loss > TOLERANCE).sort((a, b) => b.loss - a.loss).slice(0, 3);
+  box.innerHTML = `<h2>Game over: ${play.total} points</h2>` +
+    `<p>${play.decisions} decisions, mean loss ${(losses / Math.max(1, play.decisions)).toFixed(2)} points per decision ` +
+    `(${losses.toFixed(2)} in all).</p>` +
+    (worst.length ? `<p>Worst decisions:</p><ol>${worst.map((f) => `<li>Turn ${f.turn}: ${f.text}</li>`).join("")}</ol>`
+      : "<p>Every decision was a best choice.</p>") +
+    `<p><button type="button" id="open-review" class="primary">Open the review</button></p>`;
+  $("open-review").addEventListener("click", async () => {
+    await page.keeping;
+    $("record").value = $("play-record").value;
+    showTab("review");
+    review();
+  });
+}
+
+// ---- review of a record ----
+
+const FIGURES = [
+  ["expected final score", "expected_final", 1], ["chance of the upper bonus", "upper_bonus", 100],
+  ["chance of five of a kind", "five_of_a_kind", 100], ["expected extra bonus", "extra_bonus", 1],
+];
+
+function breakdown(m) {
+  const rows = [];
+  for (const [name, key, scale] of FIGURES) {
+    const [a, b] = [m.chosen[key], m.best[key]];
+    if (a === undefined || b === undefined || Math.abs(a - b) <= TOLERANCE) continue;
+    const [x, y] = apart(a, b, 2, scale);
+    rows.push([name, x + (scale === 100 ? "%" : ""), y + (scale === 100 ? "%" : "")]);
+  }
+  for (const box of m.chosen.boxes || []) {
+    const other = (m.best.boxes || []).find((b) => b.box === box.box);
+    if (!other || Math.abs(box.expected - other.expected) <= TOLERANCE) continue;
+    const [x, y] = apart(box.expected, other.expected, 2);
+    rows.push([`expected in ${label(box.box)}`, x, y]);
+  }
+  return rows;
+}
+
+async function review() {
+  clearAnswer();
+  try {
+    const record = $("record").value;
+    const answer = await api("/api/review", { record });
+    page.review = answer;
+    const chance = answer.measure !== "expected_points";
+    const unit = chance ? "points of winning chance" : "points";
+    const scale = chance ? 100 : 1;
+    $("summary").textContent = answer.players.map((p) =>
+      `${p.name}: ${p.points} points, ${p.decisions} decisions, total loss ${(scale * p.total_loss).toFixed(2)} ${unit} ` +
+      `(mean ${(scale * p.mean_loss).toFixed(precise() ? 6 : 3)} per decision)`).join("; ");
+    $("summary").dataset.totalLoss = answer.players.map((p) => p.total_loss).join(",");
+    const rows = answer.decisions.map((d, i) => `<tr class="${d.loss > TOLERANCE ? "loss" : ""}" data-turn="${d.turn}" data-loss="${d.loss}">` +
+      `<td>${d.turn}${answer.players.length > 1 ? " " + d.player : ""}</td><td>${d.dice.replace(/,/g, "")}` +
+      `<span class="hint"> ${d.rolls_left} left</span></td><td class="choice">${choiceWords(d.chosen)}</td>` +
+      `<td class="choice wide">${d.loss > TOLERANCE ? choiceWords(d.best) : "="}</td>` +
+      `<td class="value">${d.loss > TOLERANCE ? (scale * d.loss).toFixed(precise() ? 6 : 2) : "0"}</td>` +
+      `<td><button type="button" data-open="${i}" aria-label="Open turn ${d.turn}, ${d.rolls_left} rerolls left, in the advisor">Open</button></td></tr>`);
+    $("options").innerHTML = `<caption class="hint">Every decision; Open puts its position in the advisor</caption>` +
+      `<tr><th scope="col">turn</th><th scope="col">dice</th><th scope="col">chosen</th><th scope="col" class="wide">best</th>` +
+      `<th scope="col">loss</th><th scope="col"><span class="hint">advisor</span></th></tr>` + rows.join("");
+    document.querySelectorAll("button[data-open]").forEach((b) => b.addEventListener("click", () => openDecision(Number(b.dataset.open))));
+    $("mistakes").innerHTML = answer.mistakes.map((m) => {
+      const d = answer.decisions[m.decision];
+      const figures = breakdown(m).map(([name, x, y]) => `<tr><th scope="row">${name}</th><td>${x}</td><td>${y}</td></tr>`).join("");
+      return `<div class="mistake" data-decision="${m.decision}"><p><strong>Turn ${d.turn}</strong>, dice ${d.dice}, ` +
+        `${d.rolls_left} rerolls left: ${choiceWords(d.chosen)} instead of ${choiceWords(d.best)}, ` +
+        `loses ${(scale * d.loss).toFixed(chance ? 4 : 2)} ${unit}.</p>` +
+        (figures ? `<table><tr><td></td><th scope="col">chosen</th><th scope="col">best</th></tr>${figures}</table>` : "") + "</div>";
+    }).join("");
+    keepGame(record);
+  } catch (error) { showError(error); }
+}
+
+// Puts a reviewed decision's position (the mover's card, the dice, the rerolls) in the advisor.
+function openDecision(i) {
+  const d = page.review.decisions[i];
+  if (page.review.rules && page.review.rules !== rulesName()) {
+    $("rules").value = page.review.rules;
+    renderRules();
+  }
+  page.dice = d.dice.split(",").map(Number);
+  $("dice-text").value = page.dice.join("");
+  document.querySelector(`input[data-rolls-left="${d.rolls_left}"]`).checked = true;
+  setCardText("me", d.card);
+  showTab("advisor");
+}
+
+// ---- my games over time ----
+
+// Keeps a game in the data directory, when asked and once (a game played here and then
+// reviewed is one game).
+async function keepGame(record) {
+  if (!$("keep-games").checked || record === page.keptRecord) return;
+  page.keptRecord = record;
+  try { await api("/api/history", { record }); } catch (error) { showError(error); }
+}
+
+async function showHistory() {
+  try {
+    const entries = await api("/api/history");
+    const rows = entries.map((e) => e.players.map((p) =>
+      `<tr data-when="${e.when}"><td>${new Date(1000 * e.when).toLocaleString([], { dateStyle: "short", timeStyle: "short" })}</td>` +
+      `<td class="wide">${e.rules}</td><td class="wide">${p.name}</td><td>${p.points}</td><td>${p.decisions}</td>` +
+      `<td>${p.mean_loss.toFixed(3)}</td></tr>`).join(""));
+    $("history-table").innerHTML = entries.length
+      ? `<tr><th scope="col">when</th><th scope="col" class="wide">rules</th><th scope="col" class="wide">player</th><th scope="col">points</th>` +
+        `<th scope="col">decisions</th><th scope="col">mean loss</th></tr>` + rows.join("")
+      : `<caption class="hint">No games kept yet: tick the box above, then play or review a game.</caption>`;
+    drawHistory(entries);
+  } catch (error) { showError(error); }
+}
+
+function drawHistory(entries) {
+  const svg = $("history-chart");
+  const losses = entries.map((e) => e.players[0].mean_loss);
+  if (losses.length < 2) { svg.toggleAttribute("hidden", true); return; }
+  const [w, h, left, bottom, top] = [640, 220, 48, 30, 16];
+  const most = Math.max(...losses, 1e-6);
+  const x = (i) => left + (w - left - 10) * i / (losses.length - 1);
+  const y = (v) => top + (h - top - bottom) * (1 - v / most);
+  svg.innerHTML = `<line class="axis" x1="${left}" x2="${w - 10}" y1="${h - bottom}" y2="${h - bottom}"/>` +
+    `<line class="axis" x1="${left}" x2="${left}" y1="${top}" y2="${h - bottom}"/>` +
+    `<text x="${left - 6}" y="${top + 4}" text-anchor="end">${most.toFixed(2)}</text>` +
+    `<text x="${left - 6}" y="${h - bottom + 4}" text-anchor="end">0</text>` +
+    `<text x="${w / 2}" y="${h - 8}" text-anchor="middle">games, oldest first (mean loss per decision)</text>` +
+    `<path class="curve" d="${losses.map((v, i) => `${i ? "L" : "M"}${x(i).toFixed(1)},${y(v).toFixed(1)}`).join(" ")}"/>`;
+  svg.toggleAttribute("hidden", false);
+}
+
+// ---- tabs, rules, keys and start ----
 
 function showTab(tab) {
   page.tab = tab;
   document.body.className = "tab-" + tab;
-  document.querySelectorAll("#tabs button").forEach((b) => b.classList.toggle("active", b.dataset.tab === tab));
+  document.querySelectorAll("#tabs button").forEach((b) => b.setAttribute("aria-selected", String(b.dataset.tab === tab)));
+  $("panel").setAttribute("aria-labelledby", "tab-" + tab);
   $("position").hidden = !["advisor", "duel", "target"].includes(tab);
+  $("cards").hidden = $("position").hidden;
   $("play").hidden = tab !== "play";
   $("review").hidden = tab !== "review";
+  $("history").hidden = tab !== "history";
   clearAnswer();
-  if (tab === "play" && !page.play) newGame();
+  if (tab === "play") {
+    if (!page.play || page.play.rules !== rulesName()) newGame(); else renderPlay();
+  }
+  if (tab === "history") showHistory();
+  if (!$("position").hidden) positionChanged();
 }
 
 function renderRules() {
   $("beat-answer").textContent = "";
-  renderCard($("card-me"), "me");
-  renderCard($("card-opp"), "opp");
-  if (page.play) newGame();
+  renderEntryCard($("card-me"), "me");
+  renderEntryCard($("card-opp"), "opp");
+}
+
+async function loadViews() {
+  await Promise.all(page.rules.filter((r) => !page.views[r.name]).map(async (r) => {
+    page.views[r.name] = await api("/api/card/view", { rules: r.name, card: "" });
+  }));
+}
+
+function rulesChanged(event) {
+  const before = event.target.dataset.current;
+  if (gameInProgress() && page.play.rules !== rulesName() &&
+      !confirm(`Changing the rules ends your game in progress (turn ${page.play.turnNumber}). Change them?`)) {
+    $("rules").value = before;
+    return;
+  }
+  event.target.dataset.current = rulesName();
+  renderRules();
+  if (page.tab === "play") newGame();
+  else if (page.play && page.play.rules !== rulesName()) { page.play = null; page.undo = []; localStorage.removeItem(PLAY_KEY); }
+  positionChanged();
+}
+
+function onKey(event) {
+  const typing = ["INPUT", "TEXTAREA", "SELECT"].includes(document.activeElement.tagName);
+  if (typing || event.altKey || event.metaKey || page.tab !== "play" || !page.play) return;
+  const onButton = document.activeElement.tagName === "BUTTON";
+  if (event.key >= "1" && event.key <= "5" && !event.ctrlKey) toggleKeep(Number(event.key) - 1);
+  else if ((event.key === "Enter" && !onButton) || event.key === "r") reroll();
+  else if (event.key === "h") hint();
+  else if (event.key === "u" || (event.key === "z" && event.ctrlKey)) undo();
+  else return;
+  event.preventDefault();
+}
+
+function savePrefs() {
+  localStorage.setItem(PREFS_KEY, JSON.stringify({ keepGames: $("keep-games").checked, precise: precise() }));
 }
 
 async function start() {
   page.rules = await api("/api/rules");
+  await loadViews();
   $("rules").innerHTML = page.rules.map((r) => `<option>${r.name}</option>`).join("");
-  $("rules").addEventListener("change", renderRules);
+  loadGame();
+  if (page.play) $("rules").value = page.play.rules;
+  $("rules").dataset.current = rulesName();
+  const prefs = JSON.parse(localStorage.getItem(PREFS_KEY) || "{}");
+  $("keep-games").checked = Boolean(prefs.keepGames);
+  $("precise").checked = Boolean(prefs.precise);
   renderRules();
-  renderDice($("dice"), page.dice, cycleDie);
+  $("rules").addEventListener("change", rulesChanged);
   document.querySelectorAll("#tabs button").forEach((b) => b.addEventListener("click", () => showTab(b.dataset.tab)));
-  $("advise").addEventListener("click", advise);
+  $("position").addEventListener("input", (event) => {
+    if (event.target.id === "dice-text") readDiceText();
+    else if (event.target.id !== "share-url" && event.target.id !== "precise") positionChanged();
+  });
+  $("cards").addEventListener("input", positionChanged);
+  $("precise").addEventListener("change", () => { savePrefs(); positionChanged(); });
+  $("keep-games").addEventListener("change", savePrefs);
+  $("play-feedback").addEventListener("change", () => { if (page.play) renderPlay(); });
   $("beat").addEventListener("click", beat);
-  $("new-game").addEventListener("click", newGame);
+  $("share").addEventListener("click", share);
+  $("new-game").addEventListener("click", () => {
+    if (gameInProgress() && !confirm("Start a new game? The one in progress is lost.")) return;
+    newGame();
+  });
   $("reroll").addEventListener("click", reroll);
+  $("hint").addEventListener("click", hint);
+  $("undo").addEventListener("click", undo);
   $("review-run").addEventListener("click", review);
+  document.addEventListener("keydown", onKey);
+  window.addEventListener("hashchange", openHash);
+  if (!openHash()) showTab(page.play && !page.play.over && page.play.decisions > 0 ? "play" : "advisor");
+  if ("serviceWorker" in navigator && window.isSecureContext) navigator.serviceWorker.register("/sw.js").catch(() => {});
   document.body.dataset.ready = "true";
 }
 
