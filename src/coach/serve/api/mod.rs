@@ -2,10 +2,8 @@
 //! advisors, errors as `{"error": message}` with a 4xx status (5xx only for a table that
 //! cannot be read or a panic caught).
 
-use std::collections::{HashMap, VecDeque};
 use std::path::Path;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use axum::Json;
 use axum::extract::Request;
@@ -16,23 +14,21 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
-use tokio::sync::Semaphore;
 
-use super::ServeConfig;
+mod app;
+
 use crate::coach::history::{self, HistoryEntry, HistoryError};
 use crate::coach::record::Record;
-use crate::coach::review::{self, DuelTurn, DuelTurnJson, PlayerTotals, ReviewError, ReviewOptions};
-use crate::duel::cards::Cards;
+use crate::coach::review::{self, DuelTurn, DuelTurnJson, ReviewError};
 use crate::duel::source::{Position, TableLookup};
 use crate::game::RollsLeft;
 use crate::game::{Card, CardView, Game, Rules, parse_dice};
-use crate::progress::{Progress, Silent};
-use crate::solo::{self, SoloTable};
-use crate::store::DataTable;
-use crate::store::open_or_solve;
-use crate::targets::TargetTable;
+use crate::progress::Silent;
+use crate::solo;
 use crate::targets::advise::{self as target_advise, TargetAdviceJson};
 use crate::targets::payoff::{self, BeatReport};
+pub(super) use app::{App, background_priority};
+use app::{Cancel, blocking, lock};
 
 /// A refused or failed request: its status and the message shown.
 #[derive(Debug)]
@@ -141,346 +137,6 @@ impl<S: Send + Sync, T: Fields> axum::extract::FromRequest<S> for Strict<T> {
             )
         })?;
         Ok(Strict(request))
-    }
-}
-
-/// A table the server holds (in its own memory: [`crate::store::hold_files_in_memory`]),
-/// with the file it was read from as it was then: a file changed since is noticed before
-/// the table is used, and the request told.
-struct Held<T> {
-    table: Arc<T>,
-    stamp: Option<FileStamp>,
-}
-
-/// What identifies a file's contents cheaply: its inode, length and modification time.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct FileStamp {
-    inode: u64,
-    len: u64,
-    modified: Option<std::time::SystemTime>,
-}
-
-impl FileStamp {
-    fn of(path: &Path) -> Option<FileStamp> {
-        use std::os::unix::fs::MetadataExt;
-        let meta = std::fs::metadata(path).ok()?;
-        Some(FileStamp { inode: meta.ino(), len: meta.len(), modified: meta.modified().ok() })
-    }
-}
-
-impl<T> Held<T> {
-    fn read(path: &Path, table: T) -> Held<T> {
-        Held { table: Arc::new(table), stamp: FileStamp::of(path) }
-    }
-
-    /// The table, unless the file at `path` changed since it was read.
-    fn current(&self, path: &Path) -> Option<Arc<T>> {
-        (FileStamp::of(path) == self.stamp).then(|| Arc::clone(&self.table))
-    }
-}
-
-/// A target table: read once whoever asks, or built in the background (a minute or two)
-/// while requests are told how far it is.
-#[derive(Default)]
-struct TargetSlot {
-    table: tokio::sync::OnceCell<Held<TargetTable>>,
-    /// Set while a build runs: its share done.
-    building: Mutex<Option<Arc<Share>>>,
-}
-
-/// The share of a build done, as a [`Progress`] reports it.
-#[derive(Default)]
-struct Share {
-    total: AtomicU64,
-    done: AtomicU64,
-}
-
-impl Progress for Share {
-    fn start(&self, _phase: &str, total: u64, _unit: &'static str) {
-        self.done.store(0, Ordering::Relaxed);
-        self.total.store(total, Ordering::Relaxed);
-    }
-    fn advance(&self, n: u64) {
-        self.done.fetch_add(n, Ordering::Relaxed);
-    }
-    fn finish(&self) {}
-}
-
-impl Share {
-    fn percent(&self) -> u64 {
-        let total = self.total.load(Ordering::Relaxed);
-        (100 * self.done.load(Ordering::Relaxed)).checked_div(total).unwrap_or(0).min(99)
-    }
-}
-
-/// Heavy work's progress, reported to nobody, cancelled once the request's handler is
-/// dropped (axum drops it when the client hangs up): the work then stops at its next
-/// check instead of holding the gate for nobody.
-struct Cancel(Arc<std::sync::atomic::AtomicBool>);
-
-impl Cancel {
-    /// The progress to hand to the work, and the guard that cancels it when dropped.
-    fn pair() -> (Cancel, CancelOnDrop) {
-        let flag = Arc::new(std::sync::atomic::AtomicBool::new(false));
-        (Cancel(Arc::clone(&flag)), CancelOnDrop(flag))
-    }
-}
-
-impl Progress for Cancel {
-    fn start(&self, _phase: &str, _total: u64, _unit: &'static str) {}
-    fn advance(&self, _n: u64) {}
-    fn finish(&self) {}
-    fn cancelled(&self) -> bool {
-        self.0.load(Ordering::Relaxed)
-    }
-}
-
-/// Held by a request's handler: cancels its work when the handler is dropped.
-struct CancelOnDrop(Arc<std::sync::atomic::AtomicBool>);
-
-impl Drop for CancelOnDrop {
-    fn drop(&mut self) {
-        self.0.store(true, Ordering::Relaxed);
-    }
-}
-
-/// The server's state: its configuration, the tables read, the gates of heavy work.
-pub(super) struct App {
-    config: ServeConfig,
-    solo: Mutex<HashMap<Game, Arc<tokio::sync::OnceCell<Held<SoloTable>>>>>,
-    targets: Mutex<HashMap<Game, Arc<TargetSlot>>>,
-    /// Two-player card tables, built once per game (a few tenths of a second each).
-    cards: Mutex<HashMap<Game, Arc<Cards>>>,
-    /// The best reply to the optimal player, per game: computed once (a minute or so for
-    /// a whole card), then answered at once.
-    beats: Mutex<HashMap<Game, BeatReport>>,
-    /// API requests being worked on ([`take_turn`]).
-    turns: Arc<Semaphore>,
-    /// One two-player solve or review at a time.
-    heavy: Arc<Semaphore>,
-    /// One target table build at a time (a minute or two and over a gigabyte each).
-    builds: Arc<Semaphore>,
-    /// The players' totals of the last [`REVIEWS_KEPT`] records reviewed, by the record's
-    /// text: a game added to the history after its review is not reviewed again.
-    reviewed: Mutex<VecDeque<(String, Vec<PlayerTotals>)>>,
-    /// Held while the history is written.
-    history: Mutex<()>,
-}
-
-/// Reviews whose totals the server keeps for the history.
-const REVIEWS_KEPT: usize = 8;
-
-impl App {
-    pub(super) fn new(config: ServeConfig) -> App {
-        App {
-            config,
-            solo: Mutex::new(HashMap::new()),
-            targets: Mutex::new(HashMap::new()),
-            cards: Mutex::new(HashMap::new()),
-            beats: Mutex::new(HashMap::new()),
-            turns: Arc::new(Semaphore::new(api_turns())),
-            heavy: Arc::new(Semaphore::new(1)),
-            builds: Arc::new(Semaphore::new(1)),
-            reviewed: Mutex::new(VecDeque::new()),
-            history: Mutex::new(()),
-        }
-    }
-
-    /// The solitaire table of `game`, read (or solved, 0.4 s) once, whoever asks: requests
-    /// that come meanwhile wait for the same one.
-    async fn solo(self: &Arc<Self>, game: Game) -> Result<Arc<SoloTable>, ApiError> {
-        let path = self.config.data.join(SoloTable::file_name(game));
-        let cell = Arc::clone(lock(&self.solo).entry(game).or_default());
-        let held = cell
-            .get_or_try_init(|| {
-                let (app, path) = (Arc::clone(self), path.clone());
-                blocking(move || {
-                    app.check_writable_for(&path)?;
-                    let table =
-                        open_or_solve::<SoloTable>(&app.config.data, game, &Silent).map_err(ApiError::internal)?;
-                    Ok(Held::read(&path, table))
-                })
-            })
-            .await?;
-        held.current(&path).ok_or_else(|| {
-            lock(&self.solo).remove(&game);
-            ApiError::changed(&path)
-        })
-    }
-
-    /// The target table of `game`: read once whoever asks (requests meanwhile wait for it),
-    /// or, where none was written, built in the background while requests are told how far
-    /// it is.
-    async fn targets(self: &Arc<Self>, game: Game) -> Result<Arc<TargetTable>, ApiError> {
-        let path = self.config.data.join(TargetTable::file_name(game));
-        let slot = Arc::clone(lock(&self.targets).entry(game).or_default());
-        if slot.table.get().is_none() && !path.exists() {
-            return Err(self.build_targets(game, &path, &slot));
-        }
-        let held = slot
-            .table
-            .get_or_try_init(|| {
-                let (data, path) = (self.config.data.clone(), path.clone());
-                blocking(move || {
-                    let table = open_or_solve::<TargetTable>(&data, game, &Silent).map_err(ApiError::internal)?;
-                    Ok(Held::read(&path, table))
-                })
-            })
-            .await?;
-        held.current(&path).ok_or_else(|| {
-            lock(&self.targets).remove(&game);
-            ApiError::changed(&path)
-        })
-    }
-
-    /// Starts building the target table at `path` unless a build runs, and says how far it is.
-    fn build_targets(self: &Arc<Self>, game: Game, path: &Path, slot: &Arc<TargetSlot>) -> ApiError {
-        let mut building = lock(&slot.building);
-        if let Some(share) = building.as_ref() {
-            let percent = share.percent();
-            return ApiError::building(&format!("the target table is being built ({percent}% done)"), percent);
-        }
-        if let Err(error) = self.check_writable_for(path) {
-            return error;
-        }
-        let Ok(permit) = Arc::clone(&self.builds).try_acquire_owned() else {
-            return ApiError::building("another rule set's target table is being built (a minute or two)", 0);
-        };
-        let share = Arc::new(Share::default());
-        *building = Some(Arc::clone(&share));
-        let (data, path, slot) = (self.config.data.clone(), path.to_owned(), Arc::clone(slot));
-        std::thread::spawn(move || {
-            background_priority();
-            match open_or_solve::<TargetTable>(&data, game, share.as_ref()) {
-                Ok(table) => {
-                    let _ = slot.table.set(Held::read(&path, table));
-                }
-                Err(error) => tracing::error!(%error, "target table"),
-            }
-            *lock(&slot.building) = None;
-            drop(permit);
-            release_freed_memory();
-        });
-        ApiError::building("the target table is being built (a minute or two)", 0)
-    }
-
-    /// Refuses (503, naming the directory) a table that would have to be written to a data
-    /// directory this server cannot write, before any work on it.
-    fn check_writable_for(&self, path: &Path) -> Result<(), ApiError> {
-        if path.exists() {
-            return Ok(());
-        }
-        let dir = &self.config.data;
-        let writable = std::fs::create_dir_all(dir).is_ok() && tempfile::tempfile_in(dir).is_ok();
-        if writable {
-            return Ok(());
-        }
-        Err(ApiError::new(
-            StatusCode::SERVICE_UNAVAILABLE,
-            format!(
-                "the table this needs is not in the data directory {}, and the server cannot write there to solve it",
-                dir.display()
-            ),
-        ))
-    }
-
-    /// Admits one heavy request (a two-player solve, a review, a best reply), or refuses it
-    /// as busy;
-    /// the permit is held until the work ends.
-    fn heavy_gate(&self) -> Result<HeavyPermit, ApiError> {
-        (Arc::clone(&self.heavy).try_acquire_owned())
-            .map(|permit| HeavyPermit { _permit: permit })
-            .map_err(|_| ApiError::busy("another two-player solve or review is running"))
-    }
-
-    /// Reviews `record` (a whole card) under the heavy gate, `top` mistakes broken down,
-    /// and keeps its players' totals for the history ([`App::reviewed`]).
-    async fn review(self: &Arc<Self>, record: Record, top: usize) -> Result<(Record, review::Review), ApiError> {
-        let gate = self.heavy_gate()?;
-        if record.players().len() > 1 {
-            self.targets(record.game()).await?;
-        }
-        let app = Arc::clone(self);
-        let (cancel, _cancel_on_drop) = Cancel::pair();
-        blocking(move || {
-            let _gate = gate;
-            let options = ReviewOptions {
-                data: &app.config.data,
-                top,
-                tolerance: review::DEFAULT_TOLERANCE,
-                on_the_fly: app.config.duel_positions,
-            };
-            let reviewed = review::review(&record, options, &cancel)?;
-            let mut kept = lock(&app.reviewed);
-            if kept.len() == REVIEWS_KEPT {
-                kept.pop_front();
-            }
-            kept.push_back((record.to_text(), reviewed.players.clone()));
-            drop(kept);
-            Ok((record, reviewed))
-        })
-        .await
-    }
-
-    /// The card tables of `game`, built on first use.
-    fn cards(&self, game: Game) -> Arc<Cards> {
-        Arc::clone(lock(&self.cards).entry(game).or_insert_with(|| Arc::new(Cards::new(game))))
-    }
-}
-
-/// Locks `mutex`, whatever a panicking holder left (the maps stay consistent).
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-/// Runs `work` off the async threads, at [`background_priority`].
-async fn blocking<T: Send + 'static>(
-    work: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
-) -> Result<T, ApiError> {
-    tokio::task::spawn_blocking(|| {
-        background_priority();
-        work()
-    })
-    .await
-    .map_err(ApiError::internal)?
-}
-
-/// Lowers the calling thread's scheduling priority (nice 10; Linux, where a thread has its
-/// own), once per thread. Every thread that does work for a request (the blocking pool,
-/// the solver's threads, table builds) runs so, and the async threads that answer
-/// requests at the default: on a machine busy with solves, the kernel gives those few
-/// milliseconds to a light request first, instead of a share among a hundred busy threads.
-pub(super) fn background_priority() {
-    thread_local!(static LOWERED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) });
-    if LOWERED.replace(true) {
-        return;
-    }
-    #[cfg(target_os = "linux")]
-    // SAFETY: setpriority and gettid only read their arguments; a thread id names this thread.
-    unsafe {
-        libc::setpriority(libc::PRIO_PROCESS, libc::gettid() as libc::id_t, 10);
-    }
-}
-
-/// Hands memory that heavy work freed back to the system (glibc keeps freed pages in its
-/// per-thread arenas otherwise, so a server that ran a solve would hold its peak for good).
-fn release_freed_memory() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: malloc_trim only walks the allocator's own free lists.
-    unsafe {
-        libc::malloc_trim(0);
-    }
-}
-
-/// A heavy request's place ([`App::heavy_gate`]): given back, and the memory its work freed
-/// returned to the system, when dropped.
-pub(super) struct HeavyPermit {
-    _permit: tokio::sync::OwnedSemaphorePermit,
-}
-
-impl Drop for HeavyPermit {
-    fn drop(&mut self) {
-        release_freed_memory();
     }
 }
 
@@ -891,12 +547,6 @@ fn history_error(error: HistoryError) -> ApiError {
         }
         HistoryError::Write(_) => ApiError::internal(error),
     }
-}
-
-/// API requests worked on at once: two per core, so that the cores stay busy while one
-/// waits, and one more for a gated solve or review.
-fn api_turns() -> usize {
-    2 * std::thread::available_parallelism().map_or(2, usize::from) + 1
 }
 
 /// Reads an API request's body (within [`BODY_TIMEOUT`](super::BODY_TIMEOUT)), then waits
