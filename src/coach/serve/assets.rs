@@ -2,43 +2,27 @@
 //! service worker, its icon), embedded in the binary: the app needs nothing but this
 //! process.
 
-use axum::http::header;
-use axum::response::IntoResponse;
-
-/// The page.
-pub const INDEX_HTML: &str = include_str!("assets/index.html");
-/// Its script.
-pub const APP_JS: &str = include_str!("assets/app.js");
-/// Its style.
-pub const STYLE_CSS: &str = include_str!("assets/style.css");
-/// The web app manifest: what a browser installs the page as.
-pub const MANIFEST: &str = include_str!("assets/manifest.webmanifest");
-/// The service worker: keeps the page's files for the installed app, never an answer of
-/// the API. Served from the root, so that its scope is the whole site.
-pub const SERVICE_WORKER_JS: &str = include_str!("assets/sw.js");
-/// The app's icon.
-pub const ICON_SVG: &str = include_str!("assets/icon.svg");
-
-pub(super) async fn index() -> impl IntoResponse {
-    ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], INDEX_HTML)
+/// One embedded file: where it is served, as what, and its contents.
+pub struct Asset {
+    /// Its path on the server.
+    pub path: &'static str,
+    /// Its `Content-Type`.
+    pub content_type: &'static str,
+    /// Its contents.
+    pub body: &'static str,
 }
 
-pub(super) async fn script() -> impl IntoResponse {
-    ([(header::CONTENT_TYPE, "text/javascript; charset=utf-8")], APP_JS)
-}
-
-pub(super) async fn style() -> impl IntoResponse {
-    ([(header::CONTENT_TYPE, "text/css; charset=utf-8")], STYLE_CSS)
-}
-
-pub(super) async fn manifest() -> impl IntoResponse {
-    ([(header::CONTENT_TYPE, "application/manifest+json")], MANIFEST)
-}
-
-pub(super) async fn service_worker() -> impl IntoResponse {
-    ([(header::CONTENT_TYPE, "text/javascript; charset=utf-8")], SERVICE_WORKER_JS)
-}
-
-pub(super) async fn icon() -> impl IntoResponse {
-    ([(header::CONTENT_TYPE, "image/svg+xml")], ICON_SVG)
-}
+/// Every file the page needs. The service worker (`sw.js`, served from the root so that its
+/// scope is the whole site) keeps these for the installed app, never an answer of the API.
+pub const ASSETS: [Asset; 6] = [
+    Asset { path: "/", content_type: "text/html; charset=utf-8", body: include_str!("assets/index.html") },
+    Asset { path: "/app.js", content_type: "text/javascript; charset=utf-8", body: include_str!("assets/app.js") },
+    Asset { path: "/style.css", content_type: "text/css; charset=utf-8", body: include_str!("assets/style.css") },
+    Asset {
+        path: "/manifest.webmanifest",
+        content_type: "application/manifest+json",
+        body: include_str!("assets/manifest.webmanifest"),
+    },
+    Asset { path: "/sw.js", content_type: "text/javascript; charset=utf-8", body: include_str!("assets/sw.js") },
+    Asset { path: "/icon.svg", content_type: "image/svg+xml", body: include_str!("assets/icon.svg") },
+];

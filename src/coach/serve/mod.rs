@@ -103,13 +103,11 @@ pub fn router(config: ServeConfig) -> Router {
         .route("/api/review", post(api::review))
         .route("/api/history", get(api::history_list).post(api::history_add))
         .route_layer(axum::middleware::from_fn_with_state(Arc::clone(&state), api::take_turn));
-    Router::new()
-        .route("/", get(assets::index))
-        .route("/app.js", get(assets::script))
-        .route("/style.css", get(assets::style))
-        .route("/manifest.webmanifest", get(assets::manifest))
-        .route("/sw.js", get(assets::service_worker))
-        .route("/icon.svg", get(assets::icon))
+    let files = assets::ASSETS.iter().fold(Router::new(), |router, asset| {
+        let (content_type, body) = (asset.content_type, asset.body);
+        router.route(asset.path, get(move || async move { ([(axum::http::header::CONTENT_TYPE, content_type)], body) }))
+    });
+    files
         .route("/api/rules", get(api::rules))
         .merge(api)
         .fallback(api::not_found)
