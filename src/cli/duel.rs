@@ -216,7 +216,7 @@ pub fn run(command: DuelCommand, data: &Path, as_json: bool) -> Result<()> {
         DuelCommand::MoveErrors(args) => super::move_errors::run(args, data, as_json),
         DuelCommand::Plan { game, scope, ranks, mem_per_rank, layers, calibration, rehearse_rank } => {
             match rehearse_rank {
-                Some(rank) => rehearse(game.game()?, &scope, &layers, ranks, rank, as_json),
+                Some(rank) => rehearse(game.game()?, &scope, &layers, (ranks, mem_per_rank), rank, as_json),
                 None => plan(game.game()?, &scope, &layers, ranks, mem_per_rank, &calibration, as_json),
             }
         }
@@ -433,13 +433,106 @@ fn plan(
     Ok(())
 }
 
-/// `duel plan --rehearse-rank`: one rank's structures at every layer, measured.
-fn rehearse(game: Game, scope: &Scope, layer_args: &LayerArgs, ranks: u64, rank: u64, as_json: bool) -> Result<()> {
+/// `duel plan --rehearse-rank` of a solve that streams: every pass as rank `rank` runs it.
+fn rehearse_streamed(
+    game: Game,
+    space: &Space,
+    sizing: &Sizing,
+    (ranks, rank): (u64, u64),
+    budget: u64,
+    started: Instant,
+    as_json: bool,
+) -> Result<()> {
+    let spec = sizing.spec;
+    let draws = spec.value_bytes == yz::duel::plan::DRAW_VALUE_BYTES;
+    if !as_json {
+        eprintln!("building rank {rank}'s passes at {ranks} ranks of {:.1} GiB, streamed ...", gib(budget));
+    }
+    let rehearsal = yz::duel::cluster::rehearse::rehearse_streamed(
+        space,
+        (ranks as usize, rank as usize),
+        sizing.options.stop_after,
+        (budget, spec.value_bytes, draws),
+        sizing.options.shard_positions,
+    )?;
+    let seconds = started.elapsed().as_secs_f64();
+    if as_json {
+        print_json(json!({
+            "rules": game.rules.name(),
+            "categories": game.box_names(),
+            "rank": rank,
+            "ranks": ranks,
+            "mem_per_rank_bytes": budget,
+            "draws": draws,
+            "streamed": true,
+            "passes": rehearsal.passes,
+            "largest_gather_round_bytes": rehearsal.largest_gather_round_bytes,
+            "largest_gather_bytes": rehearsal.largest_gather_bytes,
+            "most_scratch_files_in_one_directory": rehearsal.most_scratch_files_in_one_directory,
+            "seconds": seconds,
+        }));
+        return Ok(());
+    }
+    let mib = |b: u64| b as f64 / (1u64 << 20) as f64;
+    println!("rules       {}", game.rules);
+    println!("categories  {}", game.box_names().join(","));
+    println!("rank        {rank} of {ranks}, streamed: blocks, done records and gathers built for real");
+    println!();
+    println!(
+        "  {:>5} {:>7} {:>7} {:>8} {:>9} {:>7} {:>9} {:>10} {:>10} {:>8}",
+        "reads", "blocks", "mine", "balance", "block", "frames", "record", "gather", "round", "scratch"
+    );
+    println!(
+        "  {:>5} {:>7} {:>7} {:>8} {:>9} {:>7} {:>9} {:>10} {:>10} {:>8}",
+        "layer", "", "", "", "GiB", "a file", "KiB", "MiB", "MiB", "files"
+    );
+    for p in &rehearsal.passes {
+        println!(
+            "  {:>5} {:>7} {:>7} {:>8.3} {:>9.3} {:>7} {:>9.1} {:>10.2} {:>10.2} {:>8}",
+            p.upper,
+            p.blocks,
+            p.rank_blocks,
+            p.balance,
+            gib(p.largest_block_bytes),
+            p.frames_per_block,
+            p.largest_done_record_bytes as f64 / 1024.0,
+            mib(p.gather_bytes),
+            mib(p.largest_gather_round_bytes),
+            p.scratch_files
+        );
+    }
+    println!();
+    println!(
+        "largest gather      {:.2} MiB at one pass's end, {:.2} MiB in one round (MPI's limit: 2048 MiB)",
+        mib(rehearsal.largest_gather_bytes),
+        mib(rehearsal.largest_gather_round_bytes)
+    );
+    println!("scratch files       {} at most in one directory", rehearsal.most_scratch_files_in_one_directory);
+    println!("seconds             {seconds:.1}");
+    Ok(())
+}
+
+/// `duel plan --rehearse-rank`: one rank's structures at every layer (or, where the budget
+/// streams, every pass), measured.
+fn rehearse(
+    game: Game,
+    scope: &Scope,
+    layer_args: &LayerArgs,
+    (ranks, mem_per_rank): (u64, f64),
+    rank: u64,
+    as_json: bool,
+) -> Result<()> {
     check_rank(rank, ranks)?;
     let started = Instant::now();
     let cards = Cards::new(game);
     let space = scope.space(&cards)?;
     let options = layer_args.options(&space, false, false)?;
+    let budget = Budget::PerRank(mem_per_rank_bytes(mem_per_rank)?);
+    let scratch = std::env::temp_dir();
+    let streamed = Sizing::in_budget(&space, options.clone(), ranks, Some(budget), Some(&scratch))?;
+    if let Some(stream) = &streamed.options.stream {
+        return rehearse_streamed(game, &space, &streamed, (ranks, rank), stream.budget.per_rank(), started, as_json);
+    }
     let sizing = Sizing::new(&space, options.clone(), ranks, None);
     let (counts, spec) = (&sizing.layers, sizing.spec);
     let plan = sizing.plan(&space);
@@ -471,6 +564,10 @@ fn rehearse(game: Game, scope: &Scope, layer_args: &LayerArgs, ranks: u64, rank:
             "rehearsal": layers,
             "manifest_shards": rehearsal.manifest_shards,
             "manifest_bytes": rehearsal.manifest_bytes,
+            "largest_gather_round_bytes": rehearsal.largest_gather_round_bytes,
+            "largest_gather_bytes": rehearsal.largest_gather_bytes,
+            "most_scratch_files_in_one_directory": 0,
+            "streamed": false,
             "peak_layout_bytes": peak_layout,
             "peak_bytes": peak_total,
             "seconds": seconds,
@@ -533,6 +630,11 @@ fn rehearse(game: Game, scope: &Scope, layer_args: &LayerArgs, ranks: u64, rank:
         "manifest     {} shards in {:.1} MiB (written, read back and checked after each layer)",
         rehearsal.manifest_shards,
         mib(rehearsal.manifest_bytes)
+    );
+    println!(
+        "gathers      {:.2} MiB at most at one layer's end, {:.2} MiB in one round; no scratch files",
+        mib(rehearsal.largest_gather_bytes),
+        mib(rehearsal.largest_gather_round_bytes)
     );
     println!("seconds      {seconds:.1}");
     Ok(())

@@ -178,14 +178,29 @@ pub fn check_fits(counts: &[LayerCount], boxes: usize, spec: PlanSpec, budget: B
     })
 }
 
+/// The most positions a solve may hold and still carry the draw probability by default:
+/// 1e11, about 10 core-hours of a current core without draws (the full game's 12.76e12
+/// positions plan at about 1,240), so that draws, which double the work, cost at most about
+/// 10 core-hours unasked. `--max-empty 6` (25.9e9) carries them; the full game does not.
+/// Only the value plane (P(win) + ½P(draw)) decides a choice: P(draw) only reports the
+/// split, and `--draws` still asks for it at any size.
+pub const DRAWS_BY_DEFAULT_POSITIONS: u64 = 100_000_000_000;
+
+/// Whether a solve of the layers `counts` is small enough to carry the draw probability
+/// unasked ([`DRAWS_BY_DEFAULT_POSITIONS`]).
+pub fn draws_are_cheap(counts: &[LayerCount]) -> bool {
+    counts.iter().map(|c| c.positions).sum::<u64>() <= DRAWS_BY_DEFAULT_POSITIONS
+}
+
 /// Bytes of a value while solving: the draw probability rides along (so a solve from the
 /// start reports P(win), P(draw), P(lose), also after stopping early and resuming) when
-/// the solve is of the game from its start (`to_start`) and still fits the `budget` of
-/// each rank (unknown: it fits); otherwise plain winning chances, which halve the memory.
+/// the solve is of the game from its start (`to_start`), cheap ([`draws_are_cheap`]) and
+/// still fits the `budget` of each rank (unknown: it fits); otherwise plain winning
+/// chances, which halve the memory and the work.
 pub fn value_bytes(counts: &[LayerCount], boxes: usize, spec: PlanSpec, to_start: bool, budget: Option<Budget>) -> u64 {
     let with_draws = PlanSpec { value_bytes: DRAW_VALUE_BYTES, ..spec };
     let fits = budget.is_none_or(|budget| check_fits(counts, boxes, with_draws, budget).is_ok());
-    if to_start && fits { DRAW_VALUE_BYTES } else { PLAIN_VALUE_BYTES }
+    if to_start && fits && draws_are_cheap(counts) { DRAW_VALUE_BYTES } else { PLAIN_VALUE_BYTES }
 }
 
 #[cfg(test)]

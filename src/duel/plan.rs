@@ -74,9 +74,8 @@ pub struct LayerPlan {
     /// a streamed layer, none otherwise).
     pub framed_bytes: u64,
     /// Scratch held at most while the layer's frames are written, compressed by
-    /// [`EXCHANGE_COMPRESSION`]: the pass that writes them reads the layer above's frames
-    /// and deletes them block by block, so the two sum to at most the larger of them (one
-    /// block aside).
+    /// [`EXCHANGE_COMPRESSION`]: the pass that writes them reads the layer above's frames,
+    /// whose block files go when the pass ends, so both are held at once at its end.
     pub scratch_bytes: u64,
     /// Bytes read from disk for this layer (all ranks): its frames, and the layer above's
     /// shards where a run of streamed layers starts below a layer solved in memory.
@@ -350,7 +349,7 @@ impl Plan {
                     exchanged_bytes: 0,
                     sent_bytes: 0,
                     framed_bytes: framed,
-                    scratch_bytes: compressed(framed).max(above.as_ref().map_or(0, |a| compressed(a.framed_bytes))),
+                    scratch_bytes: compressed(framed) + above.as_ref().map_or(0, |a| compressed(a.framed_bytes)),
                     disk_read_bytes: compressed(framed)
                         + above.as_ref().filter(|a| !a.streamed).map_or(0, |a| compressed(a.bytes * columns)),
                     disk_written_bytes: compressed(framed) + l.disk_written_bytes,
@@ -637,7 +636,7 @@ mod tests {
             assert_eq!(l.bytes_per_rank, budget + w.card_bytes_per_rank);
             assert_eq!((l.exchanged_bytes, l.sent_bytes, l.framed_bytes), (0, 0, l.positions * DRAW_VALUE_BYTES));
             let above_frames = above.filter(|a| a.streamed).map_or(0, framed);
-            assert_eq!(l.scratch_bytes, framed(l).max(above_frames));
+            assert_eq!(l.scratch_bytes, framed(l) + above_frames);
             let read_back = above.filter(|a| !a.streamed).map_or(0, |a| compressed(a.bytes * 2));
             assert_eq!(l.disk_read_bytes, framed(l) + read_back);
             assert_eq!(l.disk_written_bytes, framed(l) + shards(l));

@@ -59,12 +59,14 @@
 
 mod error;
 mod identity;
+mod parts;
 mod read;
 mod table;
 mod write;
 
 pub use error::{StoreError, TableError};
 pub use identity::{Field, FileKind, Identity, IdentityError};
+pub use parts::{PARTS_KEY, PartsFile, write_parts};
 pub use read::{StoreFile, VerifyReport, hold_files_in_memory, peek, read_text, verify};
 pub use table::{DataTable, open_or_solve};
 pub use write::{

@@ -171,7 +171,7 @@ pub fn hold_files_in_memory() {
 ///
 /// # Safety
 /// The file must stay unchanged while the map lives ([`StoreFile::open`]).
-unsafe fn map_file(path: &Path) -> Result<Mmap, StoreError> {
+pub(super) unsafe fn map_file(path: &Path) -> Result<Mmap, StoreError> {
     check_regular(path)?;
     let io = |action| move |source| StoreError::Io { path: path.to_owned(), action, source };
     let mut file = File::open(path).map_err(io("open"))?;
@@ -245,15 +245,30 @@ pub fn read_text(path: &Path, max_bytes: u64) -> Result<String, StoreError> {
 #[derive(Debug)]
 pub(super) struct Layout {
     kind: String,
-    metadata: serde_json::Value,
+    pub(super) metadata: serde_json::Value,
     chunk_size: u32,
-    payload: Range<usize>,
+    pub(super) payload: Range<usize>,
     checksum: Checksum,
 }
 
 /// Checks a whole file's bytes; `expected_kind: None` accepts any kind.
 pub(super) fn validate(bytes: &[u8], path: &Path, expected_kind: Option<&str>) -> Result<Layout, StoreError> {
     Checked { bytes, path, metadata_limit: MAX_METADATA_LEN }.validate(expected_kind)
+}
+
+/// Checks a file's header, its kind and its length, but none of its chunks: for a reader
+/// of one part of a large file that checks what it reads by hashes of its own
+/// ([`super::PartsFile`]).
+pub(super) fn validate_header(
+    bytes: &[u8],
+    path: &Path,
+    expected_kind: &str,
+    metadata_limit: usize,
+) -> Result<Layout, StoreError> {
+    let checked = Checked { bytes, path, metadata_limit: metadata_limit.min(MAX_METADATA_LEN) };
+    let (layout, _) = checked.header()?;
+    checked.kind(&layout, Some(expected_kind))?;
+    Ok(layout)
 }
 
 /// A file's bytes being checked, its path for error messages, and the most metadata its
@@ -268,17 +283,21 @@ impl<'a> Checked<'a> {
     /// Checks the whole file; `expected_kind: None` accepts any kind.
     fn validate(&self, expected_kind: Option<&str>) -> Result<Layout, StoreError> {
         let (layout, hashes) = self.header()?;
-        if let Some(expected) = expected_kind
-            && expected != layout.kind
-        {
-            return Err(StoreError::KindMismatch {
-                path: self.path.to_owned(),
-                expected: expected.to_owned(),
-                found: layout.kind,
-            });
-        }
+        self.kind(&layout, expected_kind)?;
         self.chunks(&layout, hashes)?;
         Ok(layout)
+    }
+
+    /// Checks that the file is of `expected_kind` (any kind for `None`).
+    fn kind(&self, layout: &Layout, expected_kind: Option<&str>) -> Result<(), StoreError> {
+        match expected_kind {
+            Some(expected) if expected != layout.kind => Err(StoreError::KindMismatch {
+                path: self.path.to_owned(),
+                expected: expected.to_owned(),
+                found: layout.kind.clone(),
+            }),
+            _ => Ok(()),
+        }
     }
 
     /// Checks everything up to and including the file length; returns the layout and the

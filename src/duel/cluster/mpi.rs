@@ -7,7 +7,8 @@
 //! so no count, total or displacement reaches `int`'s limit. The environment variable
 //! `YZ_EXCHANGE_PIECE_BYTES` sets another piece size, from 1 to 2³¹ − 1 bytes
 //! (`scripts/mpi-check` uses a small one, so that a small game's exchanges take many
-//! rounds). A gather (small reports) must stay under 2 GiB in all.
+//! rounds). Gathers and broadcasts go in rounds too ([`Ranks::gather`], [`Ranks::broadcast`]):
+//! rank 0 receives at most 1 GiB in one round of a gather, however many ranks send.
 //!
 //! Failure never hangs the job: an error on any rank is printed with the rank's number and
 //! the job is aborted (`MPI_Abort`) with status 2, and a panic aborts it too.
@@ -168,10 +169,10 @@ impl Ranks for World {
         Ok(())
     }
 
-    fn gather(&self, bytes: Vec<u8>) -> Result<Vec<Vec<u8>>, String> {
+    fn gather_round(&self, bytes: &[u8]) -> Result<Vec<Vec<u8>>, String> {
         let root = self.world.process_at_rank(0);
         let length = count(bytes.len())?;
-        let bytes = buffer(bytes, length as usize);
+        let bytes = buffer(bytes.to_vec(), length as usize);
         if self.rank() != 0 {
             root.gather_into(&length);
             root.gather_varcount_into(&bytes[..length as usize]);
@@ -188,15 +189,11 @@ impl Ranks for World {
         Ok(split(&received, &counts))
     }
 
-    fn broadcast(&self, bytes: Vec<u8>) -> Result<Vec<u8>, String> {
-        let root = self.world.process_at_rank(0);
-        let mut length = bytes.len() as u64;
-        root.broadcast_into(&mut length);
-        if length == 0 {
-            return Ok(Vec::new());
+    fn broadcast_round(&self, bytes: &mut [u8]) -> Result<(), String> {
+        count(bytes.len())?;
+        if !bytes.is_empty() {
+            self.world.process_at_rank(0).broadcast_into(bytes);
         }
-        let mut bytes = if self.rank() == 0 { bytes } else { vec![0u8; length as usize] };
-        root.broadcast_into(&mut bytes[..]);
-        Ok(bytes)
+        Ok(())
     }
 }

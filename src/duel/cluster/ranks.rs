@@ -53,10 +53,61 @@ pub trait Ranks {
         }
         Ok(incoming)
     }
+    /// One round of a gather: every rank's `bytes` (at most [`Ranks::gather_piece_bytes`]
+    /// of them) on rank 0, by rank; nothing on the others.
+    fn gather_round(&self, bytes: &[u8]) -> Result<Vec<Vec<u8>>, String>;
+    /// One round of a broadcast: rank 0's `bytes` (at most [`Ranks::piece_bytes`]) into
+    /// every rank's `bytes`, whose length every rank knows.
+    fn broadcast_round(&self, bytes: &mut [u8]) -> Result<(), String>;
+    /// The largest piece a rank sends in one [`Ranks::gather_round`]: small enough that
+    /// rank 0 receives at most 1 GiB in all ([`GATHER_ROUND_BYTES`]), so that no count or
+    /// displacement of the round nears MPI's `int` limit, whatever the rank count.
+    fn gather_piece_bytes(&self) -> usize {
+        self.piece_bytes().min(GATHER_ROUND_BYTES / self.size()).max(1)
+    }
     /// Every rank's `bytes` on rank 0, by rank; empty on the others.
-    fn gather(&self, bytes: Vec<u8>) -> Result<Vec<Vec<u8>>, String>;
-    /// Rank 0's `bytes` on every rank (the others' `bytes` are ignored).
-    fn broadcast(&self, bytes: Vec<u8>) -> Result<Vec<u8>, String>;
+    ///
+    /// Parts of any size arrive whole: after a round of their lengths, they go in
+    /// [`Ranks::gather_round`]s of at most [`Ranks::gather_piece_bytes`] each, as many on
+    /// every rank as the largest part needs (rank 0 broadcasts the count).
+    fn gather(&self, bytes: Vec<u8>) -> Result<Vec<Vec<u8>>, String> {
+        let lengths = self.gather_round(&(bytes.len() as u64).to_le_bytes())?;
+        let lengths: Vec<usize> = lengths.iter().map(|l| read_u64(l) as usize).collect();
+        let piece = self.gather_piece_bytes();
+        let rounds = lengths.iter().max().map_or(0, |&l| l.div_ceil(piece)) as u64;
+        let mut rounds_bytes = rounds.to_le_bytes();
+        self.broadcast_round(&mut rounds_bytes)?;
+        let mut gathered: Vec<Vec<u8>> = lengths.iter().map(|&l| Vec::with_capacity(l)).collect();
+        for round in 0..read_u64(&rounds_bytes) as usize {
+            let at = (round * piece).min(bytes.len());
+            let received = self.gather_round(&bytes[at..at + piece.min(bytes.len() - at)])?;
+            for (whole, part) in gathered.iter_mut().zip(received) {
+                whole.extend_from_slice(&part);
+            }
+        }
+        Ok(gathered)
+    }
+    /// Rank 0's `bytes` on every rank (the others' `bytes` are ignored): its length, then
+    /// [`Ranks::broadcast_round`]s of at most [`Ranks::piece_bytes`] each.
+    fn broadcast(&self, bytes: Vec<u8>) -> Result<Vec<u8>, String> {
+        let mut length = (bytes.len() as u64).to_le_bytes();
+        self.broadcast_round(&mut length)?;
+        let mut bytes = if self.rank() == 0 { bytes } else { vec![0; read_u64(&length) as usize] };
+        for piece in bytes.chunks_mut(self.piece_bytes()) {
+            self.broadcast_round(piece)?;
+        }
+        Ok(bytes)
+    }
+}
+
+/// The most bytes rank 0 receives in one [`Ranks::gather_round`]: 1 GiB, half of MPI's
+/// `int` limit on a count or displacement.
+pub const GATHER_ROUND_BYTES: usize = 1 << 30;
+
+/// The little-endian `u64` of 8 bytes (0 for any other length: a part that is not a
+/// length, which only a rank that sent nothing leaves).
+fn read_u64(bytes: &[u8]) -> u64 {
+    bytes.try_into().map_or(0, u64::from_le_bytes)
 }
 
 /// One process alone: the plain solve.
@@ -75,6 +126,12 @@ impl Ranks for Alone {
     }
     fn exchange(&self, outgoing: &[&[u8]], incoming: &mut [&mut [u8]]) -> Result<(), String> {
         incoming[0].copy_from_slice(outgoing[0]);
+        Ok(())
+    }
+    fn gather_round(&self, bytes: &[u8]) -> Result<Vec<Vec<u8>>, String> {
+        Ok(vec![bytes.to_vec()])
+    }
+    fn broadcast_round(&self, _bytes: &mut [u8]) -> Result<(), String> {
         Ok(())
     }
     fn gather(&self, bytes: Vec<u8>) -> Result<Vec<Vec<u8>>, String> {
@@ -98,14 +155,22 @@ pub mod threads {
         rank: usize,
         piece_bytes: usize,
         largest_sent: Cell<usize>,
+        largest_gathered: Cell<usize>,
         to: Vec<Sender<Vec<u8>>>,
         from: Vec<Receiver<Vec<u8>>>,
     }
 
     impl ThreadRank {
-        /// The largest message this rank has sent in one [`super::Ranks::exchange`].
+        /// The largest message this rank has sent in one [`super::Ranks::exchange`],
+        /// gather round or broadcast round.
         pub fn largest_sent(&self) -> usize {
             self.largest_sent.get()
+        }
+
+        /// The most bytes this rank (rank 0) has received in one
+        /// [`super::Ranks::gather_round`].
+        pub fn largest_gathered(&self) -> usize {
+            self.largest_gathered.get()
         }
     }
 
@@ -126,6 +191,7 @@ pub mod threads {
                 rank,
                 piece_bytes,
                 largest_sent: Cell::new(0),
+                largest_gathered: Cell::new(0),
                 to: (0..size).map(|b| channels[rank][b].0.clone()).collect(),
                 from: (0..size).map(|a| channels[a][rank].1.clone()).collect(),
             })
@@ -152,20 +218,27 @@ pub mod threads {
             }
             Ok(())
         }
-        fn gather(&self, bytes: Vec<u8>) -> Result<Vec<Vec<u8>>, String> {
-            self.to[0].send(bytes).map_err(|e| e.to_string())?;
+        fn gather_round(&self, bytes: &[u8]) -> Result<Vec<Vec<u8>>, String> {
+            self.largest_sent.set(self.largest_sent.get().max(bytes.len()));
+            self.to[0].send(bytes.to_vec()).map_err(|e| e.to_string())?;
             if self.rank != 0 {
                 return Ok(Vec::new());
             }
-            self.from.iter().map(|from| from.recv().map_err(|e| e.to_string())).collect()
+            let parts: Vec<Vec<u8>> =
+                self.from.iter().map(|from| from.recv().map_err(|e| e.to_string())).collect::<Result<_, _>>()?;
+            let total = parts.iter().map(Vec::len).sum();
+            self.largest_gathered.set(self.largest_gathered.get().max(total));
+            Ok(parts)
         }
-        fn broadcast(&self, bytes: Vec<u8>) -> Result<Vec<u8>, String> {
+        fn broadcast_round(&self, bytes: &mut [u8]) -> Result<(), String> {
             if self.rank == 0 {
+                self.largest_sent.set(self.largest_sent.get().max(bytes.len()));
                 for to in &self.to {
-                    to.send(bytes.clone()).map_err(|e| e.to_string())?;
+                    to.send(bytes.to_vec()).map_err(|e| e.to_string())?;
                 }
             }
-            self.from[0].recv().map_err(|e| e.to_string())
+            bytes.copy_from_slice(&self.from[0].recv().map_err(|e| e.to_string())?);
+            Ok(())
         }
     }
 
@@ -216,11 +289,11 @@ pub mod threads {
             }
             self.rank.all_to_all(outgoing)
         }
-        fn gather(&self, bytes: Vec<u8>) -> Result<Vec<Vec<u8>>, String> {
-            self.rank.gather(bytes)
+        fn gather_round(&self, bytes: &[u8]) -> Result<Vec<Vec<u8>>, String> {
+            self.rank.gather_round(bytes)
         }
-        fn broadcast(&self, bytes: Vec<u8>) -> Result<Vec<u8>, String> {
-            self.rank.broadcast(bytes)
+        fn broadcast_round(&self, bytes: &mut [u8]) -> Result<(), String> {
+            self.rank.broadcast_round(bytes)
         }
     }
 }
@@ -248,6 +321,48 @@ mod tests {
                             assert_eq!(received, sent, "rank {me} of {size}, pieces of {piece} bytes");
                             // (Beyond the 16 bytes of lengths.)
                             assert!(rank.largest_sent() <= piece.max(16), "rank {me} of {size}: {piece}");
+                        });
+                    }
+                });
+            }
+        }
+    }
+
+    /// Gathers and broadcasts of any size arrive whole, in rounds that never carry more
+    /// than a piece from each rank (so rank 0 never receives more than the rank count
+    /// times a piece at once).
+    #[test]
+    fn gathers_and_broadcasts_of_any_size_arrive_whole_in_pieces() {
+        let part = |from: usize| -> Vec<u8> {
+            (0..[0, 1, 7, 8, 100][(3 * from + 1) % 5]).map(|i| (i * 7 + from) as u8).collect()
+        };
+        for size in 1..=4 {
+            for piece in [1, 7, 8, 1000] {
+                std::thread::scope(|s| {
+                    for rank in threads::group_in_pieces(size, piece) {
+                        s.spawn(move || {
+                            let me = rank.rank();
+                            let gathered = rank.gather(part(me)).unwrap();
+                            if me == 0 {
+                                assert_eq!(
+                                    gathered,
+                                    (0..size).map(part).collect::<Vec<_>>(),
+                                    "{size} ranks, pieces of {piece}"
+                                );
+                                assert!(
+                                    rank.largest_gathered() <= size * piece.max(8),
+                                    "{size} ranks, pieces of {piece}"
+                                );
+                            } else {
+                                assert!(gathered.is_empty());
+                            }
+                            let sent = if me == 0 { part(2) } else { vec![9; 3] };
+                            assert_eq!(
+                                rank.broadcast(sent).unwrap(),
+                                part(2),
+                                "rank {me} of {size}, pieces of {piece}"
+                            );
+                            assert!(rank.largest_sent() <= piece.max(8), "rank {me} of {size}: {piece}");
                         });
                     }
                 });

@@ -1,5 +1,7 @@
 //! A rank's rehearsal: the partition and layout structures one rank of a solve would build
-//! at each layer, built for real but without computing a value, and measured.
+//! at each layer, built for real but without computing a value, and measured; for a
+//! solve that streams, its passes' blocks, done records, gathers and scratch files
+//! ([`rehearse_streamed`]).
 //!
 //! It also writes the manifest the solve would write after each layer, with every real
 //! shard of the layer listed (checksums and sizes stand-ins), into a directory of the
@@ -17,9 +19,10 @@ use std::time::Instant;
 use serde::Serialize;
 
 use super::partition::RankShares;
+use super::ranks::{GATHER_ROUND_BYTES, PIECE_BYTES};
+use super::stream::{self, BelowFloor, PassRehearsal};
 use crate::duel::shard::{LayerEntry, Manifest, ShardEntry, ShardError};
 use crate::duel::{LayerShape, Space, Tile};
-use crate::store::Checksum;
 
 /// What one rank holds at one layer of a solve, in bytes.
 #[derive(Clone, Debug, Default, Serialize)]
@@ -54,9 +57,16 @@ pub struct RankLayer {
     pub shards: usize,
     /// Bytes of the manifest file once this layer is listed.
     pub manifest_bytes: u64,
+    /// Bytes rank 0 gathers at the layer's end: every rank's written shards, as the solve
+    /// sends them (JSON, with a few hundred bytes of timings a rank).
+    pub gather_bytes: u64,
     /// Seconds the structures took to build (and the manifest to be written and read).
     pub seconds: f64,
 }
+
+/// Bytes a rank's report of its timings and sizes adds to a layer's gather (about half of
+/// it in practice).
+const GATHER_REPORT_BYTES: u64 = 512;
 
 /// What a rank's rehearsal built and measured.
 #[derive(Clone, Debug, Serialize)]
@@ -68,6 +78,54 @@ pub struct Rehearsal {
     /// Bytes of the last manifest written: the table directory's index once every layer
     /// rehearsed is listed.
     pub manifest_bytes: u64,
+    /// The most bytes one layer's end gathers on rank 0, in all.
+    pub largest_gather_bytes: u64,
+    /// The most bytes rank 0 receives in one round of a gather: at most the rank count times
+    /// a round's piece ([`super::Ranks::gather`]).
+    pub largest_gather_round_bytes: u64,
+}
+
+/// What a rank's rehearsal of a streamed solve built and measured: every pass, and the
+/// figures a cluster's limits are held against.
+#[derive(Clone, Debug, Serialize)]
+pub struct StreamRehearsal {
+    /// Each pass, from the game's end down.
+    pub passes: Vec<PassRehearsal>,
+    /// The most bytes rank 0 receives in one round of any gather: what one MPI call
+    /// carries (under 2³¹ by construction, [`Ranks::gather`]).
+    pub largest_gather_round_bytes: u64,
+    /// The most bytes one pass's end gathers in all, over its rounds.
+    pub largest_gather_bytes: u64,
+    /// The most files the scratch directory holds at once, over every pass.
+    pub most_scratch_files_in_one_directory: usize,
+}
+
+/// Rehearses rank `rank` of a streamed solve of `space` at `ranks` ranks of `budget` bytes
+/// each, from the game's end down to `stop_after`: every pass's blocks, done records and
+/// gathers built for real ([`stream::rehearse_passes`]), without a value computed.
+pub fn rehearse_streamed(
+    space: &Space,
+    (ranks, rank): (usize, usize),
+    stop_after: usize,
+    (budget, value_bytes, draws): (u64, u64, bool),
+    shard_positions: u64,
+) -> Result<StreamRehearsal, BelowFloor> {
+    assert!(rank < ranks, "rank {rank} of {ranks}");
+    let gather_piece = PIECE_BYTES.min(GATHER_ROUND_BYTES / ranks).max(1);
+    let passes = stream::rehearse_passes(
+        space,
+        (ranks, rank),
+        stop_after.max(space.first_layer()),
+        (budget, value_bytes, draws),
+        (shard_positions, gather_piece),
+    )?;
+    let most = |f: fn(&PassRehearsal) -> u64| passes.iter().map(f).max().unwrap_or(0);
+    Ok(StreamRehearsal {
+        largest_gather_round_bytes: most(|p| p.largest_gather_round_bytes),
+        largest_gather_bytes: most(|p| p.gather_bytes),
+        most_scratch_files_in_one_directory: most(|p| p.scratch_files as u64) as usize,
+        passes,
+    })
 }
 
 /// Builds rank `rank`'s structures for every layer of `space` from the last down to
@@ -117,7 +175,9 @@ pub fn rehearse(
             shards: shares.shards.len(),
             ..RankLayer::default()
         };
-        report.manifest_bytes = list_layer(&mut manifest, &shape, &shares, draws, manifest_dir)?;
+        let entries = list_layer(&mut manifest, &shape, &shares, draws, manifest_dir)?;
+        report.manifest_bytes = entries.0;
+        report.gather_bytes = entries.1 + GATHER_REPORT_BYTES * ranks as u64;
         report.layout_bytes = report.shape_bytes
             + report.shares_bytes
             + report.computed_tile_bytes
@@ -134,40 +194,32 @@ pub fn rehearse(
     }
     let manifest_bytes = layers.last().map_or(0, |l| l.manifest_bytes);
     let manifest_shards = manifest.listed().len();
-    Ok(Rehearsal { layers, manifest_shards, manifest_bytes })
+    let largest_gather_bytes = layers.iter().map(|l| l.gather_bytes).max().unwrap_or(0);
+    let round = (PIECE_BYTES.min(GATHER_ROUND_BYTES / ranks).max(1) * ranks) as u64;
+    let largest_gather_round_bytes = largest_gather_bytes.min(round);
+    Ok(Rehearsal { layers, manifest_shards, manifest_bytes, largest_gather_bytes, largest_gather_round_bytes })
 }
 
 /// Adds the layer of `shape`, cut as `shares` cuts it, to `manifest` as a solve would
 /// (stand-in checksums, raw sizes; the draws moved to it with `draws`), writes the
 /// manifest into `dir`, reads it back, checks that it is the same and that the layer
-/// checks against its shape, and returns the file's bytes.
+/// checks against its shape; returns the file's bytes, and those of the layer's shards
+/// as the ranks send them to rank 0 (JSON).
 fn list_layer(
     manifest: &mut Manifest,
     shape: &LayerShape,
     shares: &RankShares,
     draws: bool,
     dir: &Path,
-) -> Result<u64, ShardError> {
-    let entries: Vec<ShardEntry> = (shares.shards.iter().enumerate())
-        .map(|(i, span)| {
-            let rows = shape.rows(span.movers.clone());
-            let positions = span.positions.end - span.positions.start;
-            ShardEntry {
-                mover_start: span.movers.start,
-                mover_end: span.movers.end,
-                row_offset: span.positions.start - rows.start,
-                positions,
-                checksum: Checksum(xxhash_rust::xxh3::xxh3_64(
-                    &[shape.layer as u64, i as u64].map(u64::to_le_bytes).concat(),
-                )),
-                bytes: 4 * positions,
-            }
-        })
-        .collect();
+) -> Result<(u64, u64), ShardError> {
+    let entries: Vec<ShardEntry> =
+        (shares.shards.iter().enumerate()).map(|(i, span)| super::stream::stand_in_entry(shape, i, span)).collect();
     if let Some(last) = manifest.layers.last_mut() {
         last.draws.clear();
     }
     let draws = if draws { entries.clone() } else { Vec::new() };
+    let numbered = |list: &[ShardEntry]| list.iter().cloned().enumerate().collect::<Vec<_>>();
+    let sent = serde_json::to_vec(&(numbered(&entries), numbered(&draws))).expect("serialises").len() as u64;
     manifest.layers.push(LayerEntry { layer: shape.layer, positions: shape.positions(), shards: entries, draws });
     manifest.complete = manifest.layers.len() == manifest.end_layer - manifest.first_layer;
     let (_, bytes) = manifest.write(dir)?;
@@ -179,7 +231,7 @@ fn list_layer(
         });
     }
     read.checked_layer(dir, shape)?;
-    Ok(bytes)
+    Ok((bytes, sent))
 }
 
 #[cfg(test)]

@@ -10,7 +10,7 @@ use super::solve::{LayerReport, Outcome, SolveOptions, segments, solve_tables};
 use super::stream::{BelowFloor, Stream, floor};
 use crate::duel::calibrate::{LayerRate, calibrate};
 use crate::duel::count::{LayerCount, count_layers_from};
-use crate::duel::fit::{Budget, DoesNotFit, MAX_RANKS, check_fits, value_bytes};
+use crate::duel::fit::{Budget, DoesNotFit, MAX_RANKS, check_fits, draws_are_cheap, value_bytes};
 use crate::duel::plan::{ByteCosts, DRAW_VALUE_BYTES, PLAIN_VALUE_BYTES, Plan, PlanSpec, plan};
 use crate::duel::shard::ShardError;
 use crate::duel::{Space, WinDraw};
@@ -179,8 +179,9 @@ impl Sizing {
     /// ([`super::stream`]); else refused with the memory the solve needs in memory
     /// ([`check_fits`]). The streamed solve's floor ([`Sizing::check_floor`]) and the disk
     /// it needs are checked when it starts ([`super::solve_tables`]). A streamed solve of the
-    /// game from its start carries the draw probability unless `options.draws` says
-    /// otherwise: it costs disk, not memory.
+    /// game from its start carries the draw probability where it is cheap
+    /// ([`draws_are_cheap`]) unless `options.draws` says otherwise: it costs disk and work,
+    /// not memory.
     pub fn in_budget(
         space: &Space,
         options: SolveOptions,
@@ -197,7 +198,7 @@ impl Sizing {
         let (Some(budget), Some(scratch)) = (budget, scratch) else {
             return Err(refusal.into());
         };
-        let draws = options.draws.unwrap_or(space.first_layer() == 0);
+        let draws = options.draws.unwrap_or(space.first_layer() == 0 && draws_are_cheap(&sizing.layers));
         let value_bytes = if draws { DRAW_VALUE_BYTES } else { PLAIN_VALUE_BYTES };
         // Layers whose pair of layers fits the budget stay in memory; the others stream,
         // each run of them at least at its floor.

@@ -685,29 +685,112 @@ pub(crate) mod tests {
         assert!(killing.is_err());
         let left = std::fs::read_dir(&scratch).unwrap().count();
         assert!(left > 0, "the killed solve left its scratch files");
-        // Stopped in the middle of the next pass: a frame its last block reads is moved
-        // away, so the resume stops there with the blocks before it finished; put back,
-        // a resume at 3 ranks continues from those blocks.
-        let mut frames: Vec<PathBuf> = std::fs::read_dir(&scratch)
+        // Stopped in the middle of the next pass: the frame its last block reads of the
+        // killed pass's last block is damaged, so the resume stops there with the blocks
+        // before it finished; put back, a resume at 3 ranks continues from those blocks.
+        let mut blocks: Vec<PathBuf> = std::fs::read_dir(&scratch)
             .unwrap()
             .map(|e| e.unwrap().path())
-            .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with("values-"))
+            .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with("block-"))
             .collect();
-        frames.sort();
-        let (frame, aside) = (frames.last().unwrap().clone(), root.path().join("aside"));
-        std::fs::rename(&frame, &aside).unwrap();
+        blocks.sort();
+        assert!(blocks.len() > 1 && blocks.len() == left, "{left} scratch files, {} block files", blocks.len());
+        let block = blocks.last().unwrap().clone();
+        let good = std::fs::read(&block).unwrap();
+        // SAFETY: the test's own file, not changed while open.
+        let parts = unsafe { crate::store::PartsFile::open(&block, "duel-stream-block", 4 << 10) }.unwrap();
+        let frame = parts.part(parts.count() - 2).unwrap().to_vec();
+        assert!(!frame.is_empty(), "the last frame holds values");
+        let at = good.windows(frame.len()).position(|w| w == frame).unwrap() + frame.len() / 2;
+        let mut bad = good.clone();
+        bad[at] ^= 0x40;
+        std::fs::write(&block, bad).unwrap();
         let stopped = solve_tables::<f32>(&space, &Alone, &killed, resumed.clone(), |_| {});
         assert!(matches!(stopped, Err(ClusterError::Shard(_))), "{stopped:?}");
-        // A frame forged with 8 KiB of metadata (checksums valid) is refused unparsed.
-        let metadata = serde_json::json!({ "bytes": 0, "padding": "x".repeat(8 << 10) });
-        crate::store::write_atomic_with(&frame, "duel-stream-frame", &metadata, &[], crate::store::Durability::Synced)
-            .unwrap();
-        let refused = solve_tables::<f32>(&space, &Alone, &killed, resumed.clone(), |_| {}).unwrap_err();
-        assert!(refused.to_string().contains("metadata"), "{refused}");
-        std::fs::rename(&aside, &frame).unwrap();
+        assert!(stopped.unwrap_err().to_string().contains(&*block.file_name().unwrap().to_string_lossy()));
+        std::fs::write(&block, good).unwrap();
         let outcome = solve_on_threads_with::<f32>(&space, 3, &killed, resumed);
         assert!(outcome.resumed_blocks > 1, "{} blocks found finished", outcome.resumed_blocks);
         assert_eq!(files(&killed), files(&whole));
         assert!(!scratch.exists());
+    }
+
+    /// The full game's scratch layout and gathers at a small game's scale: blocks as small
+    /// as the floor allows (hundreds of passes' blocks, each block's file holding a frame
+    /// for every block of the next pass), shards of 40 positions (many per block record),
+    /// gathers in pieces of 64 bytes. Killed at a pass's end and mid-pass (some finished
+    /// blocks' files gone), resumed at 1 and 3 ranks: the files of the plain solve; the
+    /// scratch directory never holds more files than the rehearsal says (two passes' block
+    /// files and one temporary file per rank), never one per pair of blocks; no gather
+    /// round carries more than a piece from each rank.
+    #[test]
+    fn a_streamed_solve_at_full_scale_block_counts_keeps_scratch_and_gathers_small() {
+        use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+        let cards = Cards::new(Game { rules: Rules::OFFICIAL, categories: Rules::OFFICIAL.first(5).unwrap() });
+        let space = Space::whole_game(&cards);
+        let root = tempfile::tempdir().unwrap();
+        let every = SolveOptions { shard_positions: 40, ..SolveOptions::whole(&space) };
+        let whole = root.path().join("whole");
+        solve_tables::<f32>(&space, &Alone, &whole, every.clone(), |_| {}).unwrap();
+        let (floor, _) = crate::duel::cluster::stream::floor(&space, (space.end_layer(), 0), 40, 4);
+        let piece = 64;
+        for size in [1, 3] {
+            let rehearsal =
+                crate::duel::cluster::stream::rehearse_passes(&space, (size, 0), 0, (floor, 4, false), (40, piece))
+                    .unwrap();
+            let blocks: usize = rehearsal.iter().map(|p| p.blocks).sum();
+            let pairs: usize = rehearsal.iter().map(|p| p.blocks * p.frames_per_block).sum();
+            let most_files = rehearsal.iter().map(|p| p.scratch_files).max().unwrap();
+            assert!(blocks > 100 && pairs > 10 * blocks, "{blocks} blocks, {pairs} pairs of blocks");
+            let scratch = root.path().join(format!("scratch-{size}"));
+            let options = streamed(floor, &scratch, &every);
+            // A watcher counts the scratch directory's files while the solves run.
+            let (seen, done) = (AtomicUsize::new(0), AtomicBool::new(false));
+            std::thread::scope(|s| {
+                s.spawn(|| {
+                    while !done.load(Ordering::Relaxed) {
+                        let count = std::fs::read_dir(&scratch).map_or(0, |d| d.count());
+                        seen.fetch_max(count, Ordering::Relaxed);
+                        std::thread::sleep(std::time::Duration::from_millis(1));
+                    }
+                });
+                let dir = root.path().join(format!("killed-{size}"));
+                let killing = std::panic::catch_unwind(|| {
+                    solve_tables::<f32>(&space, &Alone, &dir, options.clone(), |report| {
+                        assert!(report.layer > 5, "killed after layer {}", report.layer);
+                    })
+                });
+                assert!(killing.is_err());
+                // Killed mid-pass: the last third of the finished blocks' files gone.
+                let mut finished: Vec<PathBuf> = std::fs::read_dir(&scratch)
+                    .unwrap()
+                    .map(|e| e.unwrap().path())
+                    .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with("block-"))
+                    .collect();
+                finished.sort();
+                assert!(finished.len() > 3, "{} block files", finished.len());
+                for file in &finished[2 * finished.len() / 3..] {
+                    std::fs::remove_file(file).unwrap();
+                }
+                let resumed = SolveOptions { resume: true, ..options.clone() };
+                let results = solve_on_group::<f32, _>(&space, threads::group_in_pieces(size, piece), &dir, resumed);
+                for (result, rank) in &results {
+                    let outcome = result.as_ref().unwrap();
+                    if rank.rank() == 0 {
+                        assert!(outcome.resumed_blocks > 0, "{size} ranks");
+                        assert!(
+                            rank.largest_gathered() <= size * piece,
+                            "{size} ranks: a gather round of {} bytes",
+                            rank.largest_gathered()
+                        );
+                    }
+                }
+                done.store(true, Ordering::Relaxed);
+                assert_eq!(files(&dir), files(&whole), "{size} ranks");
+            });
+            let seen = seen.into_inner();
+            assert!(seen > 1 && seen <= most_files, "{size} ranks: {seen} scratch files seen, {most_files} rehearsed");
+            assert!(!scratch.exists());
+        }
     }
 }

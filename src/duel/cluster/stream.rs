@@ -6,27 +6,43 @@
 //! opponents of `t`, the movers of `t + 1`) are cut into consecutive *blocks*. One *pass*
 //! of the sweep reads the rows of layer `u` block by block and, per block, writes the shards
 //! of `u` those rows hold, then solves the column of layer `u − 1` whose opponents are the
-//! block (every mover against them) and writes it to scratch as *frames*: one per block of
-//! the next pass (a range of movers of `u − 1`), each the column's pairs of those movers,
-//! mover by mover. The next pass assembles a block's rows from one frame of every block of
-//! this pass, and deletes those frames once the block is done. The last pass only reads
-//! the rows of the last layer solved and writes its shards. A layer below `--write`'s
-//! first passes through frames only: the pass reading it writes and lists nothing.
+//! block (every mover against them) and cuts it into *frames*: one per block of the next
+//! pass (a range of movers of `u − 1`), each the column's pairs of those movers, mover by
+//! mover. The next pass assembles a block's rows from one frame of every block of this
+//! pass. The last pass only reads the rows of the last layer solved and writes its shards.
+//! A layer below `--write`'s first passes through frames only: the pass reading it writes
+//! and lists nothing.
 //!
-//! **Memory.** A block holds its rows, its column, their offsets, and one frame compressed
-//! at a time; blocks are cut so that twice their rows and column fit the budget (the
-//! second copy bounds the transient buffers), at the boundaries of the layer's shards,
-//! so that each shard is written from the rows of one block. What a rank holds besides
-//! (the per-card tables, each thread's turn scratch) is a constant, stated by `duel solve`.
+//! **Scratch files.** A finished block leaves one *block file* ([`crate::store::PartsFile`]):
+//! its frames, compressed, each read alone by the block of the next pass it belongs to,
+//! and last its *done record*, naming the shards it wrote. So a pass keeps one file per
+//! block in the scratch directory, and the directory holds at most the files of two passes
+//! (the one read, the one written) whatever the block count: never one file per pair of
+//! blocks, which for the full game would be tens of millions. A pass's files are removed
+//! when the pass after it (which reads them) ends.
 //!
-//! **Resume.** A finished block leaves a *done record* (written after its frames and
-//! shards are durable) naming its shards; a killed solve resumes from the blocks finished.
-//! Every file is the same bytes as the in-memory solve's: shards depend only on the values,
-//! and each pair's value only on the layer after it ([`crate::duel::solve`]).
+//! **Memory.** A block holds its rows, its column, their offsets, and its frames
+//! compressed; blocks are cut so that twice their rows and column fit the budget (the
+//! second copy bounds the transient buffers: the compressed frames are at most the
+//! column), at the boundaries of the layer's shards, so that each shard is written from
+//! the rows of one block. What a rank holds besides (the per-card tables, each thread's
+//! turn scratch) is a constant, stated by `duel solve`.
 //!
-//! Blocks go round-robin to the ranks, which share the scratch directory (the table
-//! directory's file system, or a parallel one). A pass ends with every rank's records
-//! gathered on rank 0, which lists the layer in the manifest.
+//! **Resume.** A block file is written (atomically) after the shards it names are durable;
+//! a killed solve resumes from the blocks finished. Every file is the same bytes as the
+//! in-memory solve's: shards depend only on the values, and each pair's value only on the
+//! layer after it ([`crate::duel::solve`]).
+//!
+//! **Balance.** Blocks are dealt to the ranks by their work, the largest first, each to the
+//! rank with the least so far ([`Pass::blocks_of`]), so that no rank waits long for the
+//! others at a pass's end; the ranks share the scratch directory (the table directory's
+//! file system, or a parallel one).
+//!
+//! **Collectives.** A pass ends with every rank's
+//! done records gathered on rank 0, which lists the layer in the manifest. A record names
+//! the next pass's blocks by a fingerprint, not a list, so the gather grows with the
+//! blocks and shards of one pass, never with their square, and it goes in bounded rounds
+//! ([`Ranks::gather`]).
 
 use std::ops::Range;
 use std::path::{Path, PathBuf};
@@ -50,7 +66,7 @@ use crate::duel::plan::size;
 use crate::duel::shard::{self, Column, LayerEntry, Manifest, ShardEntry, ShardError, ShardSpan, shard_ranges};
 use crate::duel::solve::LayerRows;
 use crate::duel::{DuelValue, LayerShape, Space, Tile};
-use crate::store::{self, Durability, StoreError, StoreFile};
+use crate::store::{self, Durability, PartsFile, StoreError};
 use crate::sys::RankMemory;
 
 /// Bytes of tile offsets per pair a block computes: the tile's offset and the kernel's
@@ -59,12 +75,11 @@ const COLUMN_PAIR_BYTES: u64 = 8 + 32;
 /// Bytes of tile offsets per pair of the rows a block reads.
 const ROW_PAIR_BYTES: u64 = 8;
 
-/// Store kind of a frame: a part of a solved column, compressed ([`pack_part`]).
-const FRAME_KIND: &str = "duel-stream-frame";
-/// Store kind of a done record: a finished block and the shards it wrote.
-const DONE_KIND: &str = "duel-stream-done";
-/// Most metadata a frame or a done record holds (theirs is a few bytes): longer metadata is
-/// refused before it is parsed.
+/// Store kind of a block file: a finished block's frames, each a part of its solved column
+/// compressed ([`pack_part`]), then its done record ([`Done`]).
+const BLOCK_KIND: &str = "duel-stream-block";
+/// Most metadata a block file holds (its part count): longer metadata is refused before it
+/// is parsed.
 const SCRATCH_METADATA_LIMIT: usize = 4 << 10;
 
 /// How a solve streams: the memory a rank may use and where its scratch files go.
@@ -137,6 +152,8 @@ struct Pass {
     column: Option<Arc<LayerShape>>,
     /// The blocks: ranges of the cards between the two layers.
     blocks: Vec<Range<usize>>,
+    /// Each block's work: the positions it solves (or, in the last pass, reads).
+    work: Vec<u64>,
     /// The shards of `upper`.
     shards: Vec<ShardSpan>,
 }
@@ -148,23 +165,48 @@ impl Pass {
         let Layout { rows, column, shards, units } = Layout::new(space, (upper, last), shard_positions, value_bytes);
         // Twice a block's bytes fit the budget.
         let limit = budget / 2;
-        let mut blocks = Vec::new();
-        let (mut start, mut held) = (0, 0u64);
-        for (unit, bytes) in &units {
+        let (mut blocks, mut work) = (Vec::new(), Vec::new());
+        let (mut start, mut held, mut worked) = (0, 0u64, 0u64);
+        for unit in &units {
+            let bytes = unit.bytes;
             assert!(
-                *bytes <= limit,
+                bytes <= limit,
                 "a block of {bytes} bytes is over the budget's half, {limit}: check the floor first"
             );
             if held + bytes > limit && held > 0 {
-                blocks.push(start..unit.start);
-                (start, held) = (unit.start, 0);
+                blocks.push(start..unit.cards.start);
+                work.push(worked);
+                (start, held, worked) = (unit.cards.start, 0, 0);
             }
             held += bytes;
+            worked += unit.work;
         }
-        if let Some((unit, _)) = units.last() {
-            blocks.push(start..unit.end);
+        if let Some(unit) = units.last() {
+            blocks.push(start..unit.cards.end);
+            work.push(worked);
         }
-        Pass { upper, rows, column: column.map(Arc::new), blocks, shards }
+        Pass { upper, rows, column: column.map(Arc::new), blocks, work, shards }
+    }
+
+    /// The blocks rank `rank` of `ranks` solves, in order: the blocks are dealt by their
+    /// work, the largest first, each to the rank with the least work so far (the lowest
+    /// of equals), so that the ranks finish a pass together; the same on every rank and
+    /// every run.
+    fn blocks_of(&self, (ranks, rank): (usize, usize)) -> Vec<usize> {
+        let mut order: Vec<usize> = (0..self.blocks.len()).collect();
+        order.sort_by_key(|&b| (std::cmp::Reverse(self.work[b]), b));
+        let mut loads: std::collections::BinaryHeap<std::cmp::Reverse<(u64, usize)>> =
+            (0..ranks).map(|r| std::cmp::Reverse((0, r))).collect();
+        let mut mine = Vec::new();
+        for b in order {
+            let std::cmp::Reverse((load, r)) = loads.pop().expect("at least one rank");
+            if r == rank {
+                mine.push(b);
+            }
+            loads.push(std::cmp::Reverse((load + self.work[b], r)));
+        }
+        mine.sort_unstable();
+        mine
     }
 }
 
@@ -176,8 +218,8 @@ struct Layout {
     column: Option<LayerShape>,
     /// The shards of the layer read.
     shards: Vec<ShardSpan>,
-    /// The units a block never splits, with the bytes a block holds for each.
-    units: Vec<(Range<usize>, u64)>,
+    /// The units a block never splits.
+    units: Vec<Unit>,
 }
 
 impl Layout {
@@ -191,30 +233,41 @@ impl Layout {
     }
 }
 
+/// Cards a block never splits.
+struct Unit {
+    cards: Range<usize>,
+    /// Bytes a block holds for them: their rows' and their column's values and offsets.
+    bytes: u64,
+    /// Positions of their column (solved), or of their rows where no column is solved.
+    work: u64,
+}
+
 /// The cards between layer `rows` (read) and layer `column` (solved) cut into the units a
-/// block never splits (at the starts of rows where a shard starts), with the bytes a block
-/// holds for each: its rows' and its column's values and offsets.
+/// block never splits (at the starts of rows where a shard starts), with what a block holds
+/// and does for each.
 fn units(
     space: &Space,
     rows: Option<&LayerShape>,
     column: Option<&LayerShape>,
     shards: &[ShardSpan],
     value_bytes: u64,
-) -> Vec<(Range<usize>, u64)> {
+) -> Vec<Unit> {
     let count = rows.map(|r| r.movers.len()).or(column.map(|c| c.opponents.len())).unwrap_or(0);
-    let mut cost = vec![0u64; count];
+    let (mut cost, mut work) = (vec![0u64; count], vec![0u64; count]);
     if let Some(shape) = rows {
         let pairs = shape.opponents.len() as u64 * ROW_PAIR_BYTES;
-        for (k, c) in cost.iter_mut().enumerate() {
+        for (k, (c, w)) in cost.iter_mut().zip(&mut work).enumerate() {
             let row = shape.rows(k..k + 1);
             *c += (row.end - row.start) * value_bytes + pairs;
+            *w = row.end - row.start;
         }
     }
     if let Some(shape) = column {
         let lengths = per_card_sums(space.cards(), &shape.opponents, &shape.movers, |o, m| window_len(window(m, o)));
         let pairs = shape.movers.len() as u64 * COLUMN_PAIR_BYTES;
-        for (c, len) in cost.iter_mut().zip(lengths) {
+        for ((c, w), len) in cost.iter_mut().zip(&mut work).zip(lengths) {
             *c += len * value_bytes + pairs;
+            *w = len;
         }
     }
     let mut cuts: Vec<usize> = match rows {
@@ -227,7 +280,13 @@ fn units(
     };
     cuts.push(count);
     cuts.dedup();
-    cuts.windows(2).map(|pair| (pair[0]..pair[1], cost[pair[0]..pair[1]].iter().sum())).collect()
+    let sum = |of: &[u64], cards: &Range<usize>| of[cards.clone()].iter().sum();
+    cuts.windows(2)
+        .map(|pair| {
+            let cards = pair[0]..pair[1];
+            Unit { bytes: sum(&cost, &cards), work: sum(&work, &cards), cards }
+        })
+        .collect()
 }
 
 /// The least budget per rank that streams the passes of a solve of `space` from layer
@@ -242,7 +301,7 @@ pub fn floor(space: &Space, (top, last): (usize, usize), shard_positions: u64, v
         .map(|upper| {
             let (rows, column) = (shape(upper), (upper > last).then(|| shape(upper - 1)).flatten());
             let shards = rows.map_or_else(Vec::new, |rows| shard_ranges(rows, shard_positions));
-            let most = units(space, rows, column, &shards, value_bytes).iter().map(|u| u.1).max();
+            let most = units(space, rows, column, &shards, value_bytes).iter().map(|u| u.bytes).max();
             (2 * most.unwrap_or(0), column.map_or(upper, |c| c.layer))
         })
         .max()
@@ -256,34 +315,65 @@ struct Done {
     upper: usize,
     block: usize,
     cards: Range<usize>,
-    /// The blocks of the pass after it (the frames its column was cut into).
-    frames: Vec<Range<usize>>,
+    /// The blocks of the pass after it (the frames its column was cut into), by their
+    /// fingerprint.
+    frames: Cuts,
     budget: u64,
     written: Vec<(usize, ShardEntry, Option<ShardEntry>)>,
 }
 
-/// The file of frame `frame` of block `block` of solved layer `layer`.
-fn frame_file(scratch: &Path, layer: usize, block: usize, frame: usize) -> PathBuf {
-    scratch.join(format!("values-{layer:02}-{block:06}-{frame:06}.yzs"))
+/// A list of blocks named in a few bytes: how many, and a hash of their ranges. A done
+/// record names the next pass's blocks so; the list itself (thousands of ranges in the full
+/// game) in every record would make the records of a pass grow with the square of its
+/// blocks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+struct Cuts {
+    blocks: usize,
+    hash: u64,
 }
 
-/// The done record of block `block` of the pass reading layer `upper`.
-fn done_file(scratch: &Path, upper: usize, block: usize) -> PathBuf {
-    scratch.join(format!("done-{upper:02}-{block:06}.yzs"))
+impl Cuts {
+    fn of(blocks: &[Range<usize>]) -> Cuts {
+        let bounds: Vec<u64> = blocks.iter().flat_map(|b| [b.start as u64, b.end as u64]).collect();
+        let bytes: Vec<u8> = bounds.iter().flat_map(|n| n.to_le_bytes()).collect();
+        Cuts { blocks: blocks.len(), hash: xxhash_rust::xxh3::xxh3_64(&bytes) }
+    }
+}
+
+/// The file of block `block` of the pass reading layer `upper`: its frames of layer
+/// `upper − 1`, then its done record.
+fn block_file(scratch: &Path, upper: usize, block: usize) -> PathBuf {
+    scratch.join(format!("block-{upper:02}-{block:06}.yzs"))
+}
+
+/// Whether `name` is the name of a block file of the pass reading layer `upper` (any pass
+/// for `None`).
+fn is_block_file(name: &str, upper: Option<usize>) -> bool {
+    let Some(rest) = name.strip_prefix("block-").and_then(|r| r.strip_suffix(".yzs")) else { return false };
+    let digits = |s: &str, n: usize| s.len() == n && s.bytes().all(|b| b.is_ascii_digit());
+    match rest.split_once('-') {
+        Some((layer, block)) => digits(layer, 2) && digits(block, 6) && upper.is_none_or(|u| layer.parse() == Ok(u)),
+        None => false,
+    }
+}
+
+/// Opens a block file.
+fn open_block(path: &Path) -> Result<PartsFile, StoreError> {
+    // SAFETY: scratch files are written by rename and never in place.
+    unsafe { PartsFile::open(path, BLOCK_KIND, SCRATCH_METADATA_LIMIT) }
 }
 
 /// The record of a finished block, if its file is there, sound and of this very block.
 fn read_done(scratch: &Path, expected: &Done) -> Option<Done> {
-    let path = done_file(scratch, expected.upper, expected.block);
+    let path = block_file(scratch, expected.upper, expected.block);
     if !path.exists() {
         return None;
     }
-    // SAFETY: scratch files are written by rename and never in place.
-    let file = unsafe { StoreFile::open_with_metadata_limit(&path, DONE_KIND, SCRATCH_METADATA_LIMIT) }.ok()?;
-    let done: Done = serde_json::from_slice(file.payload()).ok()?;
-    let same = (done.upper, done.block, &done.cards, &done.frames, done.budget)
-        == (expected.upper, expected.block, &expected.cards, &expected.frames, expected.budget);
-    same.then_some(done)
+    let file = open_block(&path).ok()?;
+    let done: Done = serde_json::from_slice(file.part(file.count().checked_sub(1)?).ok()?).ok()?;
+    let same = (done.upper, done.block, &done.cards, done.frames, done.budget)
+        == (expected.upper, expected.block, &expected.cards, expected.frames, expected.budget);
+    (same && file.count() == done.frames.blocks + 1).then_some(done)
 }
 
 /// Solves the layers of `space` from what `manifest` lists (nothing: the game's end) down
@@ -324,14 +414,9 @@ pub(super) fn solve_streamed<V: DuelValue + Pod>(
         let next_frames = if first.column.is_some() { pass(listed - 1).blocks } else { Vec::new() };
         let done = (0..first.blocks.len())
             .all(|b| read_done(scratch, &expected(&first, b, &next_frames, stream.budget.per_rank())).is_some());
-        // The pass to run next, and its finished blocks' records and frames (those of the
-        // layer below it), are kept; so is what the pass before left it.
-        let keep = |name: &str| {
-            let of = |what: &str, layer: usize| name.starts_with(&format!("{what}-{layer:02}-"));
-            of("done", listed)
-                || of("values", listed - 1)
-                || (done && (of("done", listed - 1) || (listed >= 2 && of("values", listed - 2))))
-        };
+        // The block files of the pass to run next (finished blocks, with the frames of the
+        // layer below it) are kept, and where it is done, those of the pass after it.
+        let keep = |name: &str| is_block_file(name, Some(listed)) || (done && is_block_file(name, Some(listed - 1)));
         remove_scratch_files(scratch, |name| !keep(name))?;
         Ok(done)
     };
@@ -456,7 +541,7 @@ impl<V: DuelValue + Pod, R: Ranks, P: FnMut(&LayerReport)> Streamed<'_, '_, '_, 
         let (me, size) = (self.ranks.rank(), self.ranks.size());
         let mut running = Running { pass, frames, source, records: Vec::new(), resumed: 0, started: Instant::now() };
         let mut blocks = Vec::new();
-        for b in (me..running.pass.blocks.len()).step_by(size) {
+        for b in running.pass.blocks_of((size, me)) {
             let record = expected(&running.pass, b, &running.frames, self.stream.budget.per_rank());
             match read_done(&self.stream.scratch, &record) {
                 Some(done) => {
@@ -526,18 +611,13 @@ impl<V: DuelValue + Pod, R: Ranks, P: FnMut(&LayerReport)> Streamed<'_, '_, '_, 
         Ok((rows, record))
     }
 
-    /// Records block `b` of the running pass as done (after its frames and shards are
-    /// durable) and removes the frames it read.
-    fn close_block(&mut self, b: usize, record: Done) -> Result<(), ClusterError> {
+    /// Records block `b` of the running pass as done, after the shards it names are
+    /// durable: writes its block file, its `frames` (compressed) then its record.
+    fn close_block(&mut self, b: usize, record: Done, mut frames: Vec<Vec<u8>>) -> Result<(), ClusterError> {
         let running = self.current.as_mut().expect("a pass running");
-        let scratch = &self.stream.scratch;
-        let payload = serde_json::to_vec(&record).expect("a record serialises");
-        store::write_atomic(&done_file(scratch, running.pass.upper, b), DONE_KIND, &serde_json::json!({}), &payload)?;
-        if let Source::Frames(blocks) = &running.source {
-            for b_above in 0..blocks.len() {
-                shard::remove_file(&frame_file(scratch, running.pass.upper, b_above, b))?;
-            }
-        }
+        let path = block_file(&self.stream.scratch, running.pass.upper, b);
+        frames.push(serde_json::to_vec(&record).expect("a record serialises"));
+        store::write_parts(&path, BLOCK_KIND, &serde_json::json!({}), &frames, Durability::Synced)?;
         running.records.push(record);
         Ok(())
     }
@@ -590,18 +670,14 @@ impl<V: DuelValue + Pod, R: Ranks, P: FnMut(&LayerReport)> Frontier<V> for Strea
     fn hand(&mut self, b: usize, tile: &Tile, values: Vec<V>) -> Result<(), ClusterError> {
         let record = self.block.take().expect("the block was solved");
         let running = self.current.as_ref().expect("a pass running");
-        let (scratch, layer) = (&self.stream.scratch, running.pass.upper - 1);
-        let mut files = Vec::with_capacity(running.frames.len());
-        for (j, movers) in running.frames.iter().enumerate() {
-            let raw: &[u8] = bytemuck::cast_slice(&values[tile.rows(movers.clone())]);
-            let packed = pack_part(raw).map_err(|e| ClusterError::Exchange(format!("compressing a frame: {e}")))?;
-            let metadata = serde_json::json!({ "bytes": raw.len() });
-            let path = frame_file(scratch, layer, b, j);
-            store::write_atomic_with(&path, FRAME_KIND, &metadata, &packed, Durability::Batched)?;
-            files.push(path);
-        }
-        store::sync_batch(scratch, &files)?;
-        self.close_block(b, record)
+        let frames = running
+            .frames
+            .par_iter()
+            .map(|movers| pack_part(bytemuck::cast_slice(&values[tile.rows(movers.clone())])))
+            .collect::<std::io::Result<Vec<_>>>()
+            .map_err(|e| ClusterError::Exchange(format!("compressing a frame: {e}")))?;
+        drop(values);
+        self.close_block(b, record, frames)
     }
 
     fn end(&mut self) -> Result<(), ClusterError> {
@@ -618,7 +694,7 @@ impl<V: DuelValue + Pod, R: Ranks, P: FnMut(&LayerReport)> Frontier<V> for Strea
                 if b == 0 && self.last == self.space.first_layer() {
                     self.outcome.first_value = rows.and_then(|rows| rows.values.first().copied());
                 }
-                self.close_block(b, record)?;
+                self.close_block(b, record, Vec::new())?;
             }
             self.end_running()?;
         }
@@ -632,7 +708,7 @@ fn expected(pass: &Pass, b: usize, frames: &[Range<usize>], budget: u64) -> Done
         upper: pass.upper,
         block: b,
         cards: pass.blocks[b].clone(),
-        frames: frames.to_vec(),
+        frames: Cuts::of(frames),
         budget,
         written: Vec::new(),
     }
@@ -649,18 +725,17 @@ fn read_frames<V: DuelValue + Pod>(
 ) -> Result<Vec<V>, ClusterError> {
     let mut values = vec![V::NOTHING; tile.positions() as usize];
     for (b_above, opponents) in blocks.iter().enumerate() {
-        let path = frame_file(scratch, shape.layer, b_above, b);
-        // SAFETY: scratch files are written by rename and never in place.
-        let file = unsafe { StoreFile::open_with_metadata_limit(&path, FRAME_KIND, SCRATCH_METADATA_LIMIT) }?;
-        let bytes = file.metadata()["bytes"].as_u64().unwrap_or(u64::MAX) as usize;
+        let path = block_file(scratch, shape.layer + 1, b_above);
+        let file = open_block(&path)?;
+        let frames = file.count().saturating_sub(1);
+        if b >= frames {
+            return Err(damaged(&path, format!("it holds {frames} frames, block {b} reads one")));
+        }
         let expected: usize =
             tile.movers.clone().map(|m| tile.span(m, opponents.clone()).len()).sum::<usize>() * size_of::<V>();
-        if bytes != expected {
-            return Err(damaged(&path, format!("it holds {bytes} bytes of values, the block needs {expected}")));
-        }
         let mut movers = tile.movers.clone();
         let (mut at, mut left) = (0..0, 0);
-        unpack_part::<V>(file.payload(), bytes, |mut piece| {
+        unpack_part::<V>(file.part(b)?, expected, |mut piece| {
             while !piece.is_empty() {
                 if left == 0 {
                     let Some(m) = movers.next() else { return };
@@ -726,11 +801,9 @@ fn end_pass(
                 };
                 manifest.list(dir, entry)?;
             }
-            let above = pass.upper + 1;
-            remove_scratch_files(scratch, |name| {
-                name.starts_with(&format!("done-{above:02}-"))
-                    || name.starts_with(&format!("values-{:02}-", pass.upper))
-            })
+            // The pass above's block files: this pass read their frames, and their records
+            // are no longer asked for.
+            remove_scratch_files(scratch, |name| is_block_file(name, Some(pass.upper + 1)))
         })();
         if let Err(e) = result {
             // Every rank hears of it before rank 0 stops with its own error.
@@ -749,7 +822,7 @@ fn end_pass(
 fn finish(ranks: &impl Ranks, scratch: &Path, last: usize) -> Result<(), ClusterError> {
     ranks.gather(Vec::new()).map_err(ClusterError::Exchange)?;
     if ranks.rank() == 0 && scratch.exists() {
-        remove_scratch_files(scratch, |name| name.starts_with("done-") || name.starts_with("values-"))?;
+        remove_scratch_files(scratch, |name| is_block_file(name, None))?;
         // A scratch directory the user gave, holding other files, stays.
         let _ = std::fs::remove_dir(scratch);
         tracing::info!(last, scratch = %scratch.display(), "streamed solve finished; scratch removed");
@@ -776,4 +849,215 @@ fn damaged(path: &Path, reason: String) -> ClusterError {
 fn io_error(path: &Path, action: &'static str) -> impl Fn(std::io::Error) -> ClusterError {
     let path = path.to_owned();
     move |source| ClusterError::Shard(ShardError::from(StoreError::Io { path: path.clone(), action, source }))
+}
+
+/// One pass of a streamed solve as the ranks would run it, its structures built for real
+/// (blocks, done records with an entry per shard written, the gather of those records),
+/// without a value computed, and measured.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct PassRehearsal {
+    /// The layer the pass reads (the pass solves the layer below it).
+    pub upper: usize,
+    /// Blocks the pass is cut into.
+    pub blocks: usize,
+    /// Blocks the rehearsed rank solves.
+    pub rank_blocks: usize,
+    /// The mean rank's work over the busiest rank's (positions solved): the share of the
+    /// pass's wall time the ranks are busy, 1 for a perfect balance.
+    pub balance: f64,
+    /// The same had the blocks gone round-robin (block `b` to rank `b mod ranks`).
+    pub round_robin_balance: f64,
+    /// Bytes the largest block holds (its rows, column and offsets), half the budget at most.
+    pub largest_block_bytes: u64,
+    /// Frames each block file holds: the blocks of the next pass.
+    pub frames_per_block: usize,
+    /// Bytes of the largest done record (JSON).
+    pub largest_done_record_bytes: u64,
+    /// Bytes of every rank's records that the pass's end gathers on rank 0, in all.
+    pub gather_bytes: u64,
+    /// Bytes rank 0 receives in the largest round of that gather ([`Ranks::gather`]):
+    /// at most the rank count times [`Ranks::gather_piece_bytes`].
+    pub largest_gather_round_bytes: u64,
+    /// Most files the scratch directory holds during the pass: the block files of the pass
+    /// before (read) and of this one, and a temporary file per rank.
+    pub scratch_files: usize,
+    /// Seconds the structures took to build.
+    pub seconds: f64,
+}
+
+/// Rehearses every pass of a streamed solve of `space` from the game's end down to `last`
+/// at `ranks` ranks of `budget` bytes each, for rank `rank`, with values of `value_bytes`
+/// (and draw shards where `draws`), shards of `shard_positions` positions, and gathers in
+/// rounds of `gather_piece` bytes a rank. Refuses a budget below the floor, as the solve.
+pub fn rehearse_passes(
+    space: &Space,
+    (ranks, rank): (usize, usize),
+    last: usize,
+    (budget, value_bytes, draws): (u64, u64, bool),
+    (shard_positions, gather_piece): (u64, usize),
+) -> Result<Vec<PassRehearsal>, BelowFloor> {
+    let (needed, layer) = floor(space, (space.end_layer(), last), shard_positions, value_bytes);
+    if needed > budget {
+        let needed_gib = needed as f64 / (1u64 << 30) as f64;
+        let budget = Budget::PerRank(budget);
+        return Err(BelowFloor { ranks: ranks as u64, budget, needed, needed_gib, layer });
+    }
+    let mut passes = Vec::new();
+    let mut upcoming = Some(Pass::new(space, (space.end_layer(), last), shard_positions, budget, value_bytes));
+    let mut above_blocks = 0;
+    while let Some(pass) = upcoming.take() {
+        let started = Instant::now();
+        let next =
+            (pass.upper > last).then(|| Pass::new(space, (pass.upper - 1, last), shard_positions, budget, value_bytes));
+        let frames = next.as_ref().map_or_else(Vec::new, |n| n.blocks.clone());
+        let units = Layout::new(space, (pass.upper, last), shard_positions, value_bytes).units;
+        let mut owner = vec![0; pass.blocks.len()];
+        let mut loads = vec![0u64; ranks];
+        for (r, load) in loads.iter_mut().enumerate() {
+            for b in pass.blocks_of((ranks, r)) {
+                owner[b] = r;
+                *load += pass.work[b];
+            }
+        }
+        let mut dealt_in_turn = vec![0u64; ranks];
+        for (b, work) in pass.work.iter().enumerate() {
+            dealt_in_turn[b % ranks] += work;
+        }
+        let (balance, round_robin_balance) = (balance_of(&loads), balance_of(&dealt_in_turn));
+        let mut message = vec![Vec::<Done>::new(); ranks];
+        let mut largest_done = 0u64;
+        for (b, cards) in pass.blocks.iter().enumerate() {
+            let mut record = expected(&pass, b, &frames, budget);
+            if let Some(shape) = &pass.rows {
+                record.written = pass
+                    .shards
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, s)| cards.contains(&s.movers.start))
+                    .map(|(i, span)| {
+                        let entry = stand_in_entry(shape, i, span);
+                        (i, entry.clone(), draws.then_some(entry))
+                    })
+                    .collect();
+            }
+            largest_done = largest_done.max(serde_json::to_vec(&record).expect("a record serialises").len() as u64);
+            message[owner[b]].push(record);
+        }
+        let lengths: Vec<u64> = message
+            .iter()
+            .map(|records| serde_json::to_vec(&(records, 0usize)).expect("serialises").len() as u64)
+            .collect();
+        let rounds = lengths.iter().max().map_or(0, |&l| l.div_ceil(gather_piece as u64));
+        let largest_round = (0..rounds)
+            .map(|round| {
+                lengths.iter().map(|&l| l.saturating_sub(round * gather_piece as u64).min(gather_piece as u64)).sum()
+            })
+            .max()
+            .unwrap_or(0);
+        let largest_block = pass
+            .blocks
+            .iter()
+            .map(|b| units.iter().filter(|u| b.start <= u.cards.start && u.cards.end <= b.end).map(|u| u.bytes).sum())
+            .max()
+            .unwrap_or(0);
+        passes.push(PassRehearsal {
+            upper: pass.upper,
+            blocks: pass.blocks.len(),
+            rank_blocks: message[rank].len(),
+            balance,
+            round_robin_balance,
+            largest_block_bytes: largest_block,
+            frames_per_block: frames.len(),
+            largest_done_record_bytes: largest_done,
+            gather_bytes: lengths.iter().sum(),
+            largest_gather_round_bytes: largest_round,
+            scratch_files: above_blocks + pass.blocks.len() + ranks,
+            seconds: started.elapsed().as_secs_f64(),
+        });
+        above_blocks = if pass.column.is_some() { pass.blocks.len() } else { 0 };
+        upcoming = next;
+    }
+    Ok(passes)
+}
+
+/// The mean of `loads` over their largest: 1 where they are all equal (or all 0).
+fn balance_of(loads: &[u64]) -> f64 {
+    let most = loads.iter().copied().max().unwrap_or(0);
+    if most == 0 { 1.0 } else { loads.iter().sum::<u64>() as f64 / loads.len() as f64 / most as f64 }
+}
+
+/// The entry shard `i` of layer `shape` would have in a done record or the manifest, with
+/// a stand-in checksum and its raw size: what a rehearsal lists.
+pub(super) fn stand_in_entry(shape: &LayerShape, i: usize, span: &ShardSpan) -> ShardEntry {
+    let rows = shape.rows(span.movers.clone());
+    let positions = span.positions.end - span.positions.start;
+    ShardEntry {
+        mover_start: span.movers.start,
+        mover_end: span.movers.end,
+        row_offset: span.positions.start - rows.start,
+        positions,
+        checksum: store::Checksum(xxhash_rust::xxh3::xxh3_64(
+            &[shape.layer as u64, i as u64].map(u64::to_le_bytes).concat(),
+        )),
+        bytes: 4 * positions,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Blocks of very unequal work are dealt once each, the same way on every rank, and
+    /// closer to balance than round-robin dealing.
+    #[test]
+    fn blocks_are_dealt_by_their_work() {
+        let work: Vec<u64> = (0..48u64).map(|b| if b % 4 == 0 { 1_000 + b } else { 10 + b % 7 }).collect();
+        let pass = Pass {
+            upper: 3,
+            rows: None,
+            column: None,
+            blocks: (0..work.len()).map(|b| b..b + 1).collect(),
+            work: work.clone(),
+            shards: Vec::new(),
+        };
+        let ranks = 4;
+        let dealt: Vec<Vec<usize>> = (0..ranks).map(|r| pass.blocks_of((ranks, r))).collect();
+        let mut all: Vec<usize> = dealt.concat();
+        all.sort_unstable();
+        assert_eq!(all, (0..work.len()).collect::<Vec<_>>());
+        assert_eq!(dealt, (0..ranks).map(|r| pass.blocks_of((ranks, r))).collect::<Vec<_>>());
+        let loads: Vec<u64> = dealt.iter().map(|bs| bs.iter().map(|&b| work[b]).sum()).collect();
+        let mut in_turn = vec![0u64; ranks];
+        for (b, w) in work.iter().enumerate() {
+            in_turn[b % ranks] += w;
+        }
+        assert!(balance_of(&loads) > 0.95, "{loads:?}");
+        assert!(balance_of(&in_turn) < 0.5, "{in_turn:?}");
+    }
+
+    /// Only block files are taken for the solve's own: no other name in the scratch
+    /// directory, however close.
+    #[test]
+    fn block_files_are_named_exactly() {
+        assert!(is_block_file("block-07-000012.yzs", None));
+        assert!(is_block_file("block-07-000012.yzs", Some(7)));
+        assert!(!is_block_file("block-07-000012.yzs", Some(8)));
+        for other in
+            ["block-7-000012.yzs", "block-07-12.yzs", "block-07-000012.yzs.bak", "history.yzs", "done-07-000001.yzs"]
+        {
+            assert!(!is_block_file(other, None), "{other}");
+        }
+    }
+
+    /// A block file forged with long metadata (its checksums valid) is refused before its
+    /// metadata is parsed.
+    #[test]
+    fn a_block_file_with_long_metadata_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = block_file(dir.path(), 5, 0);
+        let metadata = serde_json::json!({ "padding": "x".repeat(8 << 10) });
+        store::write_parts(&path, BLOCK_KIND, &metadata, &[b"{}".to_vec()], Durability::Synced).unwrap();
+        let refused = open_block(&path).unwrap_err();
+        assert!(refused.to_string().contains("metadata"), "{refused}");
+    }
 }
