@@ -17,13 +17,24 @@ use super::count::LayerCount;
 /// Bytes of one stored value (an `f32` winning chance).
 pub const VALUE_BYTES: u64 = 4;
 
-/// How much zstd shrinks the exchanged frontier and the shards (raw bytes over bytes sent
-/// or stored), for planning bytes on the wire and on disk and the compressed parts held
-/// during the exchange. Measured on the full game's real layers (issue 25): 3.45 at layer
-/// 23 and about 1.5 at layer 21; the wide mid-game layers, which hold most of the bytes,
-/// are taken to compress like layer 21. (The first-6 game gives 2.9: small games compress
-/// better.) `duel plan` also reports the ratio it measures on its own sample of real values.
-pub const EXCHANGE_COMPRESSION: f64 = 1.5;
+/// How much zstd shrinks the exchanged frontier, the scratch frames and the shards (raw
+/// bytes over bytes sent or stored), for planning bytes on the wire and on disk and the
+/// compressed parts held during the exchange: below the worst ratio measured on layers
+/// like the middle of the game, taken for every layer. Measured (docs/benchmarks.md,
+/// "Compression"): the full game's last layers compress 26.1 (layer 25), 9.3 (24), 3.7 (23)
+/// and 1.89 (22) times; the 7-box game (`--first 7`, the largest game solved whole here,
+/// whose middle layers look most like the full game's) 1.126 to 1.25 times on its layers of
+/// over a million positions (layer 4: 1.126, the widest, 6 to 8: 1.16 to 1.25), its shards
+/// at zstd level 3; frames at the exchange's level 1 compress a little less. The ratio falls
+/// as the game grows (the first-6 game's widest layers give 2.2 to 2.4), so every layer of
+/// the full game is planned at 1.1. `duel plan` also reports the ratio it measures on its
+/// own sample of real values.
+pub const EXCHANGE_COMPRESSION: f64 = 1.1;
+
+/// Where [`EXCHANGE_COMPRESSION`] comes from, in a line a plan prints beside it.
+pub const COMPRESSION_SOURCE: &str = "below the worst measured on layers of a million positions or more of the 7-box \
+     game (1.126, layer 4; 1.16-1.25 on its widest) and of the full game's last layers (1.89 at layer 22): \
+     docs/benchmarks.md, Compression";
 
 /// How much more than `1/P` of a layer the busiest rank holds: the partition balances
 /// kernel work, not positions or pairs. Measured by `yz duel plan --rehearse-rank 511

@@ -98,6 +98,9 @@ pub struct PlanReport {
     pub core_hours_max: f64,
     /// Core-hours by part.
     pub core_hours_by_part: Parts,
+    /// The zstd ratio the disk and the wire are planned at
+    /// ([`crate::duel::plan::EXCHANGE_COMPRESSION`]), and where it was measured.
+    pub planned_compression: (f64, &'static str),
     /// Bytes written to shard files before compression.
     pub shard_bytes: u64,
     /// Bytes read from and written to disk.
@@ -215,6 +218,7 @@ pub fn plan_solve(
         core_hours_min: rates.iter().map(|r| r.core_hours_min).sum::<f64>() + others,
         core_hours_max: rates.iter().map(|r| r.core_hours_max).sum::<f64>() + others,
         core_hours_by_part: Parts { kernel, exchange, writing, checking },
+        planned_compression: (crate::duel::plan::EXCHANGE_COMPRESSION, crate::duel::plan::COMPRESSION_SOURCE),
         shard_bytes: plan.shard_bytes(),
         disk_bytes: plan.disk_bytes(),
         mem_per_rank_gib,

@@ -793,4 +793,40 @@ pub(crate) mod tests {
             assert!(!scratch.exists());
         }
     }
+
+    /// A streamed solve touches no file of its scratch directory but its own block files:
+    /// a user's store files there survive a solve and a resume, and so does everything of a
+    /// table directory given as its own scratch (its manifest and shards).
+    #[test]
+    fn a_streamed_solve_removes_only_its_own_scratch_files() {
+        let cards = Cards::new(Game { rules: Rules::OFFICIAL, categories: Rules::OFFICIAL.first(4).unwrap() });
+        let space = Space::whole_game(&cards);
+        let root = tempfile::tempdir().unwrap();
+        let every = SolveOptions { shard_positions: 40, ..SolveOptions::whole(&space) };
+        let whole = root.path().join("whole");
+        solve_tables::<f32>(&space, &Alone, &whole, every.clone(), |_| {}).unwrap();
+        let (floor, _) = crate::duel::cluster::stream::floor(&space, (space.end_layer(), 0), 40, 4);
+        let scratch = root.path().join("scratch");
+        std::fs::create_dir_all(&scratch).unwrap();
+        let mine = ["history.yzs", "values-03-000000-000000.yzs", "done-04-000001.yzs", "block-4-1.yzs"];
+        for name in mine {
+            std::fs::write(scratch.join(name), name).unwrap();
+        }
+        let out = root.path().join("out");
+        let stopped = SolveOptions { stop_after: 4, ..streamed(floor, &scratch, &every) };
+        solve_tables::<f32>(&space, &Alone, &out, stopped, |_| {}).unwrap();
+        let resumed = SolveOptions { resume: true, ..streamed(floor, &scratch, &every) };
+        solve_tables::<f32>(&space, &Alone, &out, resumed, |_| {}).unwrap();
+        for name in mine {
+            assert_eq!(std::fs::read(scratch.join(name)).unwrap(), name.as_bytes(), "{name}");
+        }
+        assert_eq!(files(&out), files(&whole));
+        // The table directory as its own scratch, stopped and resumed: every table kept.
+        let own = root.path().join("own");
+        let stopped = SolveOptions { stop_after: 4, ..streamed(floor, &own, &every) };
+        solve_tables::<f32>(&space, &Alone, &own, stopped, |_| {}).unwrap();
+        let resumed = SolveOptions { resume: true, ..streamed(floor, &own, &every) };
+        solve_tables::<f32>(&space, &Alone, &own, resumed, |_| {}).unwrap();
+        assert_eq!(files(&own), files(&whole));
+    }
 }

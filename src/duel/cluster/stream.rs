@@ -24,7 +24,8 @@
 //! **Memory.** A block holds its rows, its column, their offsets, and its frames
 //! compressed; blocks are cut so that twice their rows and column fit the budget (the
 //! second copy bounds the transient buffers: the compressed frames are at most the
-//! column), at the boundaries of the layer's shards, so that each shard is written from
+//! column), and finer where a pass would have fewer than [`PASS_BLOCKS`] blocks of at
+//! least [`MIN_BLOCK_BYTES`], at the boundaries of the layer's shards, so that each shard is written from
 //! the rows of one block. What a rank holds besides (the per-card tables, each thread's
 //! turn scratch) is a constant, stated by `duel solve`.
 //!
@@ -74,6 +75,14 @@ use crate::sys::RankMemory;
 const COLUMN_PAIR_BYTES: u64 = 8 + 32;
 /// Bytes of tile offsets per pair of the rows a block reads.
 const ROW_PAIR_BYTES: u64 = 8;
+/// Blocks a pass is cut into at least, where its blocks are not smaller than
+/// [`MIN_BLOCK_BYTES`]: a budget-sized block each would leave most of 1,024 ranks idle on
+/// the full game's narrower passes (fewer blocks than ranks), and the blocks dealt by work
+/// balance better the more each rank has.
+const PASS_BLOCKS: u64 = 4096;
+/// The least bytes a block is cut to for [`PASS_BLOCKS`]' sake: smaller blocks would cost
+/// more in files, fsyncs and per-block work than they gain in balance.
+const MIN_BLOCK_BYTES: u64 = 64 << 20;
 
 /// Store kind of a block file: a finished block's frames, each a part of its solved column
 /// compressed ([`pack_part`]), then its done record ([`Done`]).
@@ -163,16 +172,17 @@ impl Pass {
     /// `budget` bytes (at least the [`floor`]) of values of `value_bytes` each.
     fn new(space: &Space, (upper, last): (usize, usize), shard_positions: u64, budget: u64, value_bytes: u64) -> Pass {
         let Layout { rows, column, shards, units } = Layout::new(space, (upper, last), shard_positions, value_bytes);
-        // Twice a block's bytes fit the budget.
-        let limit = budget / 2;
+        // Twice a block's bytes fit the budget; a wide pass has at least PASS_BLOCKS blocks
+        // (of at least MIN_BLOCK_BYTES), so that each rank of a large job gets several.
+        let total: u64 = units.iter().map(|u| u.bytes).sum();
+        let largest = units.iter().map(|u| u.bytes).max().unwrap_or(0);
+        let half = budget / 2;
+        assert!(largest <= half, "a block of {largest} bytes is over the budget's half, {half}: check the floor first");
+        let limit = total.div_ceil(PASS_BLOCKS).max(MIN_BLOCK_BYTES).min(half).max(largest);
         let (mut blocks, mut work) = (Vec::new(), Vec::new());
         let (mut start, mut held, mut worked) = (0, 0u64, 0u64);
         for unit in &units {
             let bytes = unit.bytes;
-            assert!(
-                bytes <= limit,
-                "a block of {bytes} bytes is over the budget's half, {limit}: check the floor first"
-            );
             if held + bytes > limit && held > 0 {
                 blocks.push(start..unit.cards.start);
                 work.push(worked);
@@ -417,7 +427,7 @@ pub(super) fn solve_streamed<V: DuelValue + Pod>(
         // The block files of the pass to run next (finished blocks, with the frames of the
         // layer below it) are kept, and where it is done, those of the pass after it.
         let keep = |name: &str| is_block_file(name, Some(listed)) || (done && is_block_file(name, Some(listed - 1)));
-        remove_scratch_files(scratch, |name| !keep(name))?;
+        remove_scratch_files(scratch, |name| is_block_file(name, None) && !keep(name))?;
         Ok(done)
     };
     // 1: continue after the pass; 0: at it; 2: rank 0 failed (and says why).
@@ -830,7 +840,8 @@ fn finish(ranks: &impl Ranks, scratch: &Path, last: usize) -> Result<(), Cluster
     Ok(())
 }
 
-/// Removes the scratch files of the streamed solve whose names `doomed` picks.
+/// Removes the scratch files of the streamed solve whose names `doomed` picks (among its
+/// own: a caller's `doomed` never picks a name that is not a block file's).
 fn remove_scratch_files(scratch: &Path, doomed: impl Fn(&str) -> bool) -> Result<(), ClusterError> {
     let entries = std::fs::read_dir(scratch).map_err(io_error(scratch, "list"))?;
     for entry in entries {
