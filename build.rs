@@ -84,7 +84,8 @@ mod gpu {
             let mut all: Vec<CString> = options.iter().map(|o| CString::new(*o).unwrap()).collect();
             all.extend(["--fmad=false", "-std=c++17"].map(|o| CString::new(o).unwrap()));
             let pointers: Vec<*const c_char> = all.iter().map(|o| o.as_ptr()).collect();
-            let (size_of, get) = if cubin { ("nvrtcGetCUBINSize", "nvrtcGetCUBIN") } else { ("nvrtcGetPTXSize", "nvrtcGetPTX") };
+            let (size_of, get) =
+                if cubin { ("nvrtcGetCUBINSize", "nvrtcGetCUBIN") } else { ("nvrtcGetPTXSize", "nvrtcGetPTX") };
             let mut program: Program = std::ptr::null_mut();
             // SAFETY: the calls follow nvrtc.h: a program made, compiled, read into buffers of
             // the sizes NVRTC reports, then destroyed.
@@ -98,7 +99,8 @@ mod gpu {
                     std::ptr::null(),
                 );
                 assert_eq!(status, 0, "nvrtcCreateProgram failed ({status})");
-                let status = self.symbol::<Compile>("nvrtcCompileProgram")(program, pointers.len() as c_int, pointers.as_ptr());
+                let status =
+                    self.symbol::<Compile>("nvrtcCompileProgram")(program, pointers.len() as c_int, pointers.as_ptr());
                 let mut log_size = 0;
                 self.symbol::<Size>("nvrtcGetProgramLogSize")(program, &mut log_size);
                 let mut log = vec![0 as c_char; log_size.max(1)];

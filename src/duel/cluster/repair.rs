@@ -17,7 +17,7 @@ use super::error::ClusterError;
 use super::exchange::gather_findings;
 use super::ranks::Ranks;
 use super::shards::read_rows;
-use super::sweep::{Begun, Frontier, sweep};
+use super::sweep::{Begun, Frontier, Kernel, sweep};
 use crate::duel::shard::{self, Column, LayerEntry, Manifest, ShardEntry, ShardError, ShardSpan, shard_ranges};
 use crate::duel::solve::LayerRows;
 use crate::duel::{DuelValue, LayerShape, Space, Tile};
@@ -56,7 +56,7 @@ pub(super) fn repair_layer<V: DuelValue + Pod>(
         let values = vec![V::NOTHING; rows.positions() as usize];
         let mut frontier =
             ShardRepair { space, dir, shape: shape.clone(), above: above.as_ref(), blocks: &blocks, rows, values };
-        sweep(space, layer..layer + 1, &mut frontier, &|| false)?;
+        sweep(space, layer..layer + 1, &mut frontier, &|| false, &Kernel::Cpu)?;
         let base = shape.rows(span.movers.clone()).start;
         let values = &frontier.values[(span.positions.start - base) as usize..(span.positions.end - base) as usize];
         problems.extend(put_back(space, dir, &shape, (i, span), values, listed.get(i))?);

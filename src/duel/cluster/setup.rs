@@ -69,6 +69,14 @@ pub enum SetupError {
     /// The solve does not fit the memory of a rank.
     #[error(transparent)]
     DoesNotFit(#[from] DoesNotFit),
+    /// `--gpu` in a build without the `gpu` feature.
+    #[error("this yz was built without GPU support: build it with `cargo build --release --features gpu` to use --gpu")]
+    GpuNotBuilt,
+    /// `--gpu` with `--draws`: the GPU kernel carries winning chances only.
+    #[error(
+        "--gpu solves winning chances only (f32 values without the draw probability): leave out --draws, or solve on the CPU"
+    )]
+    GpuDraws,
 }
 
 impl SolveOptions {
@@ -107,7 +115,23 @@ impl SolveOptions {
             return Err(SetupError::WritesNothing { write: write.to_owned(), last: end - 1 });
         }
         let shard_positions = crate::duel::shard::shard_positions_from_env().map_err(SetupError::ShardPositions)?;
-        Ok(SolveOptions { resume, stop_after, write_from, force, shard_positions, draws, stream: None })
+        Ok(SolveOptions { resume, stop_after, write_from, force, shard_positions, draws, stream: None, gpu: false })
+    }
+
+    /// The same options solved on the GPU where `gpu` says so: without the draw probability
+    /// (the GPU kernel's values are `f32` winning chances), refused with `--draws` and in a
+    /// build without the `gpu` feature.
+    pub fn on_gpu(self, gpu: bool) -> Result<SolveOptions, SetupError> {
+        if !gpu {
+            return Ok(self);
+        }
+        if !cfg!(feature = "gpu") {
+            return Err(SetupError::GpuNotBuilt);
+        }
+        if self.draws == Some(true) {
+            return Err(SetupError::GpuDraws);
+        }
+        Ok(SolveOptions { draws: Some(false), gpu: true, ..self })
     }
 }
 

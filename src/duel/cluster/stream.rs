@@ -42,7 +42,7 @@ use super::exchange::{pack_part, unpack_part};
 use super::ranks::Ranks;
 use super::shards::read_rows;
 use super::solve::{LayerReport, Outcome};
-use super::sweep::{Begun, Frontier, sweep};
+use super::sweep::{Begun, Frontier, Kernel, sweep};
 use crate::duel::cards::window;
 use crate::duel::fit::Budget;
 use crate::duel::layout::{per_card_sums, window_len};
@@ -375,7 +375,7 @@ pub(super) fn solve_streamed<V: DuelValue + Pod>(
         frontier.previous = Some(done.blocks);
     }
     let top = frontier.upcoming.as_ref().expect("a pass to run").upper;
-    sweep(space, last..top, &mut frontier, &|| false)
+    sweep(space, last..top, &mut frontier, &|| false, &Kernel::Cpu)
 }
 
 /// Layers streamed in blocks through scratch files: the layer `t` of the sweep is solved

@@ -12,7 +12,8 @@
 //!   through scratch files.
 //!
 //! Both write the same shards, bit for bit, since each pair's value depends only on the
-//! layer after it ([`crate::duel::solve`]).
+//! layer after it ([`crate::duel::solve`]). A [`Kernel`] says what solves a block: the CPU,
+//! or (feature `gpu`, `f32` values) the GPU, whose kernel computes the same values.
 
 use std::ops::Range;
 use std::sync::Arc;
@@ -53,22 +54,86 @@ pub(super) trait Frontier<V: DuelValue> {
     fn finish(&mut self) -> Result<(), ClusterError>;
 }
 
+/// What solves a sweep's blocks.
+#[derive(Clone, Debug)]
+pub(super) enum Kernel {
+    /// The CPU kernel, on rayon's threads.
+    Cpu,
+    /// The GPU kernel ([`crate::duel::gpu`]), for `f32` values.
+    #[cfg(feature = "gpu")]
+    Gpu(Arc<crate::duel::gpu::Gpu>),
+}
+
+impl Kernel {
+    /// The GPU (rank `rank`'s, one per rank: device `rank` modulo the devices seen) where
+    /// `gpu` says so, else the CPU; refused for values that carry `draws`.
+    pub(super) fn open(gpu: bool, draws: bool, rank: usize) -> Result<Kernel, ClusterError> {
+        if !gpu {
+            return Ok(Kernel::Cpu);
+        }
+        if draws {
+            return Err(ClusterError::Gpu("the GPU kernel solves values without draws only".into()));
+        }
+        #[cfg(feature = "gpu")]
+        {
+            let gpu = crate::duel::gpu::Gpu::open_for_rank(rank).map_err(|e| ClusterError::Gpu(e.to_string()))?;
+            tracing::info!(rank, device = gpu.name.as_str(), "solving on the GPU");
+            Ok(Kernel::Gpu(Arc::new(gpu)))
+        }
+        #[cfg(not(feature = "gpu"))]
+        {
+            let _ = rank;
+            Err(ClusterError::Gpu("this yz was built without the `gpu` feature (cargo build --features gpu)".into()))
+        }
+    }
+
+    /// Solves `tile` of `shape` from `rows` (none at the end of the game), unless `stop`
+    /// says to give up (the GPU solves a tile whole).
+    fn solve<V: DuelValue>(
+        &self,
+        space: &Space,
+        shape: &LayerShape,
+        rows: Option<&LayerRows<'_, V>>,
+        tile: &Tile,
+        stop: &(dyn Fn() -> bool + Sync),
+    ) -> Result<Vec<V>, ClusterError> {
+        match self {
+            Kernel::Cpu => solve_tile_until(space, shape, rows, tile, stop).ok_or(ClusterError::Cancelled),
+            #[cfg(feature = "gpu")]
+            Kernel::Gpu(gpu) => {
+                use std::any::{Any, TypeId};
+                if TypeId::of::<V>() != TypeId::of::<f32>() {
+                    return Err(ClusterError::Gpu("the GPU kernel solves f32 values without draws only".into()));
+                }
+                let rows = rows.map(|r| LayerRows {
+                    tile: r.tile,
+                    // SAFETY: `V` is `f32` (checked above), so the slice is one of `f32`.
+                    values: unsafe { &*(r.values as *const [V] as *const [f32]) },
+                });
+                let values =
+                    gpu.solve_tile(space, shape, rows.as_ref(), tile).map_err(|e| ClusterError::Gpu(e.to_string()))?;
+                let values: Box<dyn Any> = Box::new(values);
+                Ok(*values.downcast::<Vec<V>>().expect("V is f32"))
+            }
+        }
+    }
+}
+
 /// Solves the layers `layers` of `space`, from the highest down, moving values through
-/// `frontier`, unless `stop` says to give up (asked before each pair's turn:
-/// [`ClusterError::Cancelled`]).
+/// `frontier`, each block solved by `kernel`, unless `stop` says to give up (asked before
+/// each pair's turn on the CPU: [`ClusterError::Cancelled`]).
 pub(super) fn sweep<V: DuelValue>(
     space: &Space,
     layers: Range<usize>,
     frontier: &mut impl Frontier<V>,
     stop: &(dyn Fn() -> bool + Sync),
+    kernel: &Kernel,
 ) -> Result<(), ClusterError> {
     for layer in layers.rev() {
         let Begun { shape, movers, blocks } = frontier.begin(layer)?;
         for (b, opponents) in blocks {
             let tile = Tile::new(space, &shape, movers.clone(), opponents);
-            let values = frontier.solve(b, |rows| {
-                solve_tile_until(space, &shape, rows.as_ref(), &tile, stop).ok_or(ClusterError::Cancelled)
-            })?;
+            let values = frontier.solve(b, |rows| kernel.solve(space, &shape, rows.as_ref(), &tile, stop))?;
             frontier.hand(b, &tile, values)?;
         }
         frontier.end()?;

@@ -140,7 +140,11 @@ impl Batch {
         for (ml, m) in movers.clone().enumerate() {
             cards.plan_turn(shape.movers[m], &mut plan);
             let successors = plan.successors();
-            assert!(successors.len() <= MAX_SUCC, "a turn with {} successors (the kernel takes {MAX_SUCC})", successors.len());
+            assert!(
+                successors.len() <= MAX_SUCC,
+                "a turn with {} successors (the kernel takes {MAX_SUCC})",
+                successors.len()
+            );
             batch.succ_count[ml] = successors.len() as u32;
             for (k, &card) in successors.iter().enumerate() {
                 let at = ml * MAX_SUCC + k;

@@ -87,10 +87,7 @@ impl Gpu {
         let module = context.load_module(image).map_err(driver("loading the kernel"))?;
         let function = module.load_function("yz_turn").map_err(driver("finding the kernel"))?;
         function
-            .set_attribute(
-                CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                SHARED_BYTES as i32,
-            )
+            .set_attribute(CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, SHARED_BYTES as i32)
             .map_err(driver("asking for the kernel's shared memory"))?;
         let stream = context.default_stream();
         {
@@ -101,6 +98,21 @@ impl Gpu {
         }
         stream.synchronize().map_err(driver("setting the tables"))?;
         Ok(Gpu { context, stream, function, name })
+    }
+
+    /// The GPU of rank `rank` of a node: device `rank` modulo the devices this process
+    /// sees (one GPU per rank where there are as many).
+    ///
+    /// # Errors
+    /// As [`Gpu::open`].
+    pub fn open_for_rank(rank: usize) -> Result<Gpu, GpuError> {
+        let count = std::panic::catch_unwind(CudaContext::device_count)
+            .map_err(|_| GpuError::Unavailable("the CUDA driver (libcuda.so) could not be loaded".into()))?
+            .map_err(|e| GpuError::Unavailable(format!("{e:?}")))?;
+        if count < 1 {
+            return Err(GpuError::Unavailable("the driver sees no device".into()));
+        }
+        Gpu::open(rank % count as usize)
     }
 
     /// The values of `tile`'s pairs of layer `shape.layer` of `space` for `f32` lanes, read
@@ -124,7 +136,8 @@ impl Gpu {
         let movers = tile.movers.clone();
         for start in movers.clone().step_by(MOVERS_PER_LAUNCH) {
             let batch = Batch::new(space, shape, next, tile, start..(start + MOVERS_PER_LAUNCH).min(movers.end));
-            let (plan_counts, plan_entries) = (upload(stream, &batch.plan_counts)?, upload(stream, &batch.plan_entries)?);
+            let (plan_counts, plan_entries) =
+                (upload(stream, &batch.plan_counts)?, upload(stream, &batch.plan_entries)?);
             let (succ_count, succ_col) = (upload(stream, &batch.succ_count)?, upload(stream, &batch.succ_col)?);
             let succ_bounds = upload(stream, &batch.succ_bounds)?;
             let (opp_row, opp_bounds) = (upload(stream, &batch.opp_row)?, upload(stream, &batch.opp_bounds)?);

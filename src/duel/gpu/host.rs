@@ -13,7 +13,12 @@ unsafe extern "C" {
 
 /// The values of `tile`'s pairs (as [`crate::duel::solve::solve_tile`] gives them, for
 /// `f32` lanes), computed by the GPU kernel's source run on the host.
-pub fn solve_tile_on_host(space: &Space, shape: &LayerShape, next: Option<&LayerRows<'_, f32>>, tile: &Tile) -> Vec<f32> {
+pub fn solve_tile_on_host(
+    space: &Space,
+    shape: &LayerShape,
+    next: Option<&LayerRows<'_, f32>>,
+    tile: &Tile,
+) -> Vec<f32> {
     let batch = Batch::new(space, shape, next, tile, tile.movers.clone());
     let mut out = vec![0.0f32; batch.positions];
     let address = |s: &[u8]| s.as_ptr() as u64;
