@@ -67,6 +67,7 @@ impl Gpu {
     /// # Errors
     /// [`GpuError::Unavailable`] where no driver or no such device is found.
     pub fn open(ordinal: usize) -> Result<Gpu, GpuError> {
+        driver_present()?;
         // cudarc panics where libcuda.so cannot be loaded: that is an error here.
         let opened = std::panic::catch_unwind(|| CudaContext::new(ordinal));
         let context = match opened {
@@ -106,6 +107,7 @@ impl Gpu {
     /// # Errors
     /// As [`Gpu::open`].
     pub fn open_for_rank(rank: usize) -> Result<Gpu, GpuError> {
+        driver_present()?;
         let count = std::panic::catch_unwind(CudaContext::device_count)
             .map_err(|_| GpuError::Unavailable("the CUDA driver (libcuda.so) could not be loaded".into()))?
             .map_err(|e| GpuError::Unavailable(format!("{e:?}")))?;
@@ -128,10 +130,38 @@ impl Gpu {
         next: Option<&LayerRows<'_, f32>>,
         tile: &Tile,
     ) -> Result<Vec<f32>, GpuError> {
+        let rows = self.upload_rows(next)?;
+        self.solve_tile_from(space, shape, next, &rows, tile)
+    }
+
+    /// Copies the next layer's rows (values and pair offsets) to the device, for
+    /// [`Gpu::solve_tile_from`].
+    ///
+    /// # Errors
+    /// A failed call of the driver.
+    pub fn upload_rows(&self, next: Option<&LayerRows<'_, f32>>) -> Result<DeviceRows, GpuError> {
+        self.context.bind_to_thread().map_err(driver("binding the context"))?;
+        Ok(DeviceRows {
+            values: upload(&self.stream, next.map_or(&[][..], |n| n.values))?,
+            offsets: upload(&self.stream, next.map_or(&[][..], |n| n.tile.offsets()))?,
+        })
+    }
+
+    /// [`Gpu::solve_tile`] with the next layer's rows already on the device (`rows`, from
+    /// [`Gpu::upload_rows`] of the same `next`), so that several tiles share one copy.
+    ///
+    /// # Errors
+    /// A failed call of the driver.
+    pub fn solve_tile_from(
+        &self,
+        space: &Space,
+        shape: &LayerShape,
+        next: Option<&LayerRows<'_, f32>>,
+        rows: &DeviceRows,
+        tile: &Tile,
+    ) -> Result<Vec<f32>, GpuError> {
         self.context.bind_to_thread().map_err(driver("binding the context"))?;
         let stream = &self.stream;
-        let next_values = upload(stream, next.map_or(&[][..], |n| n.values))?;
-        let next_offsets = upload(stream, next.map_or(&[][..], |n| n.tile.offsets()))?;
         let mut values = Vec::with_capacity(tile.positions() as usize);
         let movers = tile.movers.clone();
         for start in movers.clone().step_by(MOVERS_PER_LAUNCH) {
@@ -146,8 +176,8 @@ impl Gpu {
                 stream.alloc_zeros(batch.positions.max(1)).map_err(driver("allocating the values"))?;
             if batch.jobs() > 0 {
                 let params = Params {
-                    next_values: address(stream, &next_values),
-                    next_offsets: address(stream, &next_offsets),
+                    next_values: address(stream, &rows.values),
+                    next_offsets: address(stream, &rows.offsets),
                     plan_counts: address(stream, &plan_counts),
                     plan_entries: address(stream, &plan_entries),
                     succ_count: address(stream, &succ_count),
@@ -170,7 +200,8 @@ impl Gpu {
                 launch.arg(&params);
                 // SAFETY: `params` holds the addresses of the device buffers above, each of
                 // the length the kernel reads (the batch's arrays, the next layer's rows and
-                // offsets); they live until the stream is synchronized below.
+                // offsets); they live until the values are read back below, which waits for
+                // the kernel.
                 unsafe { launch.launch(config) }.map_err(driver("launching the kernel"))?;
             }
             let solved = stream.clone_dtoh(&out).map_err(driver("reading the values back"))?;
@@ -179,6 +210,29 @@ impl Gpu {
         stream.synchronize().map_err(driver("finishing the tile"))?;
         Ok(values)
     }
+}
+
+/// The next layer's rows on the device: what a tile's pairs read.
+pub struct DeviceRows {
+    values: CudaSlice<f32>,
+    offsets: CudaSlice<u64>,
+}
+
+/// Whether the driver's library can be loaded, asked before cudarc (which panics where it
+/// cannot).
+fn driver_present() -> Result<(), GpuError> {
+    let mut why = String::new();
+    for name in ["libcuda.so.1", "libcuda.so"] {
+        // SAFETY: loading the driver runs its initialisers, which have no preconditions;
+        // cudarc loads the same library next.
+        match unsafe { libloading::Library::new(name) } {
+            Ok(_) => return Ok(()),
+            Err(e) => why = e.to_string(),
+        }
+    }
+    Err(GpuError::Unavailable(format!(
+        "the CUDA driver (libcuda.so.1) could not be loaded ({why}); is this a machine with an NVIDIA GPU and its driver?"
+    )))
 }
 
 /// Copies `data` to the device (one zero where it is empty: the driver allocates no zero bytes).
@@ -190,4 +244,137 @@ fn upload<T: DeviceRepr + Default + Copy>(stream: &Arc<CudaStream>, data: &[T]) 
 /// The device address of `slice`, for `Params`.
 fn address<T>(stream: &CudaStream, slice: &CudaSlice<T>) -> u64 {
     slice.device_ptr(stream).0
+}
+
+/// Device tests, ignored without a GPU: `scripts/gpu-check` runs them on one.
+#[cfg(test)]
+mod tests {
+    use std::time::Instant;
+
+    use super::*;
+    use crate::duel::Cards;
+    use crate::duel::solve::{LayerValues, solve_tile};
+    use crate::game::{Game, Rules};
+
+    fn gpu() -> Gpu {
+        Gpu::open(0).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// The layers of `space` from `lowest` on, solved whole on the GPU, by layer.
+    fn on_gpu(gpu: &Gpu, space: &Space, lowest: usize) -> Vec<Option<LayerValues<f32>>> {
+        let mut layers: Vec<Option<LayerValues<f32>>> = vec![None; space.end_layer() + 1];
+        for layer in (lowest..space.end_layer()).rev() {
+            let shape = LayerShape::new(space, layer);
+            let tile = Tile::new(space, &shape, 0..shape.movers.len(), 0..shape.opponents.len());
+            let next = layers[layer + 1].as_ref().map(LayerValues::rows);
+            let values = gpu.solve_tile(space, &shape, next.as_ref(), &tile).unwrap();
+            layers[layer] = Some(LayerValues { shape: Arc::new(shape), tile, values });
+        }
+        layers
+    }
+
+    /// The layers of `space` from `lowest` on, solved on the CPU, by layer.
+    fn on_cpu(space: &Space, lowest: usize) -> Vec<Option<LayerValues<f32>>> {
+        let mut layers: Vec<Option<LayerValues<f32>>> = vec![None; space.end_layer() + 1];
+        crate::duel::cluster::solve_layers::<f32>(space, lowest, |layer| {
+            layers[layer.shape.layer] = Some(layer.clone());
+            Ok(())
+        })
+        .unwrap();
+        layers
+    }
+
+    fn same(a: &[f32], b: &[f32]) -> usize {
+        assert_eq!(a.len(), b.len());
+        a.iter().zip(b).filter(|(x, y)| x.to_bits() != y.to_bits()).count()
+    }
+
+    /// A rectangle of `shape` of about `positions` positions: movers from the middle
+    /// against every opponent.
+    fn sample(space: &Space, shape: &LayerShape, positions: u64) -> Tile {
+        let nm = shape.movers.len();
+        let per_mover = shape.positions().div_ceil(nm as u64).max(1);
+        let take = ((positions / per_mover) as usize).clamp(1, nm);
+        Tile::new(space, shape, (nm - take) / 2..(nm - take) / 2 + take, 0..shape.opponents.len())
+    }
+
+    #[test]
+    #[ignore = "needs an NVIDIA GPU: scripts/gpu-check"]
+    fn the_gpu_equals_the_cpu_on_real_pairs() {
+        let gpu = gpu();
+        // The first six boxes: every layer whole.
+        let cards = Cards::new(Game { rules: Rules::OFFICIAL, categories: Rules::OFFICIAL.first(6).unwrap() });
+        let space = Space::whole_game(&cards);
+        let (device, cpu) = (on_gpu(&gpu, &space, 0), on_cpu(&space, 0));
+        for layer in 0..space.end_layer() {
+            let (d, c) = (device[layer].as_ref().unwrap(), cpu[layer].as_ref().unwrap());
+            assert_eq!(same(&d.values, &c.values), 0, "--first 6, layer {layer}");
+        }
+        println!("GPU_CHECK first6_layers_identical={}", space.end_layer());
+        // Four open boxes: the top layers whole, the first one on a sample of real pairs.
+        let cards = Cards::new(Game::full(Rules::OFFICIAL));
+        let space = Space::endgame(&cards, 4);
+        let first = space.first_layer();
+        let (device, cpu) = (on_gpu(&gpu, &space, first), on_cpu(&space, first + 1));
+        for layer in first + 1..space.end_layer() {
+            let (d, c) = (device[layer].as_ref().unwrap(), cpu[layer].as_ref().unwrap());
+            assert_eq!(same(&d.values, &c.values), 0, "--max-empty 4, layer {layer}");
+        }
+        let shape = LayerShape::new(&space, first);
+        let tile = sample(&space, &shape, 20_000_000);
+        let next = cpu[first + 1].as_ref().map(LayerValues::rows);
+        let expected = solve_tile(&space, &shape, next.as_ref(), &tile);
+        let whole = device[first].as_ref().unwrap();
+        let got = &whole.values[whole.tile.rows(tile.movers.clone())];
+        assert_eq!(same(got, &expected), 0, "--max-empty 4, layer {first}");
+        println!("GPU_CHECK max_empty4_sample_identical={}", expected.len());
+    }
+
+    /// Lane-turns (positions) per second on real pairs of the first layer of
+    /// `--max-empty 5`, reading the real layer after it: the GPU, one CPU core and every
+    /// core, each on a sample of about a second's work; the CPU's values against the GPU's.
+    #[test]
+    #[ignore = "needs an NVIDIA GPU: scripts/gpu-check"]
+    fn rate_on_max_empty_5() {
+        let gpu = gpu();
+        let cards = Cards::new(Game::full(Rules::OFFICIAL));
+        let space = Space::endgame(&cards, 5);
+        let first = space.first_layer();
+        let started = Instant::now();
+        let layers = on_gpu(&gpu, &space, first + 1);
+        println!("GPU_CHECK rate_setup_seconds={:.2}", started.elapsed().as_secs_f64());
+        let shape = LayerShape::new(&space, first);
+        let next = layers[first + 1].as_ref().map(LayerValues::rows);
+        let rows = gpu.upload_rows(next.as_ref()).unwrap();
+        let sized = |name: &str, default: u64| std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default);
+        let timed = |f: &dyn Fn() -> Vec<f32>| {
+            let started = Instant::now();
+            let values = f();
+            (values, started.elapsed().as_secs_f64())
+        };
+        // The GPU: once to warm up (the driver's first launch), then timed.
+        let tile = sample(&space, &shape, sized("YZ_GPU_SAMPLE", 300_000_000));
+        let _ = gpu.solve_tile_from(&space, &shape, next.as_ref(), &rows, &sample(&space, &shape, 1_000_000)).unwrap();
+        let (_, seconds) = timed(&|| gpu.solve_tile_from(&space, &shape, next.as_ref(), &rows, &tile).unwrap());
+        let gpu_rate = tile.positions() as f64 / seconds;
+        println!("GPU_CHECK gpu_positions={} gpu_seconds={seconds:.3} gpu_rate={gpu_rate:.0}", tile.positions());
+        // One core, then every core, each checked against the GPU on its own sample.
+        for (name, threads, positions) in [
+            ("cpu1", 1, sized("YZ_CPU1_SAMPLE", 3_000_000)),
+            ("cpuall", rayon::current_num_threads(), sized("YZ_CPUALL_SAMPLE", 30_000_000)),
+        ] {
+            let tile = sample(&space, &shape, positions);
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+            let (cpu, seconds) = timed(&|| pool.install(|| solve_tile(&space, &shape, next.as_ref(), &tile)));
+            let device = gpu.solve_tile_from(&space, &shape, next.as_ref(), &rows, &tile).unwrap();
+            let differ = same(&cpu, &device);
+            let rate = tile.positions() as f64 / seconds;
+            println!(
+                "GPU_CHECK {name}_threads={threads} {name}_positions={} {name}_seconds={seconds:.3} {name}_rate={rate:.0} \
+                 {name}_differing={differ}",
+                tile.positions()
+            );
+            assert_eq!(differ, 0, "{name}: the GPU's values differ from the CPU's");
+        }
+    }
 }

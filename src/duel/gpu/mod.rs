@@ -24,5 +24,5 @@ pub mod batch;
 pub mod device;
 pub mod host;
 
-pub use device::{Gpu, GpuError};
+pub use device::{DeviceRows, Gpu, GpuError};
 pub use host::solve_tile_on_host;
