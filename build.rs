@@ -28,6 +28,7 @@ mod gpu {
             .file("src/duel/gpu/host.cpp")
             .flag("-std=c++17")
             .flag_if_supported("-ffp-contract=off")
+            .flag_if_supported("-fno-strict-aliasing")
             .opt_level(2)
             .compile("yz_turn_host");
         let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));

@@ -377,6 +377,24 @@ mod tests {
     use crate::game::{Game, Rules};
 
     #[test]
+    fn gpu_solves_are_refused_with_draws_and_without_the_feature() {
+        let cards = Cards::new(Game { rules: Rules::OFFICIAL, categories: Rules::OFFICIAL.first(2).unwrap() });
+        let space = Space::whole_game(&cards);
+        let options = SolveOptions::whole(&space);
+        assert_eq!(options.clone().on_gpu(false).unwrap(), options);
+        let with_draws = SolveOptions { draws: Some(true), ..options.clone() }.on_gpu(true);
+        if cfg!(feature = "gpu") {
+            assert_eq!(with_draws, Err(SetupError::GpuDraws));
+            let gpu = options.on_gpu(true).unwrap();
+            assert!(gpu.gpu && gpu.draws == Some(false), "{gpu:?}");
+        } else {
+            assert_eq!(with_draws, Err(SetupError::GpuNotBuilt));
+            let message = options.on_gpu(true).unwrap_err().to_string();
+            assert!(message.contains("--features gpu"), "{message}");
+        }
+    }
+
+    #[test]
     fn options_and_figures_are_checked() {
         let cards = Cards::new(Game::first(Rules::OFFICIAL, 3).unwrap());
         let space = Space::whole_game(&cards);

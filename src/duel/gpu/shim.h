@@ -11,6 +11,11 @@
 #define YZ_FOR_THREADS(t) for (unsigned t = 0; t < YZ_THREADS; ++t) {
 #define YZ_END_THREADS }
 
+struct float2 {
+    float x, y;
+};
+static inline float2 make_float2(float x, float y) { return float2{x, y}; }
+
 static inline float __fadd_rn(float a, float b) { return a + b; }
 static inline float __fsub_rn(float a, float b) { return a - b; }
 static inline float __fmul_rn(float a, float b) { return a * b; }

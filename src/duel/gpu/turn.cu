@@ -8,8 +8,10 @@
 // `lane_max`: ties keep the earlier candidate), the start value summed over rolls in id order.
 //
 // One thread block solves one strip of STRIP lanes of one pair: the 462 lane vectors sit in
-// shared memory, keeps of one size are split over the block's threads, and a barrier
-// separates sizes (a keep reads only keeps of the size next to its own).
+// shared memory, keeps of one size are split over the block's threads, two neighbouring
+// lanes to a thread (a float2: half the index arithmetic, two independent chains of
+// operations), and a barrier separates sizes (a keep reads only keeps of the size next to
+// its own).
 //
 // The same source builds for the host (host.cpp with shim.h): there every phase between
 // two barriers runs once per thread of the block, thread after thread, so the test suite
@@ -27,8 +29,9 @@ typedef unsigned int yz_u32;
 typedef int yz_i32;
 typedef unsigned long long yz_u64;
 
-// Lanes per block and threads per block.
+// Lanes per block, pairs of lanes (one thread's), threads per block.
 #define YZ_STRIP 64
+#define YZ_PAIRS (YZ_STRIP / 2)
 #define YZ_THREADS 512
 // Keeps (rolls are the last 252), partial keeps, rolls; boxes a roll may fill at most.
 #define YZ_KEEPS 462
@@ -124,6 +127,7 @@ __device__ __forceinline__ float yz_after(const YzParams& p, const YzSucc& s, yz
 
 // One strip of one pair: score, average, choose, average, choose, start value.
 __device__ void yz_turn_block(const YzParams& p, yz_u32 block, float* buf, YzSucc* succ) {
+    float2* buf2 = (float2*)buf;
     const yz_i32* job = p.jobs + (yz_u64)block * YZ_JOB;
     const yz_u32 mover = (yz_u32)job[0];
     const yz_u32 opponent = (yz_u32)job[1];
@@ -156,20 +160,24 @@ __device__ void yz_turn_block(const YzParams& p, yz_u32 block, float* buf, YzSuc
 
     // Score: each roll's best box (src/turn/plan.rs, PlanScorer; lanes.rs, max_of_plus).
     YZ_FOR_THREADS(t)
-    for (yz_u32 i = t; i < YZ_ROLLS * YZ_STRIP; i += YZ_THREADS) {
-        const yz_u32 roll = i / YZ_STRIP;
-        const yz_u32 lane = i % YZ_STRIP;
-        const yz_i32 x = lo + first + (yz_i32)lane;
+    for (yz_u32 i = t; i < YZ_ROLLS * YZ_PAIRS; i += YZ_THREADS) {
+        const yz_u32 roll = i / YZ_PAIRS;
+        const yz_u32 pair = i % YZ_PAIRS;
+        const yz_i32 x = lo + first + 2 * (yz_i32)pair;
         const yz_u64 at = (yz_u64)mover * YZ_ROLLS + roll;
         const yz_u32 boxes = p.plan_counts[at];
         const yz_u32* entries = p.plan_entries + at * YZ_MAX_BOXES;
-        float acc = 0.0f;
+        float2 acc = make_float2(0.0f, 0.0f);
         for (yz_u32 j = 0; j < boxes; ++j) {
             const yz_u32 entry = entries[j];
-            const float v = __fadd_rn(yz_after(p, succ[entry & 0xffff], x + (yz_i32)(entry >> 16)), 0.0f);
-            acc = j == 0 ? v : yz_max(acc, v);
+            const YzSucc& s = succ[entry & 0xffff];
+            const yz_i32 xp = x + (yz_i32)(entry >> 16);
+            const float v0 = __fadd_rn(yz_after(p, s, xp), 0.0f);
+            const float v1 = __fadd_rn(yz_after(p, s, xp + 1), 0.0f);
+            acc.x = j == 0 ? v0 : yz_max(acc.x, v0);
+            acc.y = j == 0 ? v1 : yz_max(acc.y, v1);
         }
-        buf[(YZ_PARTIAL + roll) * YZ_STRIP + lane] = acc;
+        buf2[(YZ_PARTIAL + roll) * YZ_PAIRS + pair] = acc;
     }
     YZ_END_THREADS
 
@@ -178,18 +186,20 @@ __device__ void yz_turn_block(const YzParams& p, yz_u32 block, float* buf, YzSuc
         for (int size = 4; size >= 0; --size) {
             YZ_FOR_THREADS(t)
             const yz_u32 begin = c_tables.size_start[size];
-            const yz_u32 items = (c_tables.size_start[size + 1] - begin) * YZ_STRIP;
+            const yz_u32 items = (c_tables.size_start[size + 1] - begin) * YZ_PAIRS;
             for (yz_u32 i = t; i < items; i += YZ_THREADS) {
-                const yz_u32 keep = begin + i / YZ_STRIP;
-                const yz_u32 lane = i % YZ_STRIP;
+                const yz_u32 keep = begin + i / YZ_PAIRS;
+                const yz_u32 pair = i % YZ_PAIRS;
                 const yz_u16* next = c_tables.add_die + keep * 6;
-                float sum = buf[next[0] * YZ_STRIP + lane];
-                sum = __fadd_rn(sum, buf[next[1] * YZ_STRIP + lane]);
-                sum = __fadd_rn(sum, buf[next[2] * YZ_STRIP + lane]);
-                sum = __fadd_rn(sum, buf[next[3] * YZ_STRIP + lane]);
-                sum = __fadd_rn(sum, buf[next[4] * YZ_STRIP + lane]);
-                sum = __fadd_rn(sum, buf[next[5] * YZ_STRIP + lane]);
-                buf[keep * YZ_STRIP + lane] = __fmul_rn(sum, c_tables.sixth);
+                float2 sum = buf2[next[0] * YZ_PAIRS + pair];
+                for (int f = 1; f < 6; ++f) {
+                    const float2 v = buf2[next[f] * YZ_PAIRS + pair];
+                    sum.x = __fadd_rn(sum.x, v.x);
+                    sum.y = __fadd_rn(sum.y, v.y);
+                }
+                sum.x = __fmul_rn(sum.x, c_tables.sixth);
+                sum.y = __fmul_rn(sum.y, c_tables.sixth);
+                buf2[keep * YZ_PAIRS + pair] = sum;
             }
             YZ_END_THREADS
         }
@@ -197,15 +207,17 @@ __device__ void yz_turn_block(const YzParams& p, yz_u32 block, float* buf, YzSuc
         for (int size = 1; size <= 5; ++size) {
             YZ_FOR_THREADS(t)
             const yz_u32 begin = c_tables.size_start[size];
-            const yz_u32 items = (c_tables.size_start[size + 1] - begin) * YZ_STRIP;
+            const yz_u32 items = (c_tables.size_start[size + 1] - begin) * YZ_PAIRS;
             for (yz_u32 i = t; i < items; i += YZ_THREADS) {
-                const yz_u32 keep = begin + i / YZ_STRIP;
-                const yz_u32 lane = i % YZ_STRIP;
-                float acc = buf[keep * YZ_STRIP + lane];
+                const yz_u32 keep = begin + i / YZ_PAIRS;
+                const yz_u32 pair = i % YZ_PAIRS;
+                float2 acc = buf2[keep * YZ_PAIRS + pair];
                 for (yz_u32 s = c_tables.remove_start[keep]; s < c_tables.remove_start[keep + 1]; ++s) {
-                    acc = yz_max(acc, buf[c_tables.remove_die[s] * YZ_STRIP + lane]);
+                    const float2 v = buf2[c_tables.remove_die[s] * YZ_PAIRS + pair];
+                    acc.x = yz_max(acc.x, v.x);
+                    acc.y = yz_max(acc.y, v.y);
                 }
-                buf[keep * YZ_STRIP + lane] = acc;
+                buf2[keep * YZ_PAIRS + pair] = acc;
             }
             YZ_END_THREADS
         }
