@@ -198,6 +198,11 @@ impl Batch {
     }
 }
 
+// `YzParams` is twelve addresses and two 32-bit numbers (104 bytes in the PTX's parameter).
+const _: () = assert!(std::mem::size_of::<Params>() == 104);
+// `YzTables`: 7,564 bytes (the PTX's `c_tables`; also checked against the module on loading).
+const _: () = assert!(std::mem::size_of::<Tables>() == 7564);
+
 /// `YzParams` of `turn.cu`, field for field: addresses (on the device or the host) of a
 /// [`Batch`]'s arrays, the next layer's and the output.
 #[repr(C)]

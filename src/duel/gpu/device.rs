@@ -162,10 +162,11 @@ impl Gpu {
     ) -> Result<Vec<f32>, GpuError> {
         self.context.bind_to_thread().map_err(driver("binding the context"))?;
         let stream = &self.stream;
-        let mut values = Vec::with_capacity(tile.positions() as usize);
+        let mut values = vec![0.0f32; tile.positions() as usize];
         let movers = tile.movers.clone();
         for start in movers.clone().step_by(MOVERS_PER_LAUNCH) {
-            let batch = Batch::new(space, shape, next, tile, start..(start + MOVERS_PER_LAUNCH).min(movers.end));
+            let these = start..(start + MOVERS_PER_LAUNCH).min(movers.end);
+            let batch = Batch::new(space, shape, next, tile, these.clone());
             let (plan_counts, plan_entries) =
                 (upload(stream, &batch.plan_counts)?, upload(stream, &batch.plan_entries)?);
             let (succ_count, succ_col) = (upload(stream, &batch.succ_count)?, upload(stream, &batch.succ_col)?);
@@ -204,8 +205,10 @@ impl Gpu {
                 // the kernel.
                 unsafe { launch.launch(config) }.map_err(driver("launching the kernel"))?;
             }
-            let solved = stream.clone_dtoh(&out).map_err(driver("reading the values back"))?;
-            values.extend_from_slice(&solved[..batch.positions]);
+            if batch.positions > 0 {
+                let mine = &mut values[tile.rows(these)];
+                stream.memcpy_dtoh(&out.slice(..batch.positions), mine).map_err(driver("reading the values back"))?;
+            }
         }
         stream.synchronize().map_err(driver("finishing the tile"))?;
         Ok(values)
