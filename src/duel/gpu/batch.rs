@@ -198,8 +198,9 @@ impl Batch {
     }
 }
 
-// `YzParams` is twelve addresses and two 32-bit numbers (104 bytes in the PTX's parameter).
-const _: () = assert!(std::mem::size_of::<Params>() == 104);
+// `YzParams` is twelve addresses and three 32-bit numbers, padded to 8 bytes (112 bytes in
+// the PTX's parameter).
+const _: () = assert!(std::mem::size_of::<Params>() == 112);
 // `YzTables`: 7,564 bytes (the PTX's `c_tables`; also checked against the module on loading).
 const _: () = assert!(std::mem::size_of::<Tables>() == 7564);
 
@@ -236,4 +237,22 @@ pub struct Params {
     pub job_count: u32,
     /// 1 when the next layer ends the game.
     pub end_of_game: u32,
+    /// Which [`Phases`] run.
+    pub phases: u32,
+}
+
+/// Which phases of the turn a launch runs: all of them to solve, fewer to time each
+/// (`benches/gpu.rs`); `YZ_SCORE`, `YZ_REROLLS`, `YZ_START` in `turn.cu`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Phases(pub u32);
+
+impl Phases {
+    /// Each roll's best box, reading the next layer.
+    pub const SCORE: Phases = Phases(1);
+    /// The two rerolls: average and choose, twice.
+    pub const REROLLS: Phases = Phases(2);
+    /// The start value, written out.
+    pub const START: Phases = Phases(4);
+    /// A whole turn.
+    pub const TURN: Phases = Phases(7);
 }

@@ -12,7 +12,7 @@ use cudarc::driver::{
 };
 use cudarc::nvrtc::Ptx;
 
-use super::batch::{Batch, Params, SHARED_BYTES, TABLES_FLAT, THREADS};
+use super::batch::{Batch, Params, Phases, SHARED_BYTES, TABLES_FLAT, THREADS};
 use crate::duel::solve::LayerRows;
 use crate::duel::{LayerShape, Space, Tile};
 
@@ -178,6 +178,23 @@ impl Gpu {
         rows: &DeviceRows,
         tile: &Tile,
     ) -> Result<Vec<f32>, GpuError> {
+        self.run_phases(space, shape, next, rows, tile, Phases::TURN)
+    }
+
+    /// [`Gpu::solve_tile_from`] running only `phases` of each turn, to time them: the values
+    /// are the tile's only with [`Phases::TURN`] (without [`Phases::START`] none is written).
+    ///
+    /// # Errors
+    /// A failed call of the driver.
+    pub fn run_phases(
+        &self,
+        space: &Space,
+        shape: &LayerShape,
+        next: Option<&LayerRows<'_, f32>>,
+        rows: &DeviceRows,
+        tile: &Tile,
+        phases: Phases,
+    ) -> Result<Vec<f32>, GpuError> {
         self.context.bind_to_thread().map_err(driver("binding the context"))?;
         let stream = &self.stream;
         let mut values = vec![0.0f32; tile.positions() as usize];
@@ -209,6 +226,7 @@ impl Gpu {
                     out: out.device_ptr_mut(stream).0,
                     job_count: batch.jobs() as u32,
                     end_of_game: batch.end_of_game as u32,
+                    phases: phases.0,
                 };
                 let config = LaunchConfig {
                     grid_dim: (batch.jobs() as u32, 1, 1),

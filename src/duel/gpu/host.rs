@@ -2,7 +2,7 @@
 //! CPU, block after block, over the same flat inputs as on the device. Slow (one thread, no
 //! vectors); it exists so that the tests check the kernel bit for bit without a GPU.
 
-use super::batch::{Batch, Params, TABLES_FLAT, Tables};
+use super::batch::{Batch, Params, Phases, TABLES_FLAT, Tables};
 use crate::duel::solve::LayerRows;
 use crate::duel::{LayerShape, Space, Tile};
 
@@ -37,6 +37,7 @@ pub fn solve_tile_on_host(
         out: out.as_mut_ptr() as u64,
         job_count: batch.jobs() as u32,
         end_of_game: batch.end_of_game as u32,
+        phases: Phases::TURN.0,
     };
     // SAFETY: every address points into a live vector of the length the kernel reads (the
     // batch's, the next layer's rows and offsets it was built from, `out` of the batch's

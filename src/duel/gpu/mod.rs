@@ -24,5 +24,6 @@ pub mod batch;
 pub mod device;
 pub mod host;
 
+pub use batch::Phases;
 pub use device::{DeviceRows, Gpu, GpuError};
 pub use host::solve_tile_on_host;

@@ -88,7 +88,13 @@ struct YzParams {
     yz_u32 job_count;
     // 1 when the next layer is the end of the game (the sign of the difference decides).
     yz_u32 end_of_game;
+    // Which phases run (YZ_SCORE | YZ_REROLLS | YZ_START for a turn; fewer to time them).
+    yz_u32 phases;
 };
+
+#define YZ_SCORE 1u
+#define YZ_REROLLS 2u
+#define YZ_START 4u
 
 // A successor read by a pair: the opponent's pair with that card in the next layer.
 struct YzSucc {
@@ -160,7 +166,7 @@ __device__ void yz_turn_block(const YzParams& p, yz_u32 block, float* buf, YzSuc
 
     // Score: each roll's best box (src/turn/plan.rs, PlanScorer; lanes.rs, max_of_plus).
     YZ_FOR_THREADS(t)
-    for (yz_u32 i = t; i < YZ_ROLLS * YZ_PAIRS; i += YZ_THREADS) {
+    for (yz_u32 i = t; (p.phases & YZ_SCORE) && i < YZ_ROLLS * YZ_PAIRS; i += YZ_THREADS) {
         const yz_u32 roll = i / YZ_PAIRS;
         const yz_u32 pair = i % YZ_PAIRS;
         const yz_i32 x = lo + first + 2 * (yz_i32)pair;
@@ -181,7 +187,7 @@ __device__ void yz_turn_block(const YzParams& p, yz_u32 block, float* buf, YzSuc
     }
     YZ_END_THREADS
 
-    for (int reroll = 0; reroll < 2; ++reroll) {
+    for (int reroll = 0; (p.phases & YZ_REROLLS) && reroll < 2; ++reroll) {
         // Average (kernel.rs, average_keeps; lanes.rs, sum6_scaled), sizes 4 down to 0.
         for (int size = 4; size >= 0; --size) {
             YZ_FOR_THREADS(t)
@@ -226,7 +232,7 @@ __device__ void yz_turn_block(const YzParams& p, yz_u32 block, float* buf, YzSuc
     // The start of the turn: Σ P(roll) · value(roll), rolls in id order (kernel.rs,
     // start_value; lanes.rs, add_scaled).
     YZ_FOR_THREADS(t)
-    for (yz_u32 lane = t; lane < YZ_STRIP; lane += YZ_THREADS) {
+    for (yz_u32 lane = t; (p.phases & YZ_START) && lane < YZ_STRIP; lane += YZ_THREADS) {
         if (first + (yz_i32)lane < n) {
             float sum = 0.0f;
             for (yz_u32 roll = 0; roll < YZ_ROLLS; ++roll) {
