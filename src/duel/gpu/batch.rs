@@ -81,6 +81,17 @@ pub static TABLES_FLAT: LazyLock<Tables> = LazyLock::new(|| {
     flat
 });
 
+/// A tile's movers in runs of at most `movers_per_batch` (one [`Batch`] and one launch
+/// each), with where each run's values lie among the tile's.
+pub fn batches(tile: &Tile, movers_per_batch: usize) -> impl Iterator<Item = (Range<usize>, Range<usize>)> + '_ {
+    assert!(movers_per_batch > 0, "a batch holds some mover");
+    let movers = tile.movers.clone();
+    movers.clone().step_by(movers_per_batch).map(move |start| {
+        let these = start..start.saturating_add(movers_per_batch).min(movers.end);
+        (these.clone(), tile.rows(these))
+    })
+}
+
 /// One launch's inputs, flat (see `YzParams` in `turn.cu`), for some movers of a tile
 /// against all of its opponents.
 #[derive(Clone, Debug, Default)]

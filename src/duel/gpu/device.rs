@@ -12,7 +12,7 @@ use cudarc::driver::{
 };
 use cudarc::nvrtc::Ptx;
 
-use super::batch::{Batch, Params, Phases, SHARED_BYTES, TABLES_FLAT, THREADS};
+use super::batch::{Batch, Params, Phases, SHARED_BYTES, TABLES_FLAT, THREADS, batches};
 use crate::duel::solve::LayerRows;
 use crate::duel::{LayerShape, Space, Tile};
 
@@ -198,10 +198,8 @@ impl Gpu {
         self.context.bind_to_thread().map_err(driver("binding the context"))?;
         let stream = &self.stream;
         let mut values = vec![0.0f32; tile.positions() as usize];
-        let movers = tile.movers.clone();
-        for start in movers.clone().step_by(MOVERS_PER_LAUNCH) {
-            let these = start..(start + MOVERS_PER_LAUNCH).min(movers.end);
-            let batch = Batch::new(space, shape, next, tile, these.clone());
+        for (these, into) in batches(tile, MOVERS_PER_LAUNCH) {
+            let batch = Batch::new(space, shape, next, tile, these);
             let (plan_counts, plan_entries) =
                 (upload(stream, &batch.plan_counts)?, upload(stream, &batch.plan_entries)?);
             let (succ_count, succ_col) = (upload(stream, &batch.succ_count)?, upload(stream, &batch.succ_col)?);
@@ -248,7 +246,7 @@ impl Gpu {
                 });
             }
             if batch.positions > 0 {
-                let mine = &mut values[tile.rows(these)];
+                let mine = &mut values[into];
                 stream.memcpy_dtoh(&out.slice(..batch.positions), mine).map_err(driver("reading the values back"))?;
             }
         }
