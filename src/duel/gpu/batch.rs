@@ -81,14 +81,32 @@ pub static TABLES_FLAT: LazyLock<Tables> = LazyLock::new(|| {
     flat
 });
 
-/// A tile's movers in runs of at most `movers_per_batch` (one [`Batch`] and one launch
-/// each), with where each run's values lie among the tile's.
+/// Positions one launch writes at most (1 GiB of values), unless one mover's row alone
+/// holds more: a layer larger than the GPU's memory goes through it in launches.
+pub const POSITIONS_PER_BATCH: usize = 1 << 28;
+
+/// A tile's movers in runs of at most `movers_per_batch` movers and [`POSITIONS_PER_BATCH`]
+/// positions (one [`Batch`] and one launch each; at least one mover), with where each
+/// run's values lie among the tile's.
 pub fn batches(tile: &Tile, movers_per_batch: usize) -> impl Iterator<Item = (Range<usize>, Range<usize>)> + '_ {
     assert!(movers_per_batch > 0, "a batch holds some mover");
-    let movers = tile.movers.clone();
-    movers.clone().step_by(movers_per_batch).map(move |start| {
-        let these = start..start.saturating_add(movers_per_batch).min(movers.end);
-        (these.clone(), tile.rows(these))
+    let end = tile.movers.end;
+    let mut start = tile.movers.start;
+    std::iter::from_fn(move || {
+        if start >= end {
+            return None;
+        }
+        let first = tile.rows(start..start + 1).start;
+        let mut stop = start + 1;
+        while stop < end
+            && stop - start < movers_per_batch
+            && tile.rows(start..stop + 1).end - first <= POSITIONS_PER_BATCH
+        {
+            stop += 1;
+        }
+        let these = start..stop;
+        start = stop;
+        Some((these.clone(), tile.rows(these)))
     })
 }
 
@@ -266,4 +284,30 @@ impl Phases {
     pub const START: Phases = Phases(4);
     /// A whole turn.
     pub const TURN: Phases = Phases(7);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::duel::Cards;
+    use crate::game::{Game, Rules};
+
+    #[test]
+    fn batches_cover_a_tile_in_order() {
+        let cards = Cards::new(Game { rules: Rules::OFFICIAL, categories: Rules::OFFICIAL.first(5).unwrap() });
+        let space = Space::whole_game(&cards);
+        let shape = LayerShape::new(&space, 5);
+        let tile = Tile::new(&space, &shape, 2..shape.movers.len() - 1, 0..shape.opponents.len());
+        for per in [1, 3, 1000, usize::MAX] {
+            let (mut movers, mut values) = (tile.movers.start, 0);
+            for (these, into) in batches(&tile, per) {
+                assert!(these.start == movers && !these.is_empty() && these.len() <= per, "{these:?}");
+                assert_eq!(into, tile.rows(these.clone()));
+                assert_eq!(into.start, values);
+                (movers, values) = (these.end, into.end);
+            }
+            assert_eq!((movers, values as u64), (tile.movers.end, tile.positions()));
+        }
+        assert!(tile.movers.len() > 3, "{:?}", tile.movers);
+    }
 }
