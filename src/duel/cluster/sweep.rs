@@ -62,6 +62,10 @@ pub(super) enum Kernel {
     /// The GPU kernel ([`crate::duel::gpu`]), for `f32` values.
     #[cfg(feature = "gpu")]
     Gpu(Arc<crate::duel::gpu::Gpu>),
+    /// The GPU kernel's source run on the host (`YZ_GPU=host`): one thread, slow, for
+    /// checking a `--gpu` solve end to end on a machine without a GPU.
+    #[cfg(feature = "gpu")]
+    Host,
 }
 
 impl Kernel {
@@ -76,6 +80,10 @@ impl Kernel {
         }
         #[cfg(feature = "gpu")]
         {
+            if std::env::var("YZ_GPU").is_ok_and(|v| v == "host") {
+                tracing::info!(rank, "solving with the GPU kernel run on the host (YZ_GPU=host)");
+                return Ok(Kernel::Host);
+            }
             let gpu = crate::duel::gpu::Gpu::open_for_rank(rank).map_err(|e| ClusterError::Gpu(e.to_string()))?;
             tracing::info!(rank, device = gpu.name.as_str(), "solving on the GPU");
             Ok(Kernel::Gpu(Arc::new(gpu)))
@@ -100,7 +108,7 @@ impl Kernel {
         match self {
             Kernel::Cpu => solve_tile_until(space, shape, rows, tile, stop).ok_or(ClusterError::Cancelled),
             #[cfg(feature = "gpu")]
-            Kernel::Gpu(gpu) => {
+            Kernel::Gpu(_) | Kernel::Host => {
                 use std::any::{Any, TypeId};
                 if TypeId::of::<V>() != TypeId::of::<f32>() {
                     return Err(ClusterError::Gpu("the GPU kernel solves f32 values without draws only".into()));
@@ -110,8 +118,12 @@ impl Kernel {
                     // SAFETY: `V` is `f32` (checked above), so the slice is one of `f32`.
                     values: unsafe { &*(r.values as *const [V] as *const [f32]) },
                 });
-                let values =
-                    gpu.solve_tile(space, shape, rows.as_ref(), tile).map_err(|e| ClusterError::Gpu(e.to_string()))?;
+                let values = match self {
+                    Kernel::Gpu(gpu) => gpu
+                        .solve_tile(space, shape, rows.as_ref(), tile)
+                        .map_err(|e| ClusterError::Gpu(e.to_string()))?,
+                    _ => crate::duel::gpu::solve_tile_on_host(space, shape, rows.as_ref(), tile, usize::MAX),
+                };
                 let values: Box<dyn Any> = Box::new(values);
                 Ok(*values.downcast::<Vec<V>>().expect("V is f32"))
             }
