@@ -29,6 +29,11 @@ mod gpu {
             .flag("-std=c++17")
             .flag_if_supported("-ffp-contract=off")
             .flag_if_supported("-fno-strict-aliasing")
+            .flag_if_supported("-fno-exceptions")
+            .flag_if_supported("-fno-rtti")
+            // No C++ library at run time (host.cpp allocates with malloc): the binary runs
+            // where the machine's libstdc++ is older than the build's.
+            .cpp_link_stdlib(None)
             .opt_level(2)
             .compile("yz_turn_host");
         let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
