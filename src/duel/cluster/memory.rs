@@ -17,11 +17,12 @@ use crossbeam_channel::{Receiver, Sender, bounded};
 
 use super::error::ClusterError;
 use super::exchange::exchange;
+use super::kernel::Kernel;
 use super::partition::RankShares;
 use super::ranks::{Alone, Ranks};
 use super::shards::{Held, Pending, WriteJob, Written, WrittenShard, read_held, record, write_shards};
 use super::solve::{LayerReport, Outcome};
-use super::sweep::{Begun, Frontier, Kernel, sweep};
+use super::sweep::{Begun, Frontier, sweep};
 use crate::duel::shard::{Manifest, ShardError, ShardSpan};
 use crate::duel::solve::{LayerRows, LayerValues};
 use crate::duel::{DuelValue, LayerShape, Space, Tile};

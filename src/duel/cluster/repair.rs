@@ -15,9 +15,10 @@ use bytemuck::Pod;
 
 use super::error::ClusterError;
 use super::exchange::gather_findings;
+use super::kernel::Kernel;
 use super::ranks::Ranks;
 use super::shards::read_rows;
-use super::sweep::{Begun, Frontier, Kernel, sweep};
+use super::sweep::{Begun, Frontier, sweep};
 use crate::duel::shard::{self, Column, LayerEntry, Manifest, ShardEntry, ShardError, ShardSpan, shard_ranges};
 use crate::duel::solve::LayerRows;
 use crate::duel::{DuelValue, LayerShape, Space, Tile};

@@ -6,13 +6,13 @@ use bytemuck::Pod;
 use serde::Serialize;
 
 use super::error::ClusterError;
+use super::kernel::Kernel;
 use super::memory::solve_into_tables;
 use super::ranks::Ranks;
 use super::repair::{REPAIR_BLOCK_BYTES, repair_layer};
 use super::shards::read_rows;
 use super::start::{Start, start};
 use super::stream::{Stream, solve_streamed};
-use super::sweep::Kernel;
 use crate::duel::shard::{self, Column, Manifest};
 use crate::duel::{DuelValue, LayerShape, Space};
 

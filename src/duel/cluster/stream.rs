@@ -39,10 +39,11 @@ use serde::{Deserialize, Serialize};
 
 use super::error::ClusterError;
 use super::exchange::{pack_part, unpack_part};
+use super::kernel::Kernel;
 use super::ranks::Ranks;
 use super::shards::read_rows;
 use super::solve::{LayerReport, Outcome};
-use super::sweep::{Begun, Frontier, Kernel, sweep};
+use super::sweep::{Begun, Frontier, sweep};
 use crate::duel::cards::window;
 use crate::duel::fit::Budget;
 use crate::duel::layout::{per_card_sums, window_len};
