@@ -19,6 +19,16 @@
 //! **Layout** (as the prototype measured for issue 41): 16 warps per block, the 462 lane
 //! vectors of a strip in shared memory (118 KB), the edge tables in constant memory, a
 //! barrier between keep sizes.
+//!
+//! **Launches.** A tile goes through the GPU in launches of at most 4,096 movers and 2^28
+//! positions ([`batch::batches`]), each with its own flat inputs; the next layer's rows
+//! stay on the device for the whole tile. The host prepares a launch while none runs:
+//! overlapping the two, streamed solves (`--gpu` is refused where a solve streams) and a
+//! GPU rate in `duel plan` are left for later.
+//!
+//! **Building.** `build.rs` compiles `turn.cu` with NVRTC at build time (from the PyPI
+//! package `nvidia-cuda-nvrtc-cu12`, or `YZ_NVRTC`): a cubin for sm_90 and PTX for
+//! compute capability 8.0 on, both embedded, so running needs only the driver.
 
 pub mod batch;
 pub mod device;
