@@ -57,6 +57,10 @@ pub enum DuelCommand {
         /// Slurm allocation, shared by the node's ranks].
         #[arg(long, value_name = "GIB")]
         mem_per_rank: Option<f64>,
+        /// Solve on the GPU (one per rank): winning chances without draws, files identical
+        /// to a CPU solve's; needs a build with `--features gpu` and layers held in memory.
+        #[arg(long)]
+        gpu: bool,
         /// Scratch directory of a streamed solve, seen by every rank; removed when the solve
         /// finishes, kept for --resume [default: $TMPDIR under Slurm with one node, else
         /// scratch/ in --out].
@@ -220,8 +224,8 @@ pub fn run(command: DuelCommand, data: &Path, as_json: bool) -> Result<()> {
                 None => plan(game.game()?, &scope, &layers, ranks, mem_per_rank, &calibration, as_json),
             }
         }
-        DuelCommand::Solve { game: flags, scope, out, resume, layers, force, mem_per_rank, scratch } => {
-            let memory = Memory { mem_per_rank, scratch };
+        DuelCommand::Solve { game: flags, scope, out, resume, layers, force, mem_per_rank, gpu, scratch } => {
+            let memory = Memory { mem_per_rank, scratch, gpu };
             let named = flags.game()?;
             let dir = out.unwrap_or_else(|| table_dir(data, named, scope.max_empty));
             // A resume continues the tables there, whatever game flags were left out.
@@ -285,10 +289,12 @@ fn count(game: Game, scope: &Scope, as_json: bool) -> Result<()> {
     Ok(())
 }
 
-/// `duel solve`'s memory per rank and scratch directory, as given.
+/// `duel solve`'s memory per rank and scratch directory, as given, and whether it runs on
+/// the GPU.
 struct Memory {
     mem_per_rank: Option<f64>,
     scratch: Option<PathBuf>,
+    gpu: bool,
 }
 
 /// Runs the solve on the ranks this build has: the MPI world (feature `mpi`), else this
@@ -330,7 +336,7 @@ fn solve_on(
     let started = Instant::now();
     let cards = Cards::new(game);
     let space = scope.space(&cards)?;
-    let options = layer_args.options(&space, resume, force)?;
+    let options = layer_args.options(&space, resume, force)?.on_gpu(memory.gpu)?;
     let budget = match memory.mem_per_rank {
         Some(gib) => Some(Budget::PerRank(mem_per_rank_bytes(gib)?)),
         None => rank_memory(|name| std::env::var(name).ok(), mem_available()).map(Budget::Machine),

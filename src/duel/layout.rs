@@ -184,6 +184,12 @@ impl Tile {
         at(movers.start)..at(movers.end)
     }
 
+    /// Where each pair starts, by `(m − movers.start) · opponents.len() + (o − opponents.start)`,
+    /// then the total: the table a GPU kernel reads the pairs by.
+    pub fn offsets(&self) -> &[u64] {
+        &self.offsets
+    }
+
     /// Bytes this structure holds.
     pub fn bytes(&self) -> u64 {
         std::mem::size_of_val(self.offsets.as_slice()) as u64

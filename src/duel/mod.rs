@@ -14,7 +14,8 @@
 //!   of a position asked about without game flags, from the tables that hold it;
 //! - [`plan`]: memory, traffic and core-hours of a solve before running it; [`fit`]: whether
 //!   it fits its ranks' memory, and what would, in totals;
-//! - [`calibrate`]: the solve rate of each layer, measured on a sample of its pairs.
+//! - [`calibrate`]: the solve rate of each layer, measured on a sample of its pairs;
+//! - `gpu` (feature `gpu`): the turn kernel on an NVIDIA GPU, bit for bit the CPU's.
 
 pub mod advise;
 pub mod calibrate;
@@ -23,6 +24,8 @@ pub mod cluster;
 pub mod count;
 pub mod covering;
 pub mod fit;
+#[cfg(feature = "gpu")]
+pub mod gpu;
 pub mod layout;
 pub mod plan;
 pub mod shard;

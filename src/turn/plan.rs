@@ -123,6 +123,21 @@ impl<K: Copy + PartialEq> ScoringPlan<K> {
         &self.successors
     }
 
+    /// The boxes `roll` may fill, in card order: each one's successor slot and the points
+    /// it scores (what a GPU kernel needs to score a roll itself).
+    pub fn boxes(&self, roll: RollId) -> impl Iterator<Item = (usize, u32)> + '_ {
+        let r = roll.0 as usize;
+        self.entries[r][..self.entry_count[r] as usize].iter().map(|e| {
+            let (least, most) = self.points[e.row as usize];
+            let points = match self.shift {
+                Shift::Up => least + e.offset as u32,
+                Shift::Down => most - e.offset as u32,
+                Shift::Add => e.add as u32,
+            };
+            (e.row as usize, points)
+        })
+    }
+
     /// The fewest and most points that lead to successor `slot`.
     pub fn points(&self, slot: usize) -> (u32, u32) {
         self.points[slot]

@@ -61,6 +61,9 @@ pub enum ClusterError {
     /// The tables and scratch do not fit the disk free for them (checked up front).
     #[error(transparent)]
     Disk(#[from] super::disk::DiskError),
+    /// The GPU could not be opened or failed, or was asked for what it does not do.
+    #[error("GPU: {0}")]
+    Gpu(String),
     /// Whoever asked for the solve has gone (a client that hung up), so it stopped.
     #[error("the solve was cancelled: whoever asked for it has gone")]
     Cancelled,

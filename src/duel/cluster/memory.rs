@@ -17,6 +17,7 @@ use crossbeam_channel::{Receiver, Sender, bounded};
 
 use super::error::ClusterError;
 use super::exchange::exchange;
+use super::kernel::Kernel;
 use super::partition::RankShares;
 use super::ranks::{Alone, Ranks};
 use super::shards::{Held, Pending, WriteJob, Written, WrittenShard, read_held, record, write_shards};
@@ -199,7 +200,7 @@ impl<V: DuelValue, R: Ranks, P: FnMut(&LayerReport)> Keep<V> for Tables<'_, V, R
 
 /// Solves the layers of `space` from what `manifest` lists (nothing: the game's end) down
 /// to `last` with whole layers in memory, spread over `ranks`, writes those from
-/// `write_from` on as shards and lists each in `manifest`.
+/// `write_from` on as shards and lists each in `manifest`, each block solved by `kernel`.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn solve_into_tables<V: DuelValue + Pod>(
     space: &Space,
@@ -210,6 +211,7 @@ pub(super) fn solve_into_tables<V: DuelValue + Pod>(
     last: usize,
     outcome: &mut Outcome<V>,
     progress: &mut impl FnMut(&LayerReport),
+    kernel: &Kernel,
 ) -> Result<(), ClusterError> {
     let (me, size) = (ranks.rank(), ranks.size());
     let game = space.cards().game();
@@ -227,7 +229,7 @@ pub(super) fn solve_into_tables<V: DuelValue + Pod>(
         scope.spawn(move || write_shards(dir, game, job_inbox, done_outbox));
         let keep = Tables { ranks, dir, manifest, write_from, outcome: &mut *outcome, progress, jobs, done };
         let mut frontier = InMemory::new(space, ranks, last, keep, held);
-        sweep(space, last..top, &mut frontier, &|| false)?;
+        sweep(space, last..top, &mut frontier, &|| false, kernel)?;
         // Dropping the keep closes the writer's inbox, so the thread ends.
         Ok(frontier.into_held())
     })?;
@@ -287,7 +289,7 @@ pub fn solve_layers_until<V: DuelValue + Pod>(
 ) -> Result<LayerValues<V>, ClusterError> {
     assert!(last >= space.first_layer() && last < space.end_layer(), "layer {last} is outside the space");
     let mut frontier = InMemory::new(space, &Alone, last, EachLayer(finished), None);
-    sweep(space, last..space.end_layer(), &mut frontier, stop)?;
+    sweep(space, last..space.end_layer(), &mut frontier, stop, &Kernel::Cpu)?;
     let held = frontier.into_held().expect("at least one layer was solved");
     let Held { shape, kept, values, .. } = Arc::into_inner(held).expect("nothing else holds the last layer");
     Ok(LayerValues { shape, tile: kept, values })

@@ -74,6 +74,7 @@ pub mod disk;
 mod error;
 pub mod estimate;
 mod exchange;
+mod kernel;
 pub mod launch;
 mod memory;
 #[cfg(feature = "mpi")]

@@ -15,6 +15,7 @@ use bytemuck::Pod;
 
 use super::error::ClusterError;
 use super::exchange::gather_findings;
+use super::kernel::Kernel;
 use super::ranks::Ranks;
 use super::shards::read_rows;
 use super::sweep::{Begun, Frontier, sweep};
@@ -56,7 +57,7 @@ pub(super) fn repair_layer<V: DuelValue + Pod>(
         let values = vec![V::NOTHING; rows.positions() as usize];
         let mut frontier =
             ShardRepair { space, dir, shape: shape.clone(), above: above.as_ref(), blocks: &blocks, rows, values };
-        sweep(space, layer..layer + 1, &mut frontier, &|| false)?;
+        sweep(space, layer..layer + 1, &mut frontier, &|| false, &Kernel::Cpu)?;
         let base = shape.rows(span.movers.clone()).start;
         let values = &frontier.values[(span.positions.start - base) as usize..(span.positions.end - base) as usize];
         problems.extend(put_back(space, dir, &shape, (i, span), values, listed.get(i))?);

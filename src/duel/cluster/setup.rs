@@ -69,6 +69,14 @@ pub enum SetupError {
     /// The solve does not fit the memory of a rank.
     #[error(transparent)]
     DoesNotFit(#[from] DoesNotFit),
+    /// `--gpu` in a build without the `gpu` feature.
+    #[error("this yz was built without GPU support: build it with `cargo build --release --features gpu` to use --gpu")]
+    GpuNotBuilt,
+    /// `--gpu` with `--draws`: the GPU kernel carries winning chances only.
+    #[error(
+        "--gpu solves winning chances only (f32 values without the draw probability): leave out --draws, or solve on the CPU"
+    )]
+    GpuDraws,
 }
 
 impl SolveOptions {
@@ -107,7 +115,23 @@ impl SolveOptions {
             return Err(SetupError::WritesNothing { write: write.to_owned(), last: end - 1 });
         }
         let shard_positions = crate::duel::shard::shard_positions_from_env().map_err(SetupError::ShardPositions)?;
-        Ok(SolveOptions { resume, stop_after, write_from, force, shard_positions, draws, stream: None })
+        Ok(SolveOptions { resume, stop_after, write_from, force, shard_positions, draws, stream: None, gpu: false })
+    }
+
+    /// The same options solved on the GPU where `gpu` says so: without the draw probability
+    /// (the GPU kernel's values are `f32` winning chances), refused with `--draws` and in a
+    /// build without the `gpu` feature.
+    pub fn on_gpu(self, gpu: bool) -> Result<SolveOptions, SetupError> {
+        if !gpu {
+            return Ok(self);
+        }
+        if !cfg!(feature = "gpu") {
+            return Err(SetupError::GpuNotBuilt);
+        }
+        if self.draws == Some(true) {
+            return Err(SetupError::GpuDraws);
+        }
+        Ok(SolveOptions { draws: Some(false), gpu: true, ..self })
     }
 }
 
@@ -352,6 +376,24 @@ mod tests {
     use crate::duel::Cards;
     use crate::duel::plan::usable;
     use crate::game::{Game, Rules};
+
+    #[test]
+    fn gpu_solves_are_refused_with_draws_and_without_the_feature() {
+        let cards = Cards::new(Game { rules: Rules::OFFICIAL, categories: Rules::OFFICIAL.first(2).unwrap() });
+        let space = Space::whole_game(&cards);
+        let options = SolveOptions::whole(&space);
+        assert_eq!(options.clone().on_gpu(false).unwrap(), options);
+        let with_draws = SolveOptions { draws: Some(true), ..options.clone() }.on_gpu(true);
+        if cfg!(feature = "gpu") {
+            assert_eq!(with_draws, Err(SetupError::GpuDraws));
+            let gpu = options.on_gpu(true).unwrap();
+            assert!(gpu.gpu && gpu.draws == Some(false), "{gpu:?}");
+        } else {
+            assert_eq!(with_draws, Err(SetupError::GpuNotBuilt));
+            let message = options.on_gpu(true).unwrap_err().to_string();
+            assert!(message.contains("--features gpu"), "{message}");
+        }
+    }
 
     #[test]
     fn options_and_figures_are_checked() {

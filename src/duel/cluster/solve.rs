@@ -6,6 +6,7 @@ use bytemuck::Pod;
 use serde::Serialize;
 
 use super::error::ClusterError;
+use super::kernel::Kernel;
 use super::memory::solve_into_tables;
 use super::ranks::Ranks;
 use super::repair::{REPAIR_BLOCK_BYTES, repair_layer};
@@ -89,6 +90,9 @@ pub struct SolveOptions {
     /// Solve in blocks through scratch files within a memory budget
     /// ([`super::stream`]) instead of holding whole layers.
     pub stream: Option<Stream>,
+    /// Solve the layers held in memory on the GPU (feature `gpu`; `f32` values without
+    /// draws: [`SolveOptions::on_gpu`]); the files are the CPU's, bit for bit.
+    pub gpu: bool,
 }
 
 impl SolveOptions {
@@ -102,6 +106,7 @@ impl SolveOptions {
             shard_positions: shard::SHARD_POSITIONS,
             draws: None,
             stream: None,
+            gpu: false,
         }
     }
 }
@@ -139,6 +144,7 @@ pub fn solve_tables<V: DuelValue + Pod>(
         }
     }
     outcome.repaired.sort();
+    let kernel = Kernel::open(options.gpu, V::DRAWS, ranks.rank())?;
     outcome.resumed_from = manifest.layers.last().map(|l| l.layer);
     let top = manifest.layers.last().map_or(space.end_layer(), |l| l.layer);
     let streams = |layer: usize| options.stream.as_ref().is_some_and(|s| !s.in_memory.contains(&layer));
@@ -153,6 +159,13 @@ pub fn solve_tables<V: DuelValue + Pod>(
             share_manifest(ranks, &mut manifest)?;
         }
         match &options.stream {
+            Some(_) if streamed && options.gpu => {
+                return Err(ClusterError::Gpu(
+                    "the GPU solves layers held in memory; this solve streams them through scratch files (give it more \
+                     --mem-per-rank, or solve on the CPU)"
+                        .into(),
+                ));
+            }
             Some(stream) if streamed => {
                 let layers = (bottom, options.write_from);
                 solve_streamed(space, ranks, dir, stream, &mut manifest, layers, &mut outcome, &mut progress)?
@@ -166,6 +179,7 @@ pub fn solve_tables<V: DuelValue + Pod>(
                 bottom,
                 &mut outcome,
                 &mut progress,
+                &kernel,
             )?,
         }
     }

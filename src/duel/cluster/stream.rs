@@ -56,6 +56,7 @@ use serde::{Deserialize, Serialize};
 
 use super::error::ClusterError;
 use super::exchange::{pack_part, unpack_part};
+use super::kernel::Kernel;
 use super::ranks::Ranks;
 use super::shards::read_rows;
 use super::solve::{LayerReport, Outcome};
@@ -470,7 +471,7 @@ pub(super) fn solve_streamed<V: DuelValue + Pod>(
         frontier.previous = Some(done.blocks);
     }
     let top = frontier.upcoming.as_ref().expect("a pass to run").upper;
-    sweep(space, last..top, &mut frontier, &|| false)
+    sweep(space, last..top, &mut frontier, &|| false, &Kernel::Cpu)
 }
 
 /// Layers streamed in blocks through scratch files: the layer `t` of the sweep is solved

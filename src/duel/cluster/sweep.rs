@@ -12,13 +12,15 @@
 //!   through scratch files.
 //!
 //! Both write the same shards, bit for bit, since each pair's value depends only on the
-//! layer after it ([`crate::duel::solve`]).
+//! layer after it ([`crate::duel::solve`]). A [`Kernel`] says what solves a block: the CPU,
+//! or (feature `gpu`, `f32` values) the GPU, whose kernel computes the same values.
 
 use std::ops::Range;
 use std::sync::Arc;
 
 use super::error::ClusterError;
-use crate::duel::solve::{LayerRows, solve_tile_until};
+use super::kernel::Kernel;
+use crate::duel::solve::LayerRows;
 use crate::duel::{DuelValue, LayerShape, Space, Tile};
 
 /// A layer begun: its shape, the movers solved (every one, but for a repair), and the
@@ -54,21 +56,20 @@ pub(super) trait Frontier<V: DuelValue> {
 }
 
 /// Solves the layers `layers` of `space`, from the highest down, moving values through
-/// `frontier`, unless `stop` says to give up (asked before each pair's turn:
-/// [`ClusterError::Cancelled`]).
+/// `frontier`, each block solved by `kernel`, unless `stop` says to give up (asked before
+/// each pair's turn on the CPU: [`ClusterError::Cancelled`]).
 pub(super) fn sweep<V: DuelValue>(
     space: &Space,
     layers: Range<usize>,
     frontier: &mut impl Frontier<V>,
     stop: &(dyn Fn() -> bool + Sync),
+    kernel: &Kernel,
 ) -> Result<(), ClusterError> {
     for layer in layers.rev() {
         let Begun { shape, movers, blocks } = frontier.begin(layer)?;
         for (b, opponents) in blocks {
             let tile = Tile::new(space, &shape, movers.clone(), opponents);
-            let values = frontier.solve(b, |rows| {
-                solve_tile_until(space, &shape, rows.as_ref(), &tile, stop).ok_or(ClusterError::Cancelled)
-            })?;
+            let values = frontier.solve(b, |rows| kernel.solve(space, &shape, rows.as_ref(), &tile, stop))?;
             frontier.hand(b, &tile, values)?;
         }
         frontier.end()?;
