@@ -92,7 +92,7 @@ pub struct StreamRehearsal {
     /// Each pass, from the game's end down.
     pub passes: Vec<PassRehearsal>,
     /// The most bytes rank 0 receives in one round of any gather: what one MPI call
-    /// carries (under 2³¹ by construction, [`Ranks::gather`]).
+    /// carries (under 2³¹ by construction, [`super::Ranks::gather`]).
     pub largest_gather_round_bytes: u64,
     /// The most bytes one pass's end gathers in all, over its rounds.
     pub largest_gather_bytes: u64,

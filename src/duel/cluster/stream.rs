@@ -24,8 +24,7 @@
 //! **Memory.** A block holds its rows, its column, their offsets, and its frames
 //! compressed; blocks are cut so that twice their rows and column fit the budget (the
 //! second copy bounds the transient buffers: the compressed frames are at most the
-//! column), and finer where a pass would have fewer than [`PASS_BLOCKS`] blocks of at
-//! least [`MIN_BLOCK_BYTES`], at the boundaries of the layer's shards, so that each shard is written from
+//! column), and finer where a pass would have fewer than 4,096 blocks of at least 64 MiB, at the boundaries of the layer's shards, so that each shard is written from
 //! the rows of one block. What a rank holds besides (the per-card tables, each thread's
 //! turn scratch) is a constant, stated by `duel solve`.
 //!
@@ -35,7 +34,7 @@
 //! layer after it ([`crate::duel::solve`]).
 //!
 //! **Balance.** Blocks are dealt to the ranks by their work, the largest first, each to the
-//! rank with the least so far ([`Pass::blocks_of`]), so that no rank waits long for the
+//! rank with the least so far, so that no rank waits long for the
 //! others at a pass's end; the ranks share the scratch directory (the table directory's
 //! file system, or a parallel one).
 //!
