@@ -445,7 +445,7 @@ fn rehearse_streamed(
     space: &Space,
     sizing: &Sizing,
     (ranks, rank): (u64, u64),
-    budget: u64,
+    (budget, in_memory): (u64, &[usize]),
     started: Instant,
     as_json: bool,
 ) -> Result<()> {
@@ -457,7 +457,7 @@ fn rehearse_streamed(
     let rehearsal = yz::duel::cluster::rehearse::rehearse_streamed(
         space,
         (ranks as usize, rank as usize),
-        sizing.options.stop_after,
+        (sizing.options.stop_after, in_memory),
         (budget, spec.value_bytes, draws),
         sizing.options.shard_positions,
     )?;
@@ -537,7 +537,16 @@ fn rehearse(
     let scratch = std::env::temp_dir();
     let streamed = Sizing::in_budget(&space, options.clone(), ranks, Some(budget), Some(&scratch))?;
     if let Some(stream) = &streamed.options.stream {
-        return rehearse_streamed(game, &space, &streamed, (ranks, rank), stream.budget.per_rank(), started, as_json);
+        let budget = stream.budget.per_rank();
+        return rehearse_streamed(
+            game,
+            &space,
+            &streamed,
+            (ranks, rank),
+            (budget, &stream.in_memory),
+            started,
+            as_json,
+        );
     }
     let sizing = Sizing::new(&space, options.clone(), ranks, None);
     let (counts, spec) = (&sizing.layers, sizing.spec);

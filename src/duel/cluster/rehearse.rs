@@ -101,12 +101,13 @@ pub struct StreamRehearsal {
 }
 
 /// Rehearses rank `rank` of a streamed solve of `space` at `ranks` ranks of `budget` bytes
-/// each, from the game's end down to `stop_after`: every pass's blocks, done records and
-/// gathers built for real ([`stream::rehearse_passes`]), without a value computed.
+/// each, from the game's end down to `stop_after`, the layers `in_memory` solved in memory:
+/// every streamed pass's blocks, done records and gathers built for real
+/// ([`stream::rehearse_passes`]), without a value computed.
 pub fn rehearse_streamed(
     space: &Space,
     (ranks, rank): (usize, usize),
-    stop_after: usize,
+    (stop_after, in_memory): (usize, &[usize]),
     (budget, value_bytes, draws): (u64, u64, bool),
     shard_positions: u64,
 ) -> Result<StreamRehearsal, BelowFloor> {
@@ -115,7 +116,7 @@ pub fn rehearse_streamed(
     let passes = stream::rehearse_passes(
         space,
         (ranks, rank),
-        stop_after.max(space.first_layer()),
+        (stop_after.max(space.first_layer()), in_memory),
         (budget, value_bytes, draws),
         (shard_positions, gather_piece),
     )?;

@@ -749,9 +749,14 @@ pub(crate) mod tests {
         let (floor, _) = crate::duel::cluster::stream::floor(&space, (space.end_layer(), 0), 40, 4);
         let piece = 64;
         for size in [1, 3] {
-            let rehearsal =
-                crate::duel::cluster::stream::rehearse_passes(&space, (size, 0), 0, (floor, 4, false), (40, piece))
-                    .unwrap();
+            let rehearsal = crate::duel::cluster::stream::rehearse_passes(
+                &space,
+                (size, 0),
+                (0, &[]),
+                (floor, 4, false),
+                (40, piece),
+            )
+            .unwrap();
             let blocks: usize = rehearsal.iter().map(|p| p.blocks).sum();
             let pairs: usize = rehearsal.iter().map(|p| p.blocks * p.frames_per_block).sum();
             let most_files = rehearsal.iter().map(|p| p.scratch_files).max().unwrap();

@@ -896,30 +896,37 @@ pub struct PassRehearsal {
     pub seconds: f64,
 }
 
-/// Rehearses every pass of a streamed solve of `space` from the game's end down to `last`
+/// Rehearses the passes of a streamed solve of `space` from the game's end down to `last`
 /// at `ranks` ranks of `budget` bytes each, for rank `rank`, with values of `value_bytes`
 /// (and draw shards where `draws`), shards of `shard_positions` positions, and gathers in
-/// rounds of `gather_piece` bytes a rank. Refuses a budget below the floor, as the solve.
+/// rounds of `gather_piece` bytes a rank: the passes that read or solve a layer that
+/// streams (the layers `in_memory` are solved in memory). Refuses a budget below the floor
+/// of those passes, as the solve.
 pub fn rehearse_passes(
     space: &Space,
     (ranks, rank): (usize, usize),
-    last: usize,
+    (last, in_memory): (usize, &[usize]),
     (budget, value_bytes, draws): (u64, u64, bool),
     (shard_positions, gather_piece): (u64, usize),
 ) -> Result<Vec<PassRehearsal>, BelowFloor> {
-    let (needed, layer) = floor(space, (space.end_layer(), last), shard_positions, value_bytes);
-    if needed > budget {
-        let needed_gib = needed as f64 / (1u64 << 30) as f64;
-        let budget = Budget::PerRank(budget);
-        return Err(BelowFloor { ranks: ranks as u64, budget, needed, needed_gib, layer });
+    let streams = |layer: usize| !in_memory.contains(&layer);
+    let included = |upper: usize| (upper < space.end_layer() && streams(upper)) || (upper > last && streams(upper - 1));
+    let uppers: Vec<usize> = (last..=space.end_layer()).rev().filter(|&upper| included(upper)).collect();
+    for &upper in &uppers {
+        let (needed, layer) = floor(space, (upper, upper.saturating_sub(1).max(last)), shard_positions, value_bytes);
+        if needed > budget {
+            let needed_gib = needed as f64 / (1u64 << 30) as f64;
+            let budget = Budget::PerRank(budget);
+            return Err(BelowFloor { ranks: ranks as u64, budget, needed, needed_gib, layer });
+        }
     }
+    let pass_at = |upper: usize| Pass::new(space, (upper, last), shard_positions, budget, value_bytes);
     let mut passes = Vec::new();
-    let mut upcoming = Some(Pass::new(space, (space.end_layer(), last), shard_positions, budget, value_bytes));
+    let mut upcoming = uppers.first().map(|&upper| pass_at(upper));
     let mut above_blocks = 0;
     while let Some(pass) = upcoming.take() {
         let started = Instant::now();
-        let next =
-            (pass.upper > last).then(|| Pass::new(space, (pass.upper - 1, last), shard_positions, budget, value_bytes));
+        let next = (pass.upper > last && included(pass.upper - 1)).then(|| pass_at(pass.upper - 1));
         let frames = next.as_ref().map_or_else(Vec::new, |n| n.blocks.clone());
         let units = Layout::new(space, (pass.upper, last), shard_positions, value_bytes).units;
         let mut owner = vec![0; pass.blocks.len()];
@@ -986,7 +993,13 @@ pub fn rehearse_passes(
             seconds: started.elapsed().as_secs_f64(),
         });
         above_blocks = if pass.column.is_some() { pass.blocks.len() } else { 0 };
-        upcoming = next;
+        upcoming = next.or_else(|| {
+            // The next run of streamed layers, below layers solved in memory.
+            uppers.iter().find(|&&upper| upper < pass.upper).map(|&upper| {
+                above_blocks = 0;
+                pass_at(upper)
+            })
+        });
     }
     Ok(passes)
 }
