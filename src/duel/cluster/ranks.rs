@@ -63,7 +63,7 @@ pub trait Ranks {
     /// rank 0 receives at most 1 GiB in all ([`GATHER_ROUND_BYTES`]), so that no count or
     /// displacement of the round nears MPI's `int` limit, whatever the rank count.
     fn gather_piece_bytes(&self) -> usize {
-        self.piece_bytes().min(GATHER_ROUND_BYTES / self.size()).max(1)
+        gather_piece_bytes(self.piece_bytes(), self.size())
     }
     /// Every rank's `bytes` on rank 0, by rank; empty on the others.
     ///
@@ -103,6 +103,12 @@ pub trait Ranks {
 /// The most bytes rank 0 receives in one [`Ranks::gather_round`]: 1 GiB, half of MPI's
 /// `int` limit on a count or displacement.
 pub const GATHER_ROUND_BYTES: usize = 1 << 30;
+
+/// The largest piece each of `ranks` ranks sends in one gather round, for all-to-all
+/// pieces of `piece_bytes`: at most [`GATHER_ROUND_BYTES`] reach rank 0 in all.
+pub fn gather_piece_bytes(piece_bytes: usize, ranks: usize) -> usize {
+    piece_bytes.min(GATHER_ROUND_BYTES / ranks).max(1)
+}
 
 /// The little-endian `u64` of 8 bytes (0 for any other length: a part that is not a
 /// length, which only a rank that sent nothing leaves).

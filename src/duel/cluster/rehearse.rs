@@ -19,7 +19,7 @@ use std::time::Instant;
 use serde::Serialize;
 
 use super::partition::RankShares;
-use super::ranks::{GATHER_ROUND_BYTES, PIECE_BYTES};
+use super::ranks::{PIECE_BYTES, gather_piece_bytes};
 use super::stream::{self, BelowFloor, PassRehearsal};
 use crate::duel::shard::{LayerEntry, Manifest, ShardEntry, ShardError};
 use crate::duel::{LayerShape, Space, Tile};
@@ -112,7 +112,7 @@ pub fn rehearse_streamed(
     shard_positions: u64,
 ) -> Result<StreamRehearsal, BelowFloor> {
     assert!(rank < ranks, "rank {rank} of {ranks}");
-    let gather_piece = PIECE_BYTES.min(GATHER_ROUND_BYTES / ranks).max(1);
+    let gather_piece = gather_piece_bytes(PIECE_BYTES, ranks);
     let passes = stream::rehearse_passes(
         space,
         (ranks, rank),
@@ -196,7 +196,7 @@ pub fn rehearse(
     let manifest_bytes = layers.last().map_or(0, |l| l.manifest_bytes);
     let manifest_shards = manifest.listed().len();
     let largest_gather_bytes = layers.iter().map(|l| l.gather_bytes).max().unwrap_or(0);
-    let round = (PIECE_BYTES.min(GATHER_ROUND_BYTES / ranks).max(1) * ranks) as u64;
+    let round = (gather_piece_bytes(PIECE_BYTES, ranks) * ranks) as u64;
     let largest_gather_round_bytes = largest_gather_bytes.min(round);
     Ok(Rehearsal { layers, manifest_shards, manifest_bytes, largest_gather_bytes, largest_gather_round_bytes })
 }

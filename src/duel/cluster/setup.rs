@@ -261,8 +261,7 @@ impl Sizing {
         let (needed, layer) = self.stream_floor(space, &self.plan(space).streamed_layers());
         match &self.options.stream {
             Some(stream) if needed > stream.budget.per_rank() => {
-                let needed_gib = needed as f64 / (1u64 << 30) as f64;
-                Err(BelowFloor { ranks: self.spec.ranks, budget: stream.budget, needed, needed_gib, layer })
+                Err(BelowFloor::new(self.spec.ranks, stream.budget, needed, layer))
             }
             _ => Ok((needed, layer)),
         }

@@ -150,6 +150,14 @@ pub struct BelowFloor {
     pub layer: usize,
 }
 
+impl BelowFloor {
+    /// The refusal of `ranks` ranks of `budget` each, where layer `layer` needs `needed`
+    /// bytes a rank.
+    pub fn new(ranks: u64, budget: Budget, needed: u64, layer: usize) -> BelowFloor {
+        BelowFloor { ranks, budget, needed, needed_gib: needed as f64 / (1u64 << 30) as f64, layer }
+    }
+}
+
 /// One pass: it reads the rows of layer `upper` (none at the game's end) in blocks, writes
 /// that layer's shards (where not listed yet) and solves layer `upper − 1` (where it is
 /// solved) block by block.
@@ -408,9 +416,7 @@ pub(super) fn solve_streamed<V: DuelValue + Pod>(
     let listed = manifest.layers.last().map_or(space.end_layer(), |l| l.layer);
     let (needed, layer) = floor(space, (listed, last), shard_positions, value_bytes);
     if needed > stream.budget.per_rank() {
-        let needed_gib = needed as f64 / (1u64 << 30) as f64;
-        let ranks = ranks.size() as u64;
-        return Err(ClusterError::Budget(BelowFloor { ranks, budget: stream.budget, needed, needed_gib, layer }));
+        return Err(ClusterError::Budget(BelowFloor::new(ranks.size() as u64, stream.budget, needed, layer)));
     }
     if listed == last {
         return finish(ranks, scratch, last);
@@ -915,9 +921,7 @@ pub fn rehearse_passes(
     for &upper in &uppers {
         let (needed, layer) = floor(space, (upper, upper.saturating_sub(1).max(last)), shard_positions, value_bytes);
         if needed > budget {
-            let needed_gib = needed as f64 / (1u64 << 30) as f64;
-            let budget = Budget::PerRank(budget);
-            return Err(BelowFloor { ranks: ranks as u64, budget, needed, needed_gib, layer });
+            return Err(BelowFloor::new(ranks as u64, Budget::PerRank(budget), needed, layer));
         }
     }
     let pass_at = |upper: usize| Pass::new(space, (upper, last), shard_positions, budget, value_bytes);
