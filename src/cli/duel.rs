@@ -124,6 +124,10 @@ pub struct Calibration {
     /// Times each layer's sample is measured; the spread between runs is reported.
     #[arg(long, default_value_t = 3)]
     runs: usize,
+    /// Cores that each solve a copy of the sample at once while it is timed, so that the
+    /// rate is a busy core's, as in a solve on every core (default: all this process may use).
+    #[arg(long, value_name = "CORES")]
+    calibrate_cores: Option<usize>,
     /// Where streamed layers' scratch frames would go: the disk bandwidth is measured
     /// there (default: a temporary directory).
     #[arg(long, value_name = "DIR")]
@@ -426,6 +430,7 @@ fn plan(
     let measure = Measure {
         sample: calibration.sample,
         runs: calibration.runs,
+        cores: calibration.calibrate_cores,
         scratch: calibration.scratch.clone(),
         disk_gbps: calibration.disk_gbps,
     };

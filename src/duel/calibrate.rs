@@ -11,15 +11,20 @@
 //! them, read from a pool far larger than the caches, since the values themselves do not
 //! change the work.
 //!
-//! The rate divides lane-updates by the CPU seconds the process used, on one thread (so
-//! other jobs sharing the cores slow the clock but not the rate, and no thread waits for
-//! another at the end of a small tile, as none does in the solve's large ones). Two errors are reported apart:
+//! The rate divides lane-updates by the CPU seconds the process used (so other jobs
+//! sharing the cores slow the clock but not the rate), each sample solved on one thread (so
+//! no thread waits for another at the end of a small tile, as none does in the solve's
+//! large ones). A solve keeps every core busy, and a core among busy ones is slower than an
+//! idle one (the clock drops, the L3 and the memory are shared), so the timed runs solve the
+//! sample on `cores` threads at once, one copy each, and the rate is the per-core rate under
+//! that load; one run on one thread alone is reported apart as the idle rate.
+//! Two errors are reported apart:
 //!
 //! - **sampling**: tiles differ in their rate, so the first run times each tile and the
 //!   sample grows until the rate's relative standard error (a ratio estimator over the
 //!   tiles) is under [`TARGET_ERROR`], or it has grown [`MAX_GROWTH`] times;
-//! - **timing**: the whole sample is timed `runs` times; the spread between runs is noise
-//!   of the machine, not of the sample.
+//! - **timing**: the whole sample is timed `runs` times under load; the spread between runs
+//!   is noise of the machine, not of the sample.
 
 use std::sync::LazyLock;
 use std::time::Instant;
@@ -216,21 +221,45 @@ impl LayerSample {
         solve_tile::<V>(space, &self.shape, next, tile).iter().map(|&v| v.value()).sum()
     }
 
-    /// CPU seconds of each tile from `first` on, solved one at a time.
+    /// CPU seconds of each tile from `first` on, solved one at a time on this thread.
     fn time_tiles<V: SyntheticValue>(&self, space: &Space, next: Option<&SyntheticNext<V>>, first: usize) -> Vec<f64> {
         (self.tiles[first..].iter())
-            .map(|tile| cpu_seconds(|| std::hint::black_box(self.solve_one(space, next, tile))))
+            .map(|tile| cpu_seconds(1, || std::hint::black_box(self.solve_one(space, next, tile))))
             .collect()
+    }
+
+    /// CPU seconds of one copy of the whole sample, solved by every thread of `loaded` at
+    /// once (each its own copy): the CPU seconds of all copies over their number.
+    fn time_loaded<V: SyntheticValue>(
+        &self,
+        space: &Space,
+        next: Option<&SyntheticNext<V>>,
+        loaded: &rayon::ThreadPool,
+    ) -> f64 {
+        let copies = loaded.current_num_threads();
+        cpu_seconds(copies, || loaded.broadcast(|_| std::hint::black_box(self.solve(space, next)))) / copies as f64
     }
 }
 
-/// The CPU seconds `work` took (every thread of the process; wall time × threads where the
-/// platform does not tell).
-fn cpu_seconds<T>(work: impl FnOnce() -> T) -> f64 {
+/// The CPU seconds `work` took (every thread of the process; wall time × `threads`, the
+/// threads it keeps busy, where the platform does not tell).
+fn cpu_seconds<T>(threads: usize, work: impl FnOnce() -> T) -> f64 {
     let (started, before) = (Instant::now(), process_cpu_seconds());
     std::hint::black_box(work());
-    let wall = started.elapsed().as_secs_f64() * rayon::current_num_threads() as f64;
+    let wall = started.elapsed().as_secs_f64() * threads as f64;
     process_cpu_seconds().zip(before).map_or(wall, |(after, before)| after - before).max(1e-9)
+}
+
+/// The cores a plan loads by default while it times: all this process may use.
+pub fn available_cores() -> usize {
+    std::thread::available_parallelism().map_or(1, usize::from)
+}
+
+/// The processor's name (`model name` in `/proc/cpuinfo`), where the platform tells.
+pub fn processor_name() -> Option<String> {
+    let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").ok()?;
+    let line = cpuinfo.lines().find(|line| line.starts_with("model name"))?;
+    Some(line.split_once(':')?.1.trim().to_owned())
 }
 
 /// The relative standard error of the rate `Σ u / Σ t` over tiles of `u` lane-updates that
@@ -258,10 +287,13 @@ pub struct LayerRate {
     pub sampled_positions: u64,
     /// Lane-updates of the sampled pairs.
     pub sampled_lane_updates: u64,
-    /// CPU seconds of each run.
+    /// CPU seconds of one copy of the sample in each timed run, under load.
     pub core_seconds: Vec<f64>,
-    /// Lane-updates per second and core: the median run's.
+    /// Lane-updates per second and core under load: the median run's.
     pub lane_updates_per_core_second: f64,
+    /// Lane-updates per second of one core while the others idle: the ratio
+    /// to the rate under load is what sharing the machine costs.
+    pub idle_lane_updates_per_core_second: f64,
     /// The rate's relative standard error from sampling tiles (0 when every pair of the
     /// layer was timed).
     pub rate_error: f64,
@@ -274,21 +306,22 @@ pub struct LayerRate {
 }
 
 /// Measures every layer of `counts` (a plan's layers of `space`) with the lanes `V` the
-/// solve will run, on a sample of at least `lane_updates` lane-updates, `runs` times each,
-/// reporting each layer to `progress`.
+/// solve will run, on a sample of at least `lane_updates` lane-updates, timed `runs` times
+/// each with `cores` copies at once, reporting each layer to `progress`.
 pub fn calibrate<V: SyntheticValue>(
     space: &Space,
     counts: &[LayerCount],
     lane_updates: u64,
-    runs: usize,
+    (runs, cores): (usize, usize),
     seed: u64,
     progress: &dyn Progress,
 ) -> Vec<LayerRate> {
     progress.start("calibration", counts.len() as u64, "layers");
-    // One thread: a sampled tile's few pairs, split over several threads, end in a wait for
-    // the slowest, which the CPU time counts; the solve's tiles are a rank's whole share of
-    // a layer, where that wait vanishes.
+    // One thread per sample: a sampled tile's few pairs, split over several threads, end in
+    // a wait for the slowest, which the CPU time counts; the solve's tiles are a rank's whole
+    // share of a layer, where that wait vanishes.
     let one_core = rayon::ThreadPoolBuilder::new().num_threads(1).build().expect("a pool of one thread starts");
+    let loaded = rayon::ThreadPoolBuilder::new().num_threads(cores.max(1)).build().expect("a pool of threads starts");
     let rates = counts
         .iter()
         .rev()
@@ -308,8 +341,10 @@ pub fn calibrate<V: SyntheticValue>(
                         rate_error = self::rate_error(&sample.tile_lane_updates, &tile_seconds);
                     }
                 }
-                let mut core_seconds = vec![tile_seconds.iter().sum::<f64>()];
-                core_seconds.extend((1..runs.max(1)).map(|_| cpu_seconds(|| sample.solve(space, next.as_ref()))));
+                // Warm now (the tiles timed one by one): the whole sample on this thread alone.
+                let idle_seconds = cpu_seconds(1, || sample.solve(space, next.as_ref()));
+                let core_seconds: Vec<f64> =
+                    (0..runs.max(1)).map(|_| sample.time_loaded(space, next.as_ref(), &loaded)).collect();
                 let mut sorted = core_seconds.clone();
                 sorted.sort_by(f64::total_cmp);
                 let hours = |seconds: f64| {
@@ -322,6 +357,7 @@ pub fn calibrate<V: SyntheticValue>(
                     sampled_positions: sample.positions,
                     sampled_lane_updates: sample.lane_updates,
                     lane_updates_per_core_second: sample.lane_updates as f64 / median,
+                    idle_lane_updates_per_core_second: sample.lane_updates as f64 / idle_seconds,
                     rate_error,
                     core_hours: hours(median),
                     core_hours_min: hours(sorted[0]),

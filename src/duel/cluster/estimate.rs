@@ -14,7 +14,7 @@ use super::setup::{SetupError, Sizing};
 use super::solve::SolveOptions;
 use super::stream::BelowFloor;
 use crate::duel::Space;
-use crate::duel::calibrate::LayerRate;
+use crate::duel::calibrate::{LayerRate, available_cores, processor_name};
 use crate::duel::count::group;
 use crate::duel::fit::{Budget, DoesNotFit, MAX_RANKS, check_fits, min_ranks};
 use crate::duel::plan::{ByteCosts, EXCHANGE_COMPRESSION, LayerHours, MACHINES, MachinePrice, Plan, gib, usable};
@@ -29,6 +29,9 @@ pub struct Measure {
     pub sample: u64,
     /// Timing runs of each sample (their spread is the timing error).
     pub runs: usize,
+    /// Cores that solve a copy of the sample at once in each timing run, so that the rate
+    /// is a core's among busy ones, as in a solve on every core (`None`: all of them).
+    pub cores: Option<usize>,
     /// Where streamed layers would write their scratch (and where the disk is timed).
     pub scratch: Option<PathBuf>,
     /// The disk bandwidth in GB/s, given instead of measured.
@@ -41,6 +44,11 @@ pub enum PlanError {
     /// A bandwidth that is none.
     #[error("--disk-gbps: {0} is not a bandwidth; give GB per second, above 0")]
     DiskGbps(f64),
+    /// Cores to time on that are none or more than a machine holds.
+    #[error(
+        "--calibrate-cores: {0} cores; give 1 to {MAX_CALIBRATION_CORES}, the cores a solve on this machine would keep busy"
+    )]
+    Cores(usize),
     /// A scratch path that is a file.
     #[error("--scratch {}: not a directory; give a directory (created if missing) for scratch files", .0.display())]
     ScratchNotDirectory(PathBuf),
@@ -58,6 +66,20 @@ pub enum PlanError {
     /// The byte costs could not be measured.
     #[error(transparent)]
     Costs(#[from] ShardError),
+}
+
+/// The most cores a plan times on at once (each holds a copy of the sample's buffers).
+pub const MAX_CALIBRATION_CORES: usize = 4096;
+
+/// Where the rates were measured: the machine a plan prices its layers on.
+#[derive(Clone, Debug, Serialize)]
+pub struct CalibratedOn {
+    /// The processor's name, where the platform tells.
+    pub processor: Option<String>,
+    /// Cores that solved the sample at once in each timed run.
+    pub cores: usize,
+    /// Cores this process could use.
+    pub available_cores: usize,
 }
 
 /// Core-hours by part of the work.
@@ -98,6 +120,8 @@ pub struct PlanReport {
     pub core_hours_max: f64,
     /// Core-hours by part.
     pub core_hours_by_part: Parts,
+    /// Where and on how many busy cores the rates were measured.
+    pub calibrated_on: CalibratedOn,
     /// The zstd ratio the disk and the wire are planned at
     /// ([`crate::duel::plan::EXCHANGE_COMPRESSION`]), and where it was measured.
     pub planned_compression: (f64, &'static str),
@@ -158,6 +182,10 @@ pub fn plan_solve(
 ) -> Result<PlanReport, PlanError> {
     let mem_bytes = super::setup::mem_per_rank_bytes(mem_per_rank_gib)?;
     super::setup::check_runs(measure.runs)?;
+    let cores = measure.cores.unwrap_or_else(available_cores);
+    if cores == 0 || cores > MAX_CALIBRATION_CORES {
+        return Err(PlanError::Cores(cores));
+    }
     if let Some(gbps) = measure.disk_gbps
         && !(gbps.is_finite() && gbps > 0.0)
     {
@@ -190,7 +218,7 @@ pub fn plan_solve(
         None => disk_bandwidth(&scratch).map_err(disk(scratch.clone()))?,
     };
     measuring(counts.len());
-    let rates = sizing.calibrate(space, (measure.sample, measure.runs, 1), progress);
+    let rates = sizing.calibrate(space, (measure.sample, measure.runs, cores, 1), progress);
     let byte_costs = sizing.byte_costs(space, temporary.path())?;
     let kernel_hours = |layer| rates.iter().find(|r| r.layer == layer).map_or(0.0, |r| r.core_hours);
     let hours = plan.hours(kernel_hours, &byte_costs);
@@ -218,6 +246,7 @@ pub fn plan_solve(
         core_hours_min: rates.iter().map(|r| r.core_hours_min).sum::<f64>() + others,
         core_hours_max: rates.iter().map(|r| r.core_hours_max).sum::<f64>() + others,
         core_hours_by_part: Parts { kernel, exchange, writing, checking },
+        calibrated_on: CalibratedOn { processor: processor_name(), cores, available_cores: available_cores() },
         planned_compression: (crate::duel::plan::EXCHANGE_COMPRESSION, crate::duel::plan::COMPRESSION_SOURCE),
         shard_bytes: plan.shard_bytes(),
         disk_bytes: plan.disk_bytes(),
@@ -363,11 +392,20 @@ impl fmt::Display for PlanReport {
         writeln!(
             f,
             "                   {} to {} over {} runs (timing); sampling error at most {:.1}% a layer; \
-             rates measured per core on one thread (Pawlewicz: 120 GHz-years, about 375,000 core-hours at 2.8 GHz)",
+             (Pawlewicz: 120 GHz-years, about 375,000 core-hours at 2.8 GHz)",
             h(self.core_hours_min),
             h(self.core_hours_max),
             text.runs,
             100.0 * text.worst_error,
+        )?;
+        let on = &self.calibrated_on;
+        writeln!(
+            f,
+            "                   rates measured per core with {} of this machine's {} cores busy at once ({}); \
+             a node of other cores calibrates there (yz duel plan)",
+            on.cores,
+            on.available_cores,
+            on.processor.as_deref().unwrap_or("processor unknown")
         )?;
         let streamed = &self.streamed_layers;
         match &text.below {

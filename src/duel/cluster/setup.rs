@@ -280,17 +280,18 @@ impl Sizing {
 
     /// Measures the solve rate of every layer ([`calibrate`]) with the value type the solve
     /// will run: winning chances alone, or with the draw probability where it is carried,
-    /// which costs more per lane-update.
+    /// which costs more per lane-update. Each sample is timed `runs` times on `cores` cores
+    /// at once.
     pub fn calibrate(
         &self,
         space: &Space,
-        (lane_updates, runs, seed): (u64, usize, u64),
+        (lane_updates, runs, cores, seed): (u64, usize, usize, u64),
         progress: &dyn Progress,
     ) -> Vec<LayerRate> {
         if self.with_draws() {
-            calibrate::<WinDraw<f32>>(space, &self.layers, lane_updates, runs, seed, progress)
+            calibrate::<WinDraw<f32>>(space, &self.layers, lane_updates, (runs, cores), seed, progress)
         } else {
-            calibrate::<f32>(space, &self.layers, lane_updates, runs, seed, progress)
+            calibrate::<f32>(space, &self.layers, lane_updates, (runs, cores), seed, progress)
         }
     }
 
