@@ -497,7 +497,11 @@ pub struct MachinePrice {
     pub fits_disk: Option<bool>,
     /// Core-hours of compute.
     pub core_hours: f64,
-    /// Hours of compute with every core busy.
+    /// The share of the compute's wall time the cores are busy: each layer's core-hours
+    /// weighted by the balance of its work over the ranks (its blocks as dealt where it
+    /// streams, its columns where it is in memory), 1 for a perfect balance.
+    pub balance: f64,
+    /// Hours of compute: each layer's core-hours over every core, over its balance.
     pub compute_hours: f64,
     /// Hours of disk reads and writes at the nodes' bandwidth, all nodes at once.
     pub disk_hours: f64,
@@ -509,15 +513,17 @@ impl Machine {
     /// The solve of `counts` (first layer first; `boxes` per player, values of
     /// `value_bytes`, layers from `write_from` written) on this machine, its ranks
     /// streaming what does not fit their memory when that is at least `floor(streamed
-    /// layers)` bytes: core-hours from `kernel_hours` and `costs` as [`Plan::hours`], disk at
-    /// `bandwidth` bytes per second per node where the machine states none.
+    /// layers)` bytes: core-hours from `kernel_hours` and `costs` as [`Plan::hours`], each
+    /// layer's wall time over its `balance(layer, streamed layers, memory per rank)` (see
+    /// [`MachinePrice::balance`]), disk at `bandwidth` bytes per second per node where the
+    /// machine states none.
     #[allow(clippy::too_many_arguments)]
     pub fn price(
         &self,
         counts: &[LayerCount],
         boxes: usize,
         (value_bytes, write_from): (u64, usize),
-        floor: impl Fn(&[usize]) -> u64,
+        (floor, balance): (impl Fn(&[usize]) -> u64, impl Fn(usize, &[usize], u64) -> f64),
         bandwidth: f64,
         kernel_hours: impl Fn(usize) -> f64,
         costs: &ByteCosts,
@@ -526,22 +532,29 @@ impl Machine {
         let mem_per_rank = self.memory_per_node / self.ranks_per_node;
         let planned = plan(counts, boxes, PlanSpec { ranks, value_bytes, write_from }).streamed(mem_per_rank);
         let streamed = planned.streamed_layers();
-        let core_hours = LayerHours::sum(&planned.hours(kernel_hours, costs)).total;
+        let fits_memory = streamed.is_empty() || floor(&streamed) <= mem_per_rank;
+        let hours = planned.hours(kernel_hours, costs);
+        let core_hours = LayerHours::sum(&hours).total;
+        // Where the budget is below the floor nothing streams as planned: the layers are
+        // priced as if in memory.
+        let streams: &[usize] = if fits_memory { &streamed } else { &[] };
+        let busy_hours: f64 = hours.iter().map(|h| h.total / balance(h.layer, streams, mem_per_rank)).sum();
         let bandwidth = self.disk_bandwidth.unwrap_or(bandwidth) * self.nodes as f64;
         let disk_hours = planned.disk_hours(bandwidth);
-        let compute_hours = core_hours / (self.nodes * self.cores_per_node) as f64;
+        let compute_hours = busy_hours / (self.nodes * self.cores_per_node) as f64;
         let table_bytes = planned.disk_bytes();
         MachinePrice {
             machine: *self,
             ranks,
             mem_per_rank,
-            fits_memory: streamed.is_empty() || floor(&streamed) <= mem_per_rank,
+            fits_memory,
             streamed,
             peak_bytes_per_rank: planned.peak_bytes_per_rank,
             scratch_bytes: planned.scratch_bytes,
             table_bytes,
             fits_disk: self.disk_per_node.map(|disk| planned.peak_disk_bytes <= disk * self.nodes),
             core_hours,
+            balance: if busy_hours > 0.0 { core_hours / busy_hours } else { 1.0 },
             compute_hours,
             disk_hours,
             wall_hours: compute_hours + disk_hours,
@@ -669,7 +682,7 @@ mod tests {
     }
 
     /// A machine's price: its ranks and memory per rank, its compute spread over every
-    /// core, its disk time at its nodes' bandwidth, and refusals below the floor or the disk.
+    /// core at the layers' balance, its disk time at its nodes' bandwidth, and refusals below the floor or the disk.
     #[test]
     fn machines_are_priced_from_their_shape() {
         let cards = Cards::new(Game::first(Rules::OFFICIAL, 5).unwrap());
@@ -684,19 +697,20 @@ mod tests {
             disk_per_node: Some(1 << 40),
             disk_bandwidth: None,
         };
-        let price = machine.price(&counts, 5, (4, 0), |_| 1 << 10, 1e6, |l| l as f64, &costs);
+        let price = machine.price(&counts, 5, (4, 0), (|_| 1 << 10, |_, _, _| 0.5), 1e6, |l| l as f64, &costs);
         assert_eq!((price.ranks, price.mem_per_rank), (6, 1 << 14));
         let planned = plan(&counts, 5, PlanSpec { ranks: 6, value_bytes: 4, write_from: 0 }).streamed(1 << 14);
         assert_eq!(price.streamed, planned.streamed_layers());
         let core_hours = LayerHours::sum(&planned.hours(|l| l as f64, &costs)).total;
-        assert!((price.compute_hours - core_hours / 12.0).abs() < 1e-9);
+        assert!((price.compute_hours - core_hours / 12.0 / 0.5).abs() < 1e-9, "the cores busy half the time");
+        assert!((price.balance - 0.5).abs() < 1e-12);
         let disk = (planned.disk_read_bytes + planned.disk_written_bytes) as f64 / 2e6 / 3600.0;
         assert!((price.disk_hours - disk).abs() < 1e-12);
         assert!((price.wall_hours - price.compute_hours - price.disk_hours).abs() < 1e-12);
         assert!(price.fits_memory && price.fits_disk == Some(true));
         assert!(!price.streamed.is_empty(), "the test streams");
         let tight = Machine { disk_per_node: Some(1), disk_bandwidth: Some(1e9), ..machine };
-        let price = tight.price(&counts, 5, (4, 0), |_| 1 << 20, 1e6, |l| l as f64, &costs);
+        let price = tight.price(&counts, 5, (4, 0), (|_| 1 << 20, |_, _, _| 1.0), 1e6, |l| l as f64, &costs);
         assert!(!price.fits_memory && price.fits_disk == Some(false));
         assert!((price.disk_hours - disk / 1000.0).abs() < 1e-12, "the machine's own bandwidth");
     }

@@ -10,15 +10,16 @@ use std::path::PathBuf;
 use serde::Serialize;
 
 use super::costs::disk_bandwidth;
+use super::partition;
 use super::setup::{SetupError, Sizing};
 use super::solve::SolveOptions;
-use super::stream::BelowFloor;
-use crate::duel::Space;
+use super::stream::{self, BelowFloor};
 use crate::duel::calibrate::{LayerRate, available_cores, processor_name};
 use crate::duel::count::group;
 use crate::duel::fit::{Budget, DoesNotFit, MAX_RANKS, check_fits, min_ranks};
 use crate::duel::plan::{ByteCosts, EXCHANGE_COMPRESSION, LayerHours, MACHINES, MachinePrice, Plan, gib, usable};
 use crate::duel::shard::ShardError;
+use crate::duel::{LayerShape, Space};
 use crate::game::{Game, Rules};
 use crate::progress::Progress;
 
@@ -169,6 +170,25 @@ struct TextOnly {
     published: &'static str,
 }
 
+/// The balance of layer `layer` of a solve of `space` down to `last` over `ranks` ranks
+/// (the layers `streamed` streaming, with `budget` bytes a rank, values of `value_bytes`
+/// and shards of `shard_positions`): a layer solved in a pass (it or the layer above it
+/// streams) as its blocks are dealt ([`stream::pass_balance`]), else as its columns are
+/// split ([`partition::compute_balance`]).
+fn layer_balance(
+    space: &Space,
+    (layer, last): (usize, usize),
+    ranks: usize,
+    streamed: &[usize],
+    (budget, value_bytes, shard_positions): (u64, u64, u64),
+) -> f64 {
+    if streamed.contains(&layer) || streamed.contains(&(layer + 1)) {
+        stream::pass_balance(space, (layer, last), ranks, (budget, value_bytes, shard_positions))
+    } else {
+        partition::compute_balance(space, &LayerShape::new(space, layer), ranks)
+    }
+}
+
 /// Prices the solve of `space` with `options` over `ranks` ranks of `mem_per_rank_gib`
 /// GiB each, measuring as `measure` says (`measuring` is told the number of layers before
 /// the rates are measured; the measurement reports to `progress`).
@@ -229,7 +249,12 @@ pub fn plan_solve(
         .map(|m| {
             let sizes = (spec.value_bytes, spec.write_from);
             let floor = |streamed: &[usize]| sizing.stream_floor(space, streamed).0;
-            m.price(counts, boxes, sizes, floor, bandwidth, kernel_hours, &byte_costs)
+            let balance = |layer, streamed: &[usize], budget| {
+                let (last, ranks) = (sizing.options.stop_after.max(space.first_layer()), m.nodes * m.ranks_per_node);
+                let sizes = (budget, spec.value_bytes, sizing.options.shard_positions);
+                layer_balance(space, (layer, last), ranks as usize, streamed, sizes)
+            };
+            m.price(counts, boxes, sizes, (floor, balance), bandwidth, kernel_hours, &byte_costs)
         })
         .collect();
     let LayerHours { kernel, exchange, writing, checking, total: core_hours, .. } = LayerHours::sum(&hours);
@@ -438,13 +463,23 @@ impl fmt::Display for PlanReport {
         writeln!(f)?;
         write!(
             f,
-            "  {:<56} {:>6} {:>8} {:>8} {:>10} {:>10} {:>10} {:>9} {:>8} {:>8}",
-            "machine", "ranks", "GiB/rk", "streamed", "GiB peak", "TiB scr", "TiB table", "core-h", "disk h", "wall h"
+            "  {:<56} {:>6} {:>8} {:>8} {:>10} {:>10} {:>10} {:>9} {:>8} {:>8} {:>8}",
+            "machine",
+            "ranks",
+            "GiB/rk",
+            "streamed",
+            "GiB peak",
+            "TiB scr",
+            "TiB table",
+            "core-h",
+            "balance",
+            "disk h",
+            "wall h"
         )?;
         for m in &self.machines {
             write!(
                 f,
-                "\n  {:<56} {:>6} {:>8.1} {:>8} {:>10.2} {:>10.2} {:>10.2} {:>9} {:>8} {:>8}{}",
+                "\n  {:<56} {:>6} {:>8.1} {:>8} {:>10.2} {:>10.2} {:>10.2} {:>9} {:>8.3} {:>8} {:>8}{}",
                 m.machine.name,
                 m.ranks,
                 gib(m.mem_per_rank),
@@ -453,6 +488,7 @@ impl fmt::Display for PlanReport {
                 gib(m.scratch_bytes) / 1024.0,
                 gib(m.table_bytes) / 1024.0,
                 h(m.core_hours),
+                m.balance,
                 h(m.disk_hours),
                 h(m.wall_hours),
                 match (m.fits_memory, m.fits_disk) {

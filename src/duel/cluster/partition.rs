@@ -38,11 +38,28 @@ pub fn split(weights: &[u64], parts: usize) -> Vec<usize> {
 /// lies in `bounds[r]..bounds[r + 1]`, balanced by kernel work (lanes rounded up to whole
 /// blocks, plus a per-pair overhead), summed per opponent over bound classes.
 pub fn compute_bounds(space: &Space, shape: &LayerShape, ranks: usize) -> Vec<usize> {
+    split(&opponent_work(space, shape), ranks)
+}
+
+/// The kernel work of each opponent card of layer `shape.layer` against every mover, in
+/// lanes (rounded up to whole blocks, plus a per-pair overhead).
+fn opponent_work(space: &Space, shape: &LayerShape) -> Vec<u64> {
     let work = |opponent, mover| {
         let len = window_len(window(mover, opponent));
         if len == 0 { 0 } else { padded_lanes(len as usize) as u64 + PAIR_OVERHEAD_LANES }
     };
-    split(&per_card_sums(space.cards(), &shape.opponents, &shape.movers, work), ranks)
+    per_card_sums(space.cards(), &shape.opponents, &shape.movers, work)
+}
+
+/// The balance of layer `shape.layer` solved in memory over `ranks` ranks
+/// ([`compute_bounds`]): the mean rank's kernel work over the busiest's, the share of the
+/// layer's wall time the ranks are busy (below 1 where a layer has few opponent cards, the
+/// unit a rank takes whole).
+pub fn compute_balance(space: &Space, shape: &LayerShape, ranks: usize) -> f64 {
+    let work = opponent_work(space, shape);
+    let bounds = split(&work, ranks);
+    let loads: Vec<u64> = bounds.windows(2).map(|b| work[b[0]..b[1]].iter().sum()).collect();
+    balance_of(&loads)
 }
 
 /// The rows (movers) of a finished layer that rank `r` keeps as `bounds[r]..bounds[r + 1]`:
@@ -64,6 +81,12 @@ pub fn row_bounds(space: &Space, shape: &LayerShape, before: Option<&LayerShape>
             split(&weights, ranks)
         }
     }
+}
+
+/// The mean of `loads` over their largest: 1 where they are all equal (or all 0).
+pub fn balance_of(loads: &[u64]) -> f64 {
+    let most = loads.iter().copied().max().unwrap_or(0);
+    if most == 0 { 1.0 } else { loads.iter().sum::<u64>() as f64 / loads.len() as f64 / most as f64 }
 }
 
 /// Who computes, keeps and writes what of one layer: a few numbers per rank and per shard.
@@ -218,5 +241,27 @@ mod tests {
                 assert!(part <= total / parts as u64 + 10, "{parts} parts: {b:?}");
             }
         }
+    }
+
+    /// A layer's balance over its ranks: whole on one rank, the mean over the busiest rank
+    /// where the ranks split its opponent cards, and below one half where there are more
+    /// ranks than cards.
+    #[test]
+    fn a_layers_balance_is_its_mean_rank_over_its_busiest() {
+        use crate::duel::Cards;
+        use crate::game::{Game, Rules};
+        let cards = Cards::new(Game::first(Rules::OFFICIAL, 5).unwrap());
+        let space = Space::whole_game(&cards);
+        let shape = LayerShape::new(&space, 5);
+        assert_eq!(compute_balance(&space, &shape, 1), 1.0);
+        let work = opponent_work(&space, &shape);
+        let bounds = compute_bounds(&space, &shape, 3);
+        let loads: Vec<u64> = bounds.windows(2).map(|b| work[b[0]..b[1]].iter().sum()).collect();
+        let mean = loads.iter().sum::<u64>() as f64 / 3.0;
+        assert_eq!(compute_balance(&space, &shape, 3), mean / *loads.iter().max().unwrap() as f64);
+        let many = 2 * shape.opponents.len();
+        assert!(compute_balance(&space, &shape, many) <= 0.5, "half the ranks idle");
+        assert_eq!(balance_of(&[0, 0]), 1.0);
+        assert_eq!(balance_of(&[2, 4]), 0.75);
     }
 }

@@ -56,6 +56,7 @@ use serde::{Deserialize, Serialize};
 use super::error::ClusterError;
 use super::exchange::{pack_part, unpack_part};
 use super::kernel::Kernel;
+use super::partition;
 use super::ranks::Ranks;
 use super::shards::read_rows;
 use super::solve::{LayerReport, Outcome};
@@ -206,26 +207,49 @@ impl Pass {
         Pass { upper, rows, column: column.map(Arc::new), blocks, work, shards }
     }
 
-    /// The blocks rank `rank` of `ranks` solves, in order: the blocks are dealt by their
-    /// work, the largest first, each to the rank with the least work so far (the lowest
-    /// of equals), so that the ranks finish a pass together; the same on every rank and
-    /// every run.
-    fn blocks_of(&self, (ranks, rank): (usize, usize)) -> Vec<usize> {
+    /// The rank of `ranks` that solves each block: the blocks are dealt by their work, the
+    /// largest first, each to the rank with the least work so far (the lowest of equals),
+    /// so that the ranks finish a pass together; the same on every rank and every run.
+    fn dealt(&self, ranks: usize) -> Vec<usize> {
         let mut order: Vec<usize> = (0..self.blocks.len()).collect();
         order.sort_by_key(|&b| (std::cmp::Reverse(self.work[b]), b));
         let mut loads: std::collections::BinaryHeap<std::cmp::Reverse<(u64, usize)>> =
             (0..ranks).map(|r| std::cmp::Reverse((0, r))).collect();
-        let mut mine = Vec::new();
+        let mut owner = vec![0; self.blocks.len()];
         for b in order {
             let std::cmp::Reverse((load, r)) = loads.pop().expect("at least one rank");
-            if r == rank {
-                mine.push(b);
-            }
+            owner[b] = r;
             loads.push(std::cmp::Reverse((load + self.work[b], r)));
         }
-        mine.sort_unstable();
-        mine
+        owner
     }
+
+    /// The blocks rank `rank` of `ranks` solves ([`Pass::dealt`]), in order.
+    fn blocks_of(&self, (ranks, rank): (usize, usize)) -> Vec<usize> {
+        (self.dealt(ranks).into_iter().enumerate()).filter(|&(_, r)| r == rank).map(|(b, _)| b).collect()
+    }
+
+    /// Each rank's work when the blocks are dealt ([`Pass::dealt`]).
+    fn loads(&self, ranks: usize) -> Vec<u64> {
+        let mut loads = vec![0u64; ranks];
+        for (b, r) in self.dealt(ranks).into_iter().enumerate() {
+            loads[r] += self.work[b];
+        }
+        loads
+    }
+}
+
+/// The balance of the streamed pass that solves layer `layer` of a solve of `space` down
+/// to `last` at `ranks` ranks of `budget` bytes, with shards of `shard_positions`
+/// ([`Pass::dealt`]): the mean rank's work over the busiest's, the share of the pass's wall
+/// time the ranks are busy. The budget must be at least the pass's [`floor`].
+pub fn pass_balance(
+    space: &Space,
+    (layer, last): (usize, usize),
+    ranks: usize,
+    (budget, value_bytes, shard_positions): (u64, u64, u64),
+) -> f64 {
+    partition::balance_of(&Pass::new(space, (layer + 1, last), shard_positions, budget, value_bytes).loads(ranks))
 }
 
 /// What a pass reads, writes and solves, before it is cut into blocks.
@@ -933,19 +957,13 @@ pub fn rehearse_passes(
         let next = (pass.upper > last && included(pass.upper - 1)).then(|| pass_at(pass.upper - 1));
         let frames = next.as_ref().map_or_else(Vec::new, |n| n.blocks.clone());
         let units = Layout::new(space, (pass.upper, last), shard_positions, value_bytes).units;
-        let mut owner = vec![0; pass.blocks.len()];
-        let mut loads = vec![0u64; ranks];
-        for (r, load) in loads.iter_mut().enumerate() {
-            for b in pass.blocks_of((ranks, r)) {
-                owner[b] = r;
-                *load += pass.work[b];
-            }
-        }
+        let owner = pass.dealt(ranks);
+        let loads = pass.loads(ranks);
         let mut dealt_in_turn = vec![0u64; ranks];
         for (b, work) in pass.work.iter().enumerate() {
             dealt_in_turn[b % ranks] += work;
         }
-        let (balance, round_robin_balance) = (balance_of(&loads), balance_of(&dealt_in_turn));
+        let (balance, round_robin_balance) = (partition::balance_of(&loads), partition::balance_of(&dealt_in_turn));
         let mut message = vec![Vec::<Done>::new(); ranks];
         let mut largest_done = 0u64;
         for (b, cards) in pass.blocks.iter().enumerate() {
@@ -1008,12 +1026,6 @@ pub fn rehearse_passes(
     Ok(passes)
 }
 
-/// The mean of `loads` over their largest: 1 where they are all equal (or all 0).
-fn balance_of(loads: &[u64]) -> f64 {
-    let most = loads.iter().copied().max().unwrap_or(0);
-    if most == 0 { 1.0 } else { loads.iter().sum::<u64>() as f64 / loads.len() as f64 / most as f64 }
-}
-
 /// The entry shard `i` of layer `shape` would have in a done record or the manifest, with
 /// a stand-in checksum and its raw size: what a rehearsal lists.
 pub(super) fn stand_in_entry(shape: &LayerShape, i: usize, span: &ShardSpan) -> ShardEntry {
@@ -1059,8 +1071,8 @@ mod tests {
         for (b, w) in work.iter().enumerate() {
             in_turn[b % ranks] += w;
         }
-        assert!(balance_of(&loads) > 0.95, "{loads:?}");
-        assert!(balance_of(&in_turn) < 0.5, "{in_turn:?}");
+        assert!(partition::balance_of(&loads) > 0.95, "{loads:?}");
+        assert!(partition::balance_of(&in_turn) < 0.5, "{in_turn:?}");
     }
 
     /// Only block files are taken for the solve's own: no other name in the scratch
