@@ -180,7 +180,7 @@ pub fn check_fits(counts: &[LayerCount], boxes: usize, spec: PlanSpec, budget: B
 
 /// The most positions a solve may hold and still carry the draw probability by default:
 /// 1e11, about 10 core-hours of a current core without draws (the full game's 12.76e12
-/// positions plan at about 1,240), so that draws, which double the work, cost at most about
+/// positions plan at about 1,414), so that draws, which double the work, cost at most about
 /// 10 core-hours unasked. `--max-empty 6` (25.9e9) carries them; the full game does not.
 /// Only the value plane (P(win) + ½P(draw)) decides a choice: P(draw) only reports the
 /// split, and `--draws` still asks for it at any size.

@@ -10,6 +10,7 @@
 //! each layer's own measured rate ([`super::calibrate`]), which includes the per-pair work
 //! outside the kernel.
 
+use rayon::prelude::*;
 use serde::Serialize;
 
 use super::count::LayerCount;
@@ -523,7 +524,7 @@ impl Machine {
         counts: &[LayerCount],
         boxes: usize,
         (value_bytes, write_from): (u64, usize),
-        (floor, balance): (impl Fn(&[usize]) -> u64, impl Fn(usize, &[usize], u64) -> f64),
+        (floor, balance): (impl Fn(&[usize]) -> u64, impl Fn(usize, &[usize], u64) -> f64 + Sync),
         bandwidth: f64,
         kernel_hours: impl Fn(usize) -> f64,
         costs: &ByteCosts,
@@ -538,7 +539,8 @@ impl Machine {
         // Where the budget is below the floor nothing streams as planned: the layers are
         // priced as if in memory.
         let streams: &[usize] = if fits_memory { &streamed } else { &[] };
-        let busy_hours: f64 = hours.iter().map(|h| h.total / balance(h.layer, streams, mem_per_rank)).sum();
+        // Each layer's balance builds its partition or its pass's blocks: layers at once.
+        let busy_hours: f64 = hours.par_iter().map(|h| h.total / balance(h.layer, streams, mem_per_rank)).sum();
         let bandwidth = self.disk_bandwidth.unwrap_or(bandwidth) * self.nodes as f64;
         let disk_hours = planned.disk_hours(bandwidth);
         let compute_hours = busy_hours / (self.nodes * self.cores_per_node) as f64;
