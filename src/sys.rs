@@ -1,5 +1,6 @@
 //! Facts about the machine and the batch job this process runs in, read by whoever sizes
-//! work to them: the memory available, and what a Slurm allocation grants each rank.
+//! work to them: the memory available (the least of the machine's, the control group's and
+//! the address space's), and what a Slurm allocation grants each rank.
 
 /// The memory of one rank of this job and the machine's memory it is a share of.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
@@ -13,12 +14,13 @@ pub struct RankMemory {
     pub ranks_here: u64,
 }
 
-/// The memory of one rank of this job ([`RankMemory`]): the node's available memory
-/// (`mem_available`, MemAvailable of /proc/meminfo) or, under Slurm, the job's allocation
+/// The memory of one rank of this job ([`RankMemory`]): the memory this process may take
+/// (`available`, [`memory_limit`]: MemAvailable, the control group's and the address
+/// space's limits) or, under Slurm, the job's allocation
 /// (`SLURM_MEM_PER_NODE` MiB, or `SLURM_MEM_PER_CPU` MiB × `SLURM_CPUS_PER_TASK` per rank) if
 /// less, shared by the ranks on the node (`OMPI_COMM_WORLD_LOCAL_SIZE`, `MPI_LOCALNRANKS` or
 /// `SLURM_NTASKS_PER_NODE`; one without them). `None` where neither is known.
-pub fn rank_memory(read: impl Fn(&str) -> Option<String>, mem_available: Option<u64>) -> Option<RankMemory> {
+pub fn rank_memory(read: impl Fn(&str) -> Option<String>, available: Option<u64>) -> Option<RankMemory> {
     let number = |name: &str| read(name).and_then(|v| v.trim().parse::<u64>().ok()).filter(|&n| n > 0);
     let mib = 1u64 << 20;
     let ranks_here = ["OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS", "SLURM_NTASKS_PER_NODE"]
@@ -28,7 +30,7 @@ pub fn rank_memory(read: impl Fn(&str) -> Option<String>, mem_available: Option<
     let slurm = number("SLURM_MEM_PER_NODE").map(|m| m * mib).or_else(|| {
         number("SLURM_MEM_PER_CPU").map(|m| m * mib * number("SLURM_CPUS_PER_TASK").unwrap_or(1) * ranks_here)
     });
-    let machine = match (mem_available, slurm) {
+    let machine = match (available, slurm) {
         (Some(a), Some(b)) => a.min(b),
         (a, b) => a.or(b)?,
     };
@@ -49,6 +51,84 @@ pub fn mem_available() -> Option<u64> {
     let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
     let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kib * 1024)
+}
+
+/// The memory this process may still take, in bytes: the least of MemAvailable, what its
+/// control group's limit leaves ([`cgroup_room`]) and what its address-space limit leaves
+/// (`ulimit -v`, [`address_space_room`]); `None` where none is known. A container or a
+/// batch job that caps the process below the machine's free memory is thus sized to the
+/// cap, and a solve streams or is refused up front instead of aborting when it hits it.
+pub fn memory_limit() -> Option<u64> {
+    let read = |path: &str| std::fs::read_to_string(path).ok();
+    [mem_available(), cgroup_room(read), address_space_room()].into_iter().flatten().min()
+}
+
+/// What the memory limits of this process's control group and its ancestors leave above
+/// their current use, the least of them (cgroup v2 `memory.max` − `memory.current`, or v1
+/// `memory.limit_in_bytes` − `memory.usage_in_bytes`); `read` reads a file (the test's
+/// stand-in for /proc and /sys). `None` where no limit is set.
+pub fn cgroup_room(read: impl Fn(&str) -> Option<String>) -> Option<u64> {
+    let groups = read("/proc/self/cgroup")?;
+    let number = |text: Option<String>| text.and_then(|t| t.trim().parse::<u64>().ok());
+    let mut least: Option<u64> = None;
+    for line in groups.lines() {
+        let mut fields = line.splitn(3, ':');
+        let (_, controllers, path) = (fields.next(), fields.next().unwrap_or(""), fields.next().unwrap_or(""));
+        let (root, limit_file, use_file) = if controllers.is_empty() {
+            ("/sys/fs/cgroup", "memory.max", "memory.current")
+        } else if controllers.split(',').any(|c| c == "memory") {
+            ("/sys/fs/cgroup/memory", "memory.limit_in_bytes", "memory.usage_in_bytes")
+        } else {
+            continue;
+        };
+        // The group and every ancestor up to the root: a limit anywhere caps the process.
+        let mut group = std::path::PathBuf::from(path.trim());
+        loop {
+            let dir = format!("{root}{}", group.display()).trim_end_matches('/').to_owned();
+            // v1 states "no limit" as a huge number; anything from 2^60 on is none.
+            if let Some(limit) = number(read(&format!("{dir}/{limit_file}"))).filter(|&l| l < 1 << 60) {
+                let used = number(read(&format!("{dir}/{use_file}"))).unwrap_or(0);
+                let room = limit.saturating_sub(used);
+                least = Some(least.map_or(room, |l| l.min(room)));
+            }
+            if !group.pop() {
+                break;
+            }
+        }
+    }
+    least
+}
+
+/// Virtual memory each thread may still map beyond what the process has mapped when it is
+/// sized: a thread's stack and its allocator's arena.
+const THREAD_VIRTUAL_BYTES: u64 = 72 << 20;
+
+/// What the address-space limit (`ulimit -v`, RLIMIT_AS) leaves above the process's
+/// virtual size (VmSize), less room for the stacks and allocator arenas of the threads it
+/// will start ([`THREAD_VIRTUAL_BYTES`] each); `None` where it has no such limit.
+pub fn address_space_room() -> Option<u64> {
+    #[cfg(unix)]
+    {
+        let mut limit = std::mem::MaybeUninit::<libc::rlimit>::uninit();
+        // SAFETY: getrlimit fills the struct it is given and touches nothing else.
+        if unsafe { libc::getrlimit(libc::RLIMIT_AS, limit.as_mut_ptr()) } != 0 {
+            return None;
+        }
+        // SAFETY: a zero return means the struct was filled.
+        let soft = unsafe { limit.assume_init() }.rlim_cur;
+        if soft == libc::RLIM_INFINITY {
+            return None;
+        }
+        let status = std::fs::read_to_string("/proc/self/status").ok()?;
+        let line = status.lines().find(|l| l.starts_with("VmSize:"))?;
+        let mapped = line.split_whitespace().nth(1)?.parse::<u64>().ok()? * 1024;
+        let threads = std::thread::available_parallelism().map_or(1, usize::from) as u64 + 1;
+        Some(soft.saturating_sub(mapped + threads * THREAD_VIRTUAL_BYTES))
+    }
+    #[cfg(not(unix))]
+    {
+        None
+    }
 }
 
 /// An environment of `pairs` only, read as `std::env::var` would be: for tests of what a
@@ -84,5 +164,30 @@ mod tests {
         assert_eq!(shell_word(Path::new("/tmp/duel-first-6")), "/tmp/duel-first-6");
         assert_eq!(shell_word(Path::new("my tables")), "'my tables'");
         assert_eq!(shell_word(Path::new("it's")), r"'it'\''s'");
+    }
+
+    /// A control group's limit, or an ancestor's, caps the memory: v2 and v1, the least
+    /// room of them, none where no limit is set.
+    #[test]
+    fn a_control_groups_limit_caps_the_memory() {
+        // The files as the test's "environment": a path's text by its name.
+        let files = env;
+        let v2 = [
+            ("/proc/self/cgroup", "0::/job/step\n"),
+            ("/sys/fs/cgroup/job/step/memory.max", "max\n"),
+            ("/sys/fs/cgroup/job/memory.max", "1073741824\n"),
+            ("/sys/fs/cgroup/job/memory.current", "268435456\n"),
+        ];
+        assert_eq!(cgroup_room(files(&v2)), Some(768 << 20), "the ancestor's limit less its use");
+        let v1 = [
+            ("/proc/self/cgroup", "5:cpu,cpuacct:/x\n4:memory:/slurm/uid_0/job_7\n"),
+            ("/sys/fs/cgroup/memory/slurm/uid_0/job_7/memory.limit_in_bytes", "2147483648"),
+            ("/sys/fs/cgroup/memory/slurm/uid_0/job_7/memory.usage_in_bytes", "1073741824"),
+            ("/sys/fs/cgroup/memory/memory.limit_in_bytes", "9223372036854771712"),
+        ];
+        assert_eq!(cgroup_room(files(&v1)), Some(1 << 30));
+        let unlimited = [("/proc/self/cgroup", "0::/\n"), ("/sys/fs/cgroup/memory.max", "max")];
+        assert_eq!(cgroup_room(files(&unlimited)), None);
+        assert_eq!(cgroup_room(files(&[])), None);
     }
 }

@@ -20,7 +20,7 @@ use yz::duel::source::{Position, TableLookup, table_dir};
 use yz::duel::{Cards, Space};
 use yz::game::RollsLeft;
 use yz::game::{Game, RollId, parse_dice};
-use yz::sys::{mem_available, rank_memory};
+use yz::sys::{memory_limit, rank_memory};
 
 /// Two-player commands.
 #[derive(Subcommand)]
@@ -343,7 +343,7 @@ fn solve_on(
     let options = layer_args.options(&space, resume, force)?.on_gpu(memory.gpu)?;
     let budget = match memory.mem_per_rank {
         Some(gib) => Some(Budget::PerRank(mem_per_rank_bytes(gib)?)),
-        None => rank_memory(|name| std::env::var(name).ok(), mem_available()).map(Budget::Machine),
+        None => rank_memory(|name| std::env::var(name).ok(), memory_limit()).map(Budget::Machine),
     };
     let scratch = memory.scratch.clone().unwrap_or_else(|| {
         yz::duel::cluster::stream::default_scratch(dir, |name| std::env::var(name).ok(), ranks.size())

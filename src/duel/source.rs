@@ -296,7 +296,7 @@ impl<'a> Values<'a> {
                 let spec = PlanSpec { ranks: 1, value_bytes: PLAIN_VALUE_BYTES, write_from: 0 };
                 plan(&count_layers(&Space::endgame(cards, open)), cards.boxes(), spec).peak_bytes_per_rank
             });
-            let available_bytes = crate::sys::mem_available();
+            let available_bytes = crate::sys::memory_limit();
             SourceError::TooLarge { at_least, limit, open, needed_bytes, available_bytes }
         })?;
         let positions: u64 = counts.iter().map(|l| l.positions).sum();

@@ -30,6 +30,29 @@ pub enum ClusterError {
         /// What it holds.
         what: String,
     },
+    /// A streamed solve's scratch directory that is not its own to use.
+    #[error("scratch directory {scratch}: {reason}")]
+    Scratch {
+        /// The directory.
+        scratch: String,
+        /// Why it is refused: what it is, and what to give instead.
+        reason: String,
+    },
+    /// A scratch file the streamed solve reads is damaged. The tables are sound; the rows
+    /// the file held are solved again from them.
+    #[error(
+        "scratch file {path} is damaged ({reason}); the tables are sound: remove the scratch directory {scratch} \
+         and run the same command with --resume, which solves the streamed layers again from the lowest layer the \
+         tables list"
+    )]
+    DamagedScratch {
+        /// The file.
+        path: String,
+        /// What is wrong with it.
+        reason: String,
+        /// The scratch directory to remove.
+        scratch: String,
+    },
     /// Another solve is writing into the table directory.
     #[error(
         "another yz solve is writing into {dir} (it holds the directory's lock); wait for it, or choose another --out"

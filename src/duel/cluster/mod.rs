@@ -84,6 +84,7 @@ pub mod ranks;
 pub mod rehearse;
 mod repair;
 mod report;
+mod scratch;
 pub mod setup;
 mod shards;
 pub mod solve;

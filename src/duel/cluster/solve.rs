@@ -124,8 +124,9 @@ pub fn solve_tables<V: DuelValue + Pod>(
 ) -> Result<Outcome<V>, ClusterError> {
     let me = ranks.rank();
     let last = options.stop_after.max(space.first_layer());
-    // Rank 0 holds the table directory's lock until the solve ends.
-    let Start { mut manifest, _lock, repairs: damaged } = start(space, ranks, dir, options.clone(), V::DRAWS)?;
+    // Rank 0 holds the table directory's lock until the solve ends, and claims
+    // and the streamed solve's scratch, which it releases when the solve finishes.
+    let Start { mut manifest, _lock, scratch, repairs: damaged } = start(space, ranks, dir, options.clone(), V::DRAWS)?;
     let mut outcome = Outcome {
         resumed_from: None,
         layers: Vec::new(),
@@ -192,6 +193,9 @@ pub fn solve_tables<V: DuelValue + Pod>(
     }
     if me == 0 {
         outcome.table_bytes = manifest.listed().iter().map(|l| l.entry.bytes).sum();
+    }
+    if let Some(claim) = scratch {
+        claim.release();
     }
     Ok(outcome)
 }
@@ -708,7 +712,9 @@ pub(crate) mod tests {
             .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with("block-"))
             .collect();
         blocks.sort();
-        assert!(blocks.len() > 1 && blocks.len() == left, "{left} scratch files, {} block files", blocks.len());
+        // Besides the block files, the owner record the killed solve left (it is the same
+        // tables' to resume).
+        assert!(blocks.len() > 1 && blocks.len() + 1 == left, "{left} scratch files, {} block files", blocks.len());
         let block = blocks.last().unwrap().clone();
         let good = std::fs::read(&block).unwrap();
         // SAFETY: the test's own file, not changed while open.
@@ -720,8 +726,25 @@ pub(crate) mod tests {
         bad[at] ^= 0x40;
         std::fs::write(&block, bad).unwrap();
         let stopped = solve_tables::<f32>(&space, &Alone, &killed, resumed.clone(), |_| {});
-        assert!(matches!(stopped, Err(ClusterError::Shard(_))), "{stopped:?}");
-        assert!(stopped.unwrap_err().to_string().contains(&*block.file_name().unwrap().to_string_lossy()));
+        assert!(matches!(stopped, Err(ClusterError::DamagedScratch { .. })), "{stopped:?}");
+        let message = stopped.unwrap_err().to_string();
+        assert!(message.contains(&*block.file_name().unwrap().to_string_lossy()), "{message}");
+        // Its remedy, as printed, works too: on a copy of the tables and the scratch.
+        let (tables_copy, scratch_copy) = (root.path().join("killed-copy"), root.path().join("scratch-copy"));
+        for (from, to) in [(&killed, &tables_copy), (&scratch, &scratch_copy)] {
+            std::fs::create_dir_all(to).unwrap();
+            for entry in std::fs::read_dir(from).unwrap() {
+                let entry = entry.unwrap();
+                std::fs::copy(entry.path(), to.join(entry.file_name())).unwrap();
+            }
+        }
+        let remedy =
+            format!("remove the scratch directory {} and run the same command with --resume", scratch.display());
+        assert!(message.contains(&remedy), "{message}");
+        std::fs::remove_dir_all(&scratch_copy).unwrap();
+        let in_copy = SolveOptions { resume: true, ..streamed(floor, &scratch_copy, &every) };
+        solve_tables::<f32>(&space, &Alone, &tables_copy, in_copy, |_| {}).unwrap();
+        assert_eq!(files(&tables_copy), files(&whole));
         std::fs::write(&block, good).unwrap();
         let outcome = solve_on_threads_with::<f32>(&space, 3, &killed, resumed);
         assert!(outcome.resumed_blocks > 1, "{} blocks found finished", outcome.resumed_blocks);
@@ -813,11 +836,12 @@ pub(crate) mod tests {
         }
     }
 
-    /// A streamed solve touches no file of its scratch directory but its own block files:
-    /// a user's store files there survive a solve and a resume, and so does everything of a
-    /// table directory given as its own scratch (its manifest and shards).
+    /// A streamed solve claims its scratch directory ([`super::super::scratch`]): a
+    /// directory of a user's files, or the table directory itself, is refused before
+    /// anything in it is touched; a solve removes its scratch when it ends (a killed one's
+    /// is kept for its own resume: `scratch::tests`).
     #[test]
-    fn a_streamed_solve_removes_only_its_own_scratch_files() {
+    fn a_streamed_solve_claims_its_scratch_and_touches_nothing_else() {
         let cards = Cards::new(Game { rules: Rules::OFFICIAL, categories: Rules::OFFICIAL.first(4).unwrap() });
         let space = Space::whole_game(&cards);
         let root = tempfile::tempdir().unwrap();
@@ -825,27 +849,39 @@ pub(crate) mod tests {
         let whole = root.path().join("whole");
         solve_tables::<f32>(&space, &Alone, &whole, every.clone(), |_| {}).unwrap();
         let (floor, _) = crate::duel::cluster::stream::floor(&space, (space.end_layer(), 0), 40, 4);
-        let scratch = root.path().join("scratch");
-        std::fs::create_dir_all(&scratch).unwrap();
-        let mine = ["history.yzs", "values-03-000000-000000.yzs", "done-04-000001.yzs", "block-4-1.yzs"];
-        for name in mine {
-            std::fs::write(scratch.join(name), name).unwrap();
+        // A directory of the user's files is refused as scratch, and nothing in it touched.
+        let users = root.path().join("users");
+        std::fs::create_dir_all(&users).unwrap();
+        let theirs = ["history.yzs", "values-03-000000-000000.yzs", "done-04-000001.yzs", "block-4-1.yzs"];
+        for name in theirs {
+            std::fs::write(users.join(name), name).unwrap();
         }
         let out = root.path().join("out");
+        let refused = solve_tables::<f32>(&space, &Alone, &out, streamed(floor, &users, &every), |_| {}).unwrap_err();
+        assert!(
+            refused.to_string().contains("not a yz solve's scratch (block-4-1.yzs, done-04-000001.yzs, history.yzs)"),
+            "{refused}"
+        );
+        for name in theirs {
+            assert_eq!(std::fs::read(users.join(name)).unwrap(), name.as_bytes(), "{name}");
+        }
+        // Its own scratch: stopped and resumed to the plain solve's files, then removed.
+        let scratch = root.path().join("scratch");
         let stopped = SolveOptions { stop_after: 4, ..streamed(floor, &scratch, &every) };
         solve_tables::<f32>(&space, &Alone, &out, stopped, |_| {}).unwrap();
+        assert!(!scratch.exists(), "a solve that ended where it was asked to leaves no scratch");
         let resumed = SolveOptions { resume: true, ..streamed(floor, &scratch, &every) };
         solve_tables::<f32>(&space, &Alone, &out, resumed, |_| {}).unwrap();
-        for name in mine {
-            assert_eq!(std::fs::read(scratch.join(name)).unwrap(), name.as_bytes(), "{name}");
-        }
         assert_eq!(files(&out), files(&whole));
-        // The table directory as its own scratch, stopped and resumed: every table kept.
+        assert!(!scratch.exists(), "a finished solve's scratch goes");
+        // The table directory as its own scratch: refused before anything is touched.
         let own = root.path().join("own");
-        let stopped = SolveOptions { stop_after: 4, ..streamed(floor, &own, &every) };
+        let stopped = SolveOptions { stop_after: 4, ..every.clone() };
         solve_tables::<f32>(&space, &Alone, &own, stopped, |_| {}).unwrap();
+        let before = files(&own);
         let resumed = SolveOptions { resume: true, ..streamed(floor, &own, &every) };
-        solve_tables::<f32>(&space, &Alone, &own, resumed, |_| {}).unwrap();
-        assert_eq!(files(&own), files(&whole));
+        let refused = solve_tables::<f32>(&space, &Alone, &own, resumed, |_| {}).unwrap_err();
+        assert!(refused.to_string().contains("is the table directory"), "{refused}");
+        assert_eq!(files(&own), before);
     }
 }

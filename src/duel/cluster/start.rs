@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 use super::error::ClusterError;
 use super::exchange::gather_findings;
 use super::ranks::Ranks;
+use super::scratch::{ScratchClaim, claim_scratch};
 use super::solve::SolveOptions;
 use crate::duel::Space;
 use crate::duel::shard::{self, Column, Manifest, ShardError, check_manifest, verify_listed};
@@ -25,7 +26,7 @@ pub(super) fn start(
     space: &Space,
     ranks: &impl Ranks,
     dir: &Path,
-    SolveOptions { resume, force, shard_positions, .. }: SolveOptions,
+    SolveOptions { resume, force, shard_positions, stream, .. }: SolveOptions,
     carries_draws: bool,
 ) -> Result<Start, ClusterError> {
     let (me, size) = (ranks.rank(), ranks.size());
@@ -33,10 +34,18 @@ pub(super) fn start(
     let fresh = Manifest::new(game, space.first_layer(), space.end_layer(), shard_positions);
     // Rank 0 decides: a manifest to continue, a fresh start, or an error it reports.
     let mut decision: Result<Manifest, ClusterError> = Ok(fresh.clone());
-    let mut lock = None;
+    let (mut lock, mut scratch) = (None, None);
     if me == 0 {
         match lock_dir(dir, LOCK_WAIT) {
             Ok(held) => lock = Some(held),
+            Err(e) => decision = Err(e),
+        }
+    }
+    // The scratch claimed before anything is decided: a solve refused its scratch
+    // touches nothing.
+    if let (0, Ok(_), Some(stream)) = (me, &decision, &stream) {
+        match claim_scratch(&stream.scratch, dir) {
+            Ok(claim) => scratch = Some(claim),
             Err(e) => decision = Err(e),
         }
     }
@@ -133,7 +142,7 @@ pub(super) fn start(
             tracing::info!(?removed, "removed draw shards the manifest no longer lists");
         }
     }
-    Ok(Start { manifest, _lock: lock, repairs })
+    Ok(Start { manifest, _lock: lock, scratch, repairs })
 }
 
 /// The game and scope (`--max-empty`, `None` for every position) of the tables a resume
@@ -264,6 +273,8 @@ pub(super) struct Start {
     pub(super) manifest: Manifest,
     /// The table directory's lock (rank 0), held until the solve ends.
     pub(super) _lock: Option<std::fs::File>,
+    /// A streamed solve's scratch directory, claimed by rank 0 until the solve ends.
+    pub(super) scratch: Option<ScratchClaim>,
     /// The damaged shards to repair, as (layer, index in the layer).
     pub(super) repairs: Vec<(usize, usize)>,
 }

@@ -390,7 +390,7 @@ fn block_file(scratch: &Path, upper: usize, block: usize) -> PathBuf {
 
 /// Whether `name` is the name of a block file of the pass reading layer `upper` (any pass
 /// for `None`).
-fn is_block_file(name: &str, upper: Option<usize>) -> bool {
+pub(super) fn is_block_file(name: &str, upper: Option<usize>) -> bool {
     let Some(rest) = name.strip_prefix("block-").and_then(|r| r.strip_suffix(".yzs")) else { return false };
     let digits = |s: &str, n: usize| s.len() == n && s.bytes().all(|b| b.is_ascii_digit());
     match rest.split_once('-') {
@@ -766,7 +766,7 @@ fn read_frames<V: DuelValue + Pod>(
     let mut values = vec![V::NOTHING; tile.positions() as usize];
     for (b_above, opponents) in blocks.iter().enumerate() {
         let path = block_file(scratch, shape.layer + 1, b_above);
-        let file = open_block(&path)?;
+        let file = open_block(&path).map_err(|e| damaged(&path, e.fault()))?;
         let frames = file.count().saturating_sub(1);
         if b >= frames {
             return Err(damaged(&path, format!("it holds {frames} frames, block {b} reads one")));
@@ -775,7 +775,8 @@ fn read_frames<V: DuelValue + Pod>(
             tile.movers.clone().map(|m| tile.span(m, opponents.clone()).len()).sum::<usize>() * size_of::<V>();
         let mut movers = tile.movers.clone();
         let (mut at, mut left) = (0..0, 0);
-        unpack_part::<V>(file.part(b)?, expected, |mut piece| {
+        let part = file.part(b).map_err(|e| damaged(&path, e.fault()))?;
+        unpack_part::<V>(part, expected, |mut piece| {
             while !piece.is_empty() {
                 if left == 0 {
                     let Some(m) = movers.next() else { return };
@@ -883,8 +884,12 @@ fn remove_scratch_files(scratch: &Path, doomed: impl Fn(&str) -> bool) -> Result
     Ok(())
 }
 
+/// A block file of the pass before, whose frames a block reads, found damaged: it cannot
+/// be produced again alone (the frames it was solved from are gone), so the remedy is to
+/// start the streamed layers again from the tables.
 fn damaged(path: &Path, reason: String) -> ClusterError {
-    ClusterError::Shard(ShardError::from(StoreError::InvalidInput { path: path.to_owned(), reason }))
+    let scratch = path.parent().unwrap_or(Path::new(".")).display().to_string();
+    ClusterError::DamagedScratch { path: path.display().to_string(), reason, scratch }
 }
 
 fn io_error(path: &Path, action: &'static str) -> impl Fn(std::io::Error) -> ClusterError {
@@ -920,7 +925,8 @@ pub struct PassRehearsal {
     /// at most the rank count times [`Ranks::gather_piece_bytes`].
     pub largest_gather_round_bytes: u64,
     /// Most files the scratch directory holds during the pass: the block files of the pass
-    /// before (read) and of this one, and a temporary file per rank.
+    /// before (read) and of this one, a temporary file per rank, and the owner record
+    /// ([`super::scratch`]).
     pub scratch_files: usize,
     /// Seconds the structures took to build.
     pub seconds: f64,
@@ -1011,7 +1017,7 @@ pub fn rehearse_passes(
             largest_done_record_bytes: largest_done,
             gather_bytes: lengths.iter().sum(),
             largest_gather_round_bytes: largest_round,
-            scratch_files: above_blocks + pass.blocks.len() + ranks,
+            scratch_files: above_blocks + pass.blocks.len() + ranks + 1,
             seconds: started.elapsed().as_secs_f64(),
         });
         above_blocks = if pass.column.is_some() { pass.blocks.len() } else { 0 };

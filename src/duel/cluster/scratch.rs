@@ -1,0 +1,217 @@
+//! A streamed solve's scratch directory, owned by one solve at a time.
+//!
+//! Rank 0 claims the directory before anything is solved: it refuses a symbolic link, the
+//! table directory itself, and a directory holding files that are not a solve's scratch;
+//! it takes the directory's advisory lock (`flock`) for as long as the solve runs, so that
+//! a second solve on it is refused, naming the first; and it writes an owner record
+//! ([`OWNER_FILE`]) naming the tables the scratch belongs to. The record stays when a solve
+//! is killed, so that only a resume of the same tables continues from the scratch, and it
+//! goes with the directory when the solve finishes. Within a claimed directory the solve
+//! removes only its own block files.
+
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+use serde::{Deserialize, Serialize};
+
+use super::error::ClusterError;
+use super::start::lock_dir;
+use crate::store::{self, StoreFile};
+
+/// The owner record's file name in the scratch directory.
+pub const OWNER_FILE: &str = "owner.yzs";
+/// The owner record's store kind.
+const OWNER_KIND: &str = "duel-scratch-owner";
+/// How long a solve waits for another holder of the scratch's lock (a killed job's
+/// processes ending).
+const SCRATCH_LOCK_WAIT: Duration = Duration::from_secs(10);
+
+/// Who a scratch directory belongs to.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+struct Owner {
+    /// The table directory of the solve (canonical).
+    tables: PathBuf,
+    /// The process that claimed it last.
+    pid: u32,
+    /// The machine it ran on.
+    host: String,
+    /// When it claimed it, in seconds since 1970.
+    claimed_unix: u64,
+}
+
+impl Owner {
+    fn describe(&self) -> String {
+        format!("the solve into {} (process {} on {})", self.tables.display(), self.pid, self.host)
+    }
+}
+
+/// A scratch directory claimed by this solve: its lock, held while this lives.
+#[derive(Debug)]
+pub(super) struct ScratchClaim {
+    scratch: PathBuf,
+    _lock: File,
+}
+
+impl ScratchClaim {
+    /// The solve finished: the owner record goes, and the directory with it where nothing
+    /// else is left in it.
+    pub(super) fn release(self) {
+        self.remove_record();
+    }
+
+    fn remove_record(&self) {
+        let _ = std::fs::remove_file(self.scratch.join(OWNER_FILE));
+        let _ = std::fs::remove_dir(&self.scratch);
+    }
+}
+
+impl Drop for ScratchClaim {
+    /// A solve that stopped (an error, or a panic) keeps its claim only where its scratch
+    /// holds block files a resume would continue from; a solve refused before it wrote any
+    /// leaves the directory unclaimed.
+    fn drop(&mut self) {
+        let holds_blocks = std::fs::read_dir(&self.scratch).is_ok_and(|entries| {
+            entries.flatten().any(|e| super::stream::is_block_file(&e.file_name().to_string_lossy(), None))
+        });
+        if !holds_blocks {
+            self.remove_record();
+        }
+    }
+}
+
+/// Claims `scratch` for the streamed solve into the table directory `dir` (see the
+/// module's docs), creating it where missing.
+pub(super) fn claim_scratch(scratch: &Path, dir: &Path) -> Result<ScratchClaim, ClusterError> {
+    let refuse = |reason: String| ClusterError::Scratch { scratch: scratch.display().to_string(), reason };
+    let io = |action: &'static str| {
+        move |e: std::io::Error| ClusterError::Scratch {
+            scratch: scratch.display().to_string(),
+            reason: format!("cannot {action}: {e}"),
+        }
+    };
+    match std::fs::symlink_metadata(scratch) {
+        Ok(meta) if meta.file_type().is_symlink() => {
+            return Err(refuse("is a symbolic link; give a real directory of its own (--scratch DIR)".into()));
+        }
+        Ok(meta) if !meta.is_dir() => return Err(refuse("is not a directory; give a directory of its own".into())),
+        _ => {}
+    }
+    std::fs::create_dir_all(scratch).map_err(io("create it"))?;
+    let (real_scratch, real_dir) =
+        (scratch.canonicalize().map_err(io("resolve it"))?, dir.canonicalize().map_err(io("resolve the tables"))?);
+    if real_scratch == real_dir {
+        return Err(refuse(
+            "is the table directory: the solve would mix its scratch with its tables; give a directory of its own \
+             (by default a `scratch` directory inside the table directory)"
+                .into(),
+        ));
+    }
+    let owner_path = scratch.join(OWNER_FILE);
+    let owner = read_owner(&owner_path);
+    let lock = match lock_dir(scratch, SCRATCH_LOCK_WAIT) {
+        Ok(lock) => lock,
+        Err(ClusterError::Busy { .. }) => {
+            let who = owner.as_ref().map_or_else(|| "another solve".to_owned(), Owner::describe);
+            return Err(refuse(format!("is in use by {who}; wait for it, or give another --scratch")));
+        }
+        Err(e) => return Err(e),
+    };
+    match owner {
+        Some(owner) if owner.tables != real_dir => {
+            return Err(refuse(format!(
+                "holds the scratch of {}, stopped before it finished; resume that solve (--resume), or remove the \
+                 directory if it is no longer wanted, or give another --scratch",
+                owner.describe()
+            )));
+        }
+        Some(_) => {}
+        None => {
+            let foreign = foreign_files(scratch).map_err(io("list it"))?;
+            if !foreign.is_empty() {
+                return Err(refuse(format!(
+                    "holds files that are not a yz solve's scratch ({}); give an empty or new directory",
+                    foreign.join(", ")
+                )));
+            }
+        }
+    }
+    let claimed_unix = SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    let owner = Owner { tables: real_dir, pid: std::process::id(), host: host_name(), claimed_unix };
+    let metadata = serde_json::to_value(&owner).expect("an owner record serialises");
+    store::write_atomic(&owner_path, OWNER_KIND, &metadata, &[])
+        .map_err(|e| refuse(format!("cannot write its owner record: {e}")))?;
+    Ok(ScratchClaim { scratch: scratch.to_owned(), _lock: lock })
+}
+
+/// The owner record at `path`, where there is a sound one.
+fn read_owner(path: &Path) -> Option<Owner> {
+    // SAFETY: the record is written by rename and never in place.
+    let file = unsafe { StoreFile::open(path, OWNER_KIND) }.ok()?;
+    serde_json::from_value(file.metadata().clone()).ok()
+}
+
+/// Up to three names in `scratch` that a streamed solve does not write (its block files
+/// and temporary files are its own).
+fn foreign_files(scratch: &Path) -> std::io::Result<Vec<String>> {
+    let mut foreign = Vec::new();
+    for entry in std::fs::read_dir(scratch)? {
+        let name = entry?.file_name().to_string_lossy().into_owned();
+        if !(super::stream::is_block_file(&name, None) || store::is_temp_name(&name) || name == OWNER_FILE) {
+            foreign.push(name);
+        }
+    }
+    foreign.sort();
+    foreign.truncate(3);
+    Ok(foreign)
+}
+
+/// This machine's name, for an owner record.
+fn host_name() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map_or_else(|_| "this machine".to_owned(), |h| h.trim().to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A scratch directory is refused where it is a link, the table directory, another
+    /// solve's (locked, or stopped with finished blocks and its owner record), or a
+    /// directory of other files; a solve stopped before any block leaves it unclaimed; its
+    /// own solve's resume reclaims it, and a finished solve's release removes it.
+    #[test]
+    fn a_scratch_directory_is_claimed_by_one_solve() {
+        let root = tempfile::tempdir().unwrap();
+        let (tables, other) = (root.path().join("tables"), root.path().join("other"));
+        std::fs::create_dir_all(&tables).unwrap();
+        std::fs::create_dir_all(&other).unwrap();
+        let scratch = tables.join("scratch");
+        let reason = |result: Result<ScratchClaim, ClusterError>| result.unwrap_err().to_string();
+
+        assert!(reason(claim_scratch(&tables, &tables)).contains("is the table directory"));
+        let link = root.path().join("link");
+        std::os::unix::fs::symlink(&other, &link).unwrap();
+        assert!(reason(claim_scratch(&link, &tables)).contains("symbolic link"));
+        std::fs::write(other.join("history.yzs"), b"a user's file").unwrap();
+        let refused = reason(claim_scratch(&other, &tables));
+        assert!(refused.contains("not a yz solve's scratch (history.yzs)"), "{refused}");
+        assert!(other.join("history.yzs").exists());
+
+        let claim = claim_scratch(&scratch, &tables).unwrap();
+        let busy = reason(claim_scratch(&scratch, &other));
+        assert!(busy.contains("is in use by the solve into") && busy.contains("tables"), "{busy}");
+        drop(claim); // stopped before it wrote a block: unclaimed
+        assert!(!scratch.exists());
+        let claim = claim_scratch(&scratch, &tables).unwrap();
+        std::fs::write(scratch.join("block-07-000003.yzs"), b"a finished block").unwrap();
+        drop(claim); // stopped with a finished block: the record stays
+        let stopped = reason(claim_scratch(&scratch, &other));
+        assert!(stopped.contains("stopped before it finished") && stopped.contains("--resume"), "{stopped}");
+        let again = claim_scratch(&scratch, &tables).unwrap();
+        std::fs::remove_file(scratch.join("block-07-000003.yzs")).unwrap(); // as the finished solve does
+        again.release();
+        assert!(!scratch.exists(), "a finished solve's scratch goes");
+        claim_scratch(&scratch, &other).unwrap().release();
+    }
+}
