@@ -341,6 +341,48 @@ fn clients_holding_back_their_bodies_take_no_turn() {
     }
 }
 
+/// Clients holding large bodies open hold at most the server's budget of them, all
+/// connections together: past it a large body is refused (503) before it is read, and a
+/// player's small request is still answered.
+#[test]
+fn bodies_held_open_are_bounded_across_connections() {
+    let data = tempfile::tempdir().unwrap();
+    let address = start(data.path());
+    let size = yz::coach::serve::MAX_BODY_BYTES;
+    let head = format!(
+        "POST /api/review HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: {size}\r\n\r\n{{"
+    );
+    let mut holding: Vec<TcpStream> = (0..400)
+        .map(|_| {
+            let mut stream = TcpStream::connect(address).unwrap();
+            stream.write_all(head.as_bytes()).unwrap();
+            stream
+        })
+        .collect();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let (mut held, mut refused) = (0, 0);
+    for stream in &mut holding {
+        stream.set_read_timeout(Some(std::time::Duration::from_millis(20))).unwrap();
+        let mut answer = [0u8; 4096];
+        match stream.read(&mut answer) {
+            Ok(n) if n > 0 => {
+                let text = String::from_utf8_lossy(&answer[..n]);
+                assert!(
+                    text.starts_with("HTTP/1.1 503") && text.contains("holds its most of request bodies"),
+                    "{text}"
+                );
+                refused += 1;
+            }
+            _ => held += 1,
+        }
+    }
+    assert!(refused > 0 && held * size <= 64 << 20, "{held} bodies held, {refused} refused");
+    assert!(held * size >= 32 << 20, "only {held} bodies held");
+    let (status, body) =
+        post_json_at(address, "/api/card/score", r#"{"card": "", "dice": "1,3,3,5,6", "box": "threes"}"#);
+    assert_eq!(status, 200, "{body}");
+}
+
 #[test]
 fn slow_and_idle_connections_are_closed() {
     let address = server().0;

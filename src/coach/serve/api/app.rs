@@ -134,6 +134,9 @@ pub(in crate::coach::serve) struct App {
     pub(super) beats: Mutex<HashMap<Game, BeatReport>>,
     /// API requests being worked on ([`take_turn`]).
     pub(super) turns: Arc<Semaphore>,
+    /// KiB of request bodies held at once, all connections together
+    /// ([`BODY_BUDGET_KIB`]), and of those the large bodies' ([`LARGE_BODY_BUDGET_KIB`]).
+    pub(super) body_kib: (Arc<Semaphore>, Arc<Semaphore>),
     /// One two-player solve or review at a time.
     heavy: Arc<Semaphore>,
     /// One target table build at a time (a minute or two and over a gigabyte each).
@@ -144,6 +147,16 @@ pub(in crate::coach::serve) struct App {
     /// Held while the history is written.
     pub(super) history: Mutex<()>,
 }
+
+/// KiB of request bodies the server holds at once, all connections together: a request
+/// whose body does not fit what is left is answered 503 before its body is read, so that
+/// clients holding bodies open cannot grow the server's memory beyond this.
+pub(super) const BODY_BUDGET_KIB: usize = 64 << 10;
+/// KiB of that the large bodies (over [`SMALL_BODY_BYTES`], or of no declared length) may
+/// hold together: the rest stays for the small requests of the players (advice, a card).
+pub(super) const LARGE_BODY_BUDGET_KIB: usize = 48 << 10;
+/// A body of at most this many declared bytes is small.
+pub(super) const SMALL_BODY_BYTES: u64 = 16 << 10;
 
 /// Reviews whose totals the server keeps for the history.
 const REVIEWS_KEPT: usize = 8;
@@ -157,6 +170,7 @@ impl App {
             cards: Mutex::new(HashMap::new()),
             beats: Mutex::new(HashMap::new()),
             turns: Arc::new(Semaphore::new(api_turns())),
+            body_kib: (Arc::new(Semaphore::new(BODY_BUDGET_KIB)), Arc::new(Semaphore::new(LARGE_BODY_BUDGET_KIB))),
             heavy: Arc::new(Semaphore::new(1)),
             builds: Arc::new(Semaphore::new(1)),
             reviewed: Mutex::new(VecDeque::new()),

@@ -28,7 +28,7 @@ use crate::solo;
 use crate::targets::advise::{self as target_advise, TargetAdviceJson};
 use crate::targets::payoff::{self, BeatReport};
 pub(super) use app::{App, background_priority};
-use app::{Cancel, blocking, lock};
+use app::{BODY_BUDGET_KIB, Cancel, LARGE_BODY_BUDGET_KIB, SMALL_BODY_BYTES, blocking, lock};
 
 /// A refused or failed request: its status and the message shown.
 #[derive(Debug)]
@@ -557,6 +557,28 @@ fn history_error(error: HistoryError) -> ApiError {
 /// holds its connection, never a turn.
 pub(super) async fn take_turn(State(app): State<Arc<App>>, request: Request, next: Next) -> Response {
     let (parts, body) = request.into_parts();
+    // The body's room in the server's budget first (held until the answer), by its
+    // declared length, or the largest accepted where it declares none but has one.
+    let declared = (parts.headers.get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()))
+        .and_then(|v| v.parse::<u64>().ok())
+        .unwrap_or(if parts.headers.contains_key(header::TRANSFER_ENCODING) {
+            super::MAX_BODY_BYTES as u64
+        } else {
+            0
+        });
+    let kib = declared.min(super::MAX_BODY_BYTES as u64).div_ceil(1024).max(1) as u32;
+    let large = declared > SMALL_BODY_BYTES;
+    let (all, large_ones) = &app.body_kib;
+    let large_room = large.then(|| Arc::clone(large_ones).try_acquire_many_owned(kib));
+    let room = Arc::clone(all).try_acquire_many_owned(kib);
+    let (Ok(_room), None | Some(Ok(_))) = (&room, &large_room) else {
+        let message = format!(
+            "the server holds its most of request bodies ({} MiB, {} MiB of them large); try again in a moment",
+            BODY_BUDGET_KIB >> 10,
+            LARGE_BODY_BUDGET_KIB >> 10
+        );
+        return ApiError::new(StatusCode::SERVICE_UNAVAILABLE, message).into_response();
+    };
     let body = match tokio::time::timeout(super::BODY_TIMEOUT, axum::body::to_bytes(body, super::MAX_BODY_BYTES)).await
     {
         Ok(Ok(bytes)) => bytes,
