@@ -101,7 +101,7 @@ pub fn cgroup_room(read: impl Fn(&str) -> Option<String>) -> Option<u64> {
 
 /// Virtual memory each thread may still map beyond what the process has mapped when it is
 /// sized: a thread's stack and its allocator's arena.
-const THREAD_VIRTUAL_BYTES: u64 = 72 << 20;
+pub const THREAD_VIRTUAL_BYTES: u64 = 72 << 20;
 
 /// What the address-space limit (`ulimit -v`, RLIMIT_AS) leaves above the process's
 /// virtual size (VmSize), less room for the stacks and allocator arenas of the threads it

@@ -241,7 +241,7 @@ impl Pass {
 
 /// The balance of the streamed pass that solves layer `layer` of a solve of `space` down
 /// to `last` at `ranks` ranks of `budget` bytes, with shards of `shard_positions`
-/// ([`Pass::dealt`]): the mean rank's work over the busiest's, the share of the pass's wall
+/// (dealt by work, the largest first onto the least loaded rank): the mean rank's work over the busiest's, the share of the pass's wall
 /// time the ranks are busy. The budget must be at least the pass's [`floor`].
 pub fn pass_balance(
     space: &Space,
@@ -926,7 +926,7 @@ pub struct PassRehearsal {
     pub largest_gather_round_bytes: u64,
     /// Most files the scratch directory holds during the pass: the block files of the pass
     /// before (read) and of this one, a temporary file per rank, and the owner record
-    /// ([`super::scratch`]).
+    /// (`owner.yzs`).
     pub scratch_files: usize,
     /// Seconds the structures took to build.
     pub seconds: f64,
