@@ -208,6 +208,11 @@ fn advice_finds_the_tables_that_cover_a_position() {
     let out = yz(d, &advise);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(json(&out), with_flags);
+    // The answer names its game, in words and as flags.
+    assert_eq!(
+        (with_flags["game"].as_str(), with_flags["game_flags"].as_str()),
+        (Some("official, first 4 boxes"), Some("--first 4"))
+    );
     let tables = d.join("duel-official-000f-start");
     let note = format!("using the tables of official, first 4 boxes (--first 4) in {}; pass", tables.display());
     assert!(stderr.contains(&note), "{stderr}");
@@ -218,6 +223,7 @@ fn advice_finds_the_tables_that_cover_a_position() {
     };
     assert_eq!(value(&[]), value(&["--first", "4"]));
     assert!(value(&[])["source"].as_str().unwrap().contains("duel-official-000f-start"));
+    assert_eq!(value(&[])["game_flags"], "--first 4");
 
     // Tables of a second game that also holds empty cards: the choice is the user's.
     json(&yz(d, &["--json", "duel", "solve", "--first", "3"]));

@@ -245,6 +245,7 @@ pub fn run(command: DuelCommand, data: &Path, as_json: bool) -> Result<()> {
             let seconds = started.elapsed().as_secs_f64();
             if as_json {
                 print_json(json!({
+                    "game": p.me.game.describe(), "game_flags": p.me.game.flags().to_string(),
                     "me": p.me.to_string(), "opp": p.opp.to_string(), "diff": p.diff,
                     "value": value, "source": source, "seconds": seconds,
                 }));

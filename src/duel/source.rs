@@ -375,6 +375,11 @@ pub fn value<'a>(
 /// `yz serve` answers.
 #[derive(Clone, Debug, Serialize)]
 pub struct DuelAdviceJson {
+    /// The game the advice is for, in words (`official, first 6 boxes`): an answer names
+    /// its game, so that one taken from other tables cannot pass for this one.
+    pub game: String,
+    /// The flags that name that game (`--first 6`; empty for the official full game).
+    pub game_flags: String,
     /// The mover's card.
     pub me: String,
     /// The opponent's card.
@@ -406,6 +411,8 @@ impl DuelAdviceJson {
     pub fn new(p: &Position, roll: RollId, rolls_left: RollsLeft, ranked: &[Valued]) -> DuelAdviceJson {
         let best = ranked.first().map_or(0.0, |r| r.value);
         DuelAdviceJson {
+            game: p.me.game.describe(),
+            game_flags: p.me.game.flags().to_string(),
             me: p.me.to_string(),
             opp: p.opp.to_string(),
             diff: p.diff,
