@@ -321,7 +321,6 @@ pub fn calibrate<V: SyntheticValue>(
     // a wait for the slowest, which the CPU time counts; the solve's tiles are a rank's whole
     // share of a layer, where that wait vanishes.
     let one_core = rayon::ThreadPoolBuilder::new().num_threads(1).build().expect("a pool of one thread starts");
-    let alone = rayon::ThreadPoolBuilder::new().num_threads(1).build().expect("a pool of one thread starts");
     let loaded = rayon::ThreadPoolBuilder::new().num_threads(cores.max(1)).build().expect("a pool of threads starts");
     let rates = counts
         .iter()
@@ -344,9 +343,9 @@ pub fn calibrate<V: SyntheticValue>(
                 }
                 let core_seconds: Vec<f64> =
                     (0..runs.max(1)).map(|_| sample.time_loaded(space, next.as_ref(), &loaded)).collect();
-                // The whole sample on one core alone, timed as the loaded runs are (after
-                // them, as warm as they are).
-                let idle_seconds = sample.time_loaded(space, next.as_ref(), &alone);
+                // The whole sample on this thread alone, after the loaded runs (as warm as
+                // they are: the first run of a sample pays its buffers' page faults).
+                let idle_seconds = cpu_seconds(1, || sample.solve(space, next.as_ref()));
                 let mut sorted = core_seconds.clone();
                 sorted.sort_by(f64::total_cmp);
                 let hours = |seconds: f64| {
