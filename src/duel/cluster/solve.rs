@@ -124,8 +124,8 @@ pub fn solve_tables<V: DuelValue + Pod>(
 ) -> Result<Outcome<V>, ClusterError> {
     let me = ranks.rank();
     let last = options.stop_after.max(space.first_layer());
-    // Rank 0 holds the table directory's lock until the solve ends, and claims
-    // and the streamed solve's scratch, which it releases when the solve finishes.
+    // Rank 0 holds the table directory's lock until the solve ends, and the streamed
+    // solve's claim on its scratch, which it releases when the solve finishes.
     let Start { mut manifest, _lock, scratch, repairs: damaged } = start(space, ranks, dir, options.clone(), V::DRAWS)?;
     let mut outcome = Outcome {
         resumed_from: None,
@@ -729,20 +729,18 @@ pub(crate) mod tests {
         assert!(matches!(stopped, Err(ClusterError::DamagedScratch { .. })), "{stopped:?}");
         let message = stopped.unwrap_err().to_string();
         assert!(message.contains(&*block.file_name().unwrap().to_string_lossy()), "{message}");
-        // Its remedy, as printed, works too: on a copy of the tables and the scratch.
-        let (tables_copy, scratch_copy) = (root.path().join("killed-copy"), root.path().join("scratch-copy"));
-        for (from, to) in [(&killed, &tables_copy), (&scratch, &scratch_copy)] {
-            std::fs::create_dir_all(to).unwrap();
-            for entry in std::fs::read_dir(from).unwrap() {
-                let entry = entry.unwrap();
-                std::fs::copy(entry.path(), to.join(entry.file_name())).unwrap();
-            }
-        }
+        // Its remedy, as printed, works too: on a copy of the tables, the scratch removed
+        // (here: a scratch directory that is not there).
         let remedy =
             format!("remove the scratch directory {} and run the same command with --resume", scratch.display());
         assert!(message.contains(&remedy), "{message}");
-        std::fs::remove_dir_all(&scratch_copy).unwrap();
-        let in_copy = SolveOptions { resume: true, ..streamed(floor, &scratch_copy, &every) };
+        let tables_copy = root.path().join("killed-copy");
+        std::fs::create_dir_all(&tables_copy).unwrap();
+        for entry in std::fs::read_dir(&killed).unwrap() {
+            let entry = entry.unwrap();
+            std::fs::copy(entry.path(), tables_copy.join(entry.file_name())).unwrap();
+        }
+        let in_copy = SolveOptions { resume: true, ..streamed(floor, &root.path().join("scratch-removed"), &every) };
         solve_tables::<f32>(&space, &Alone, &tables_copy, in_copy, |_| {}).unwrap();
         assert_eq!(files(&tables_copy), files(&whole));
         std::fs::write(&block, good).unwrap();
