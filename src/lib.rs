@@ -53,6 +53,7 @@ pub mod move_errors;
 pub mod pattern;
 pub mod players;
 pub mod progress;
+pub mod quote;
 pub mod simulate;
 pub mod solo;
 pub mod store;

@@ -91,17 +91,31 @@ fn main() -> ExitCode {
             error.exit()
         }
         Err(error) => {
-            eprintln!("{}", clap_error_line(&error));
+            eprintln!("{}", long_arguments_cut(clap_error_line(&error)));
             return ExitCode::from(2);
         }
     };
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
-            eprintln!("error: {}", one_line(&error));
+            eprintln!("error: {}", long_arguments_cut(yz::quote::error_line(error.as_ref())));
             ExitCode::from(2)
         }
     }
+}
+
+/// Arguments longer than this are quoted cut ([`yz::quote`]) where an error repeats them.
+const LONG_ARGUMENT_BYTES: usize = 256;
+
+/// `message` with every argument of the command line longer than [`LONG_ARGUMENT_BYTES`]
+/// that it repeats whole (clap's "invalid value", a path) cut to an excerpt with its length.
+fn long_arguments_cut(mut message: String) -> String {
+    for argument in std::env::args_os().map(|a| a.to_string_lossy().into_owned()) {
+        if argument.len() > LONG_ARGUMENT_BYTES && message.contains(&argument) {
+            message = message.replace(&argument, &yz::quote::quote(&argument).to_string());
+        }
+    }
+    message
 }
 
 /// A command-line error in one line, like every other error: clap's first paragraph
@@ -138,23 +152,6 @@ fn fail_cleanly_on_unwritable_stdout() {
         }
         default(info);
     }));
-}
-
-/// The error and its causes on one line, each cause once (an error that already prints
-/// its source, such as an OS error, is not followed by it again), control characters
-/// escaped: a message may quote a file's or a record's bytes, which must not reach the
-/// terminal as escape sequences or carriage returns.
-fn one_line(error: &anyhow::Error) -> String {
-    let mut line = String::new();
-    for cause in error.chain().map(ToString::to_string) {
-        if !line.contains(&cause) {
-            if !line.is_empty() {
-                line.push_str(": ");
-            }
-            line.push_str(&cause);
-        }
-    }
-    line.chars().map(|c| if c.is_control() { c.escape_default().to_string() } else { c.to_string() }).collect()
 }
 
 fn run(cli: Cli) -> Result<()> {

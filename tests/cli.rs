@@ -290,3 +290,34 @@ fn serve_takes_localhost_and_json_and_play_refuses_json() {
     fails_with(dir.path(), &["--json", "play", "--first", "2"], "prints no JSON");
     fails_with(dir.path(), &["serve", "--bind", "example.org"], "is not an IP address");
 }
+
+/// Bad input of any length is quoted short in the one-line error: escaped, its first
+/// characters and its length (issue 40: a 100 KB argument made a 100 KB error).
+#[test]
+fn long_bad_arguments_are_quoted_short() {
+    let data = tempfile::tempdir().unwrap();
+    let long = "x".repeat(100_000);
+    let entry = format!("ones={long}");
+    let list = format!("ones,{long}");
+    let cases: Vec<Vec<&str>> = vec![
+        vec!["duel", "value", "--me", &long, "--opp", ""],
+        vec!["duel", "value", "--me", &entry, "--opp", ""],
+        vec!["solo", "advise", "--card", &long, "--dice", "11111", "--rolls-left", "0"],
+        vec!["solo", "advise", "--rules", &long, "--card", "", "--dice", "11111", "--rolls-left", "0"],
+        vec!["solo", "advise", "--card", "", "--dice", "11111", "--rolls-left", &long],
+        vec!["strategy", "eval", &long],
+        vec!["match", "--players", &long],
+        vec!["duel", "solve", "--first", "4", "--write", &long],
+        vec!["duel", "count", "--categories", &list],
+        vec!["turn", &long],
+        vec!["play", "--seed", &long],
+        vec!["review", &long],
+    ];
+    for args in cases {
+        let out = yz(data.path(), &args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let shown: Vec<String> = args.iter().map(|a| a.chars().take(20).collect()).collect();
+        assert_eq!(out.status.code(), Some(2), "{shown:?}: {stderr:.300}");
+        assert!(stderr.len() < 1000 && stderr.contains("bytes)"), "{shown:?}: {} bytes: {stderr:.300}", stderr.len());
+    }
+}

@@ -197,52 +197,72 @@ fn chances_are_never_negative() {
 /// solve now) is asked in the game of the tables in the data directory that hold it,
 /// named on standard error; where tables of several games do, the command asks for the
 /// flags, naming each.
+/// Without game flags, cards of the full game are answered by the full game alone: tables
+/// of another game that hold the same cards are named in its refusal, and used only where
+/// named (`--tables`, or the game's flags; issue 40: the first-4 game's value was given for
+/// the full game's empty cards). Cards that are no position of the full game (a Yatzy box)
+/// are answered from the tables of the game they belong to, which the answer names.
 #[test]
 fn advice_finds_the_tables_that_cover_a_position() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     json(&yz(d, &["--json", "duel", "solve", "--first", "4"]));
+    let tables = d.join("duel-official-000f-start");
+    let tables_arg = tables.to_str().unwrap();
     let position = ["--me", "", "--opp", "fours=12"];
-    let advise = [&["--json", "duel", "advise"], &position[..], &["--dice", "4,4,4,1,2", "--rolls-left", "2"]].concat();
-    let with_flags = json(&yz(d, &[&advise[..], &["--first", "4"]].concat()));
-    let out = yz(d, &advise);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(json(&out), with_flags);
-    // The answer names its game, in words and as flags.
+    let advise = [&["duel", "advise"], &position[..], &["--dice", "4,4,4,1,2", "--rolls-left", "2"]].concat();
+    let as_json = |args: &[&str]| json(&yz(d, &[&["--json"], args].concat()));
+    let with_flags = as_json(&[&advise[..], &["--first", "4"]].concat());
+    // The answer names its game, in words and as flags, and its tables.
     assert_eq!(
         (with_flags["game"].as_str(), with_flags["game_flags"].as_str()),
         (Some("official, first 4 boxes"), Some("--first 4"))
     );
-    let tables = d.join("duel-official-000f-start");
+    assert!(with_flags["source"].as_str().unwrap().contains("duel-official-000f-start"), "{with_flags}");
+    let text = yz(d, &[&advise[..], &["--first", "4"]].concat());
+    let first = String::from_utf8_lossy(&text.stdout).lines().next().unwrap_or_default().to_owned();
+    assert_eq!(first, format!("game: official, first 4 boxes (--first 4); values from tables in {}", tables.display()));
+    // Without flags: the full game's refusal, naming the first-4 tables and how to ask them.
+    let refusal = format!(
+        "the tables of official, first 4 boxes (--first 4) in {} hold the same cards as a position of another game, \
+         which was not asked",
+        tables.display()
+    );
+    fails_with(d, &advise, &refusal);
+    fails_with(d, &[&["duel", "value"], &position[..]].concat(), &refusal);
+    fails_with(d, &["duel", "value", "--me", "", "--opp", ""], &refusal);
+    // Named with --tables: answered from them, and said so.
+    let named = yz(d, &[&["--json"], &advise[..], &["--tables", tables_arg]].concat());
+    assert_eq!(json(&named), with_flags);
     let note = format!("using the tables of official, first 4 boxes (--first 4) in {}; pass", tables.display());
-    assert!(stderr.contains(&note), "{stderr}");
+    assert!(String::from_utf8_lossy(&named.stderr).contains(&note), "{}", String::from_utf8_lossy(&named.stderr));
     let value = |extra: &[&str]| {
-        let mut value = json(&yz(d, &[&["--json", "duel", "value"], &position[..], extra].concat()));
+        let mut value = as_json(&[&["duel", "value"], extra].concat());
         value["seconds"].take();
         value
     };
-    assert_eq!(value(&[]), value(&["--first", "4"]));
-    assert!(value(&[])["source"].as_str().unwrap().contains("duel-official-000f-start"));
-    assert_eq!(value(&[])["game_flags"], "--first 4");
-
-    // Tables of a second game that also holds empty cards: the choice is the user's.
-    json(&yz(d, &["--json", "duel", "solve", "--first", "3"]));
-    fails_with(
-        d,
-        &["duel", "value", "--me", "", "--opp", ""],
-        "tables of several games can: the tables of official, first 3 boxes (--first 3)",
+    assert_eq!(
+        value(&[&position[..], &["--tables", tables_arg]].concat()),
+        value(&[&position[..], &["--first", "4"]].concat())
     );
-    fails_with(d, &["duel", "value", "--me", "", "--opp", ""], "official, first 4 boxes (--first 4)");
-    // Fours are not in the first-3 game: its tables do not cover the position.
-    assert_eq!(value(&[]), value(&["--first", "4"]));
-    // A box in neither game: the full game's refusal, which names the tables to solve.
+    // A box in neither game: the full game's refusal alone, which names the tables to solve.
     fails_with(d, &["duel", "value", "--me", "", "--opp", "chance=20"], "yz duel plan --max-empty 25");
     // Game flags given are the game asked, tables or not.
-    fails_with(
-        d,
-        &["duel", "value", "--me", "", "--opp", "", "--first", "5", "--tables", tables.to_str().unwrap()],
-        "was made for",
-    );
+    fails_with(d, &["duel", "value", "--me", "", "--opp", "", "--first", "5", "--tables", tables_arg], "was made for");
+
+    // Yatzy cards are no position of the full game: the Yatzy tables answer, named.
+    let yatzy = ["--rules", "yatzy", "--categories", "ones,pair"];
+    as_json(&[&["duel", "solve"], &yatzy[..]].concat());
+    let pair = ["--me", "", "--opp", "pair=8"];
+    let answered = yz(d, &[&["--json", "duel", "value"], &pair[..]].concat());
+    assert!(String::from_utf8_lossy(&answered.stderr).contains("using the tables of yatzy"));
+    let mut answered = json(&answered);
+    answered["seconds"].take();
+    assert_eq!(answered, value(&[&pair[..], &yatzy[..]].concat()));
+    assert!(answered["game"].as_str().unwrap().starts_with("yatzy"), "{answered}");
+    // Tables of a second game that also holds those cards: the choice is the user's.
+    as_json(&["duel", "solve", "--rules", "yatzy", "--categories", "pair,twos"]);
+    fails_with(d, &[&["duel", "value"], &pair[..]].concat(), "tables of several games can");
 }
 
 /// Memory advice in totals a user can check against the machine: a streamed solve says

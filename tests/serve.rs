@@ -279,6 +279,26 @@ fn bad_requests_get_a_4xx_and_the_server_goes_on() {
     assert!(page.contains("<script src=\"/app.js\">") && !page.contains("http://") && !page.contains("https://"));
 }
 
+/// An error's reason is the same in the web API as on the command line (issue 40: the
+/// two-player advice said only "--me"), and bad input is quoted short: escaped, cut, with
+/// its length.
+#[test]
+fn errors_give_the_command_lines_reason_and_quote_bad_input_short() {
+    let data = tempfile::tempdir().unwrap();
+    let long = "x".repeat(100_000);
+    for (me, quoted) in [("sevens=1", "\"sevens\""), (long.as_str(), "(100000 bytes)")] {
+        let body = serde_json::json!({ "me": me, "opp": "", "dice": "1,3,3,5,6", "rolls_left": 2 });
+        let (status, answer) = post_json("/api/duel/advise", &body.to_string());
+        let api = answer["error"].as_str().unwrap_or_default().to_owned();
+        let cli =
+            yz(data.path(), &["duel", "advise", "--me", me, "--opp", "", "--dice", "1,3,3,5,6", "--rolls-left", "2"]);
+        let cli = String::from_utf8_lossy(&cli.stderr).trim_end().to_owned();
+        assert_eq!(status, 400, "{answer}");
+        assert_eq!(cli, format!("error: {api}"));
+        assert!(api.starts_with("--me: ") && api.contains(quoted) && api.len() < 300, "{api}");
+    }
+}
+
 /// A table truncated in place under the server (what `cp` over it does) gives that request
 /// an error, never a bus error: the server holds its tables in its own memory, notices the
 /// file changed, and goes on serving.

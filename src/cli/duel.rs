@@ -250,28 +250,47 @@ pub fn run(command: DuelCommand, data: &Path, as_json: bool) -> Result<()> {
                     "value": value, "source": source, "seconds": seconds,
                 }));
             } else {
+                println!("{}", game_and_source(&p, &source));
                 println!("mover {:?} vs {:?}, difference {}", p.me.to_string(), p.opp.to_string(), p.diff);
-                println!("winning chance  {value:.6}  (P(win) + P(draw)/2, from {source}, {seconds:.2} s)");
+                println!("winning chance  {value:.6}  (P(win) + P(draw)/2, {seconds:.2} s)");
             }
             Ok(())
         }
         DuelCommand::Advise { game, position, dice, rolls_left } => {
             let roll = parse_dice(&dice)?;
             let Asked { cards, position: p, .. } = position.ask(&game, data, true)?;
-            let ranked =
+            let (ranked, values) =
                 yz::duel::source::advise(&cards, &p, roll, rolls_left, position.lookup(data), &Bar::new(as_json))?;
-            print_advice(&p, roll, rolls_left, &ranked, as_json);
+            print_advice(&p, roll, rolls_left, (&ranked, &values.origin().to_string()), as_json);
             Ok(())
         }
     }
 }
 
-fn print_advice(p: &Position, roll: RollId, rolls_left: RollsLeft, ranked: &[yz::game::Valued], as_json: bool) {
+/// "game: official, first 4 boxes (--first 4); values from tables in DIR": every answer
+/// names its game and where its values came from.
+fn game_and_source(p: &Position, source: &str) -> String {
+    let game = p.me.game;
+    let flags = game.flags().to_string();
+    let flags = if flags.is_empty() { "the full game, no game flags".to_owned() } else { flags };
+    format!("game: {} ({flags}); values from {source}", game.describe())
+}
+
+fn print_advice(
+    p: &Position,
+    roll: RollId,
+    rolls_left: RollsLeft,
+    (ranked, source): (&[yz::game::Valued], &str),
+    as_json: bool,
+) {
     let best = ranked.first().map_or(0.0, |r| r.value);
     if as_json {
-        print_json(json!(yz::duel::source::DuelAdviceJson::new(p, roll, rolls_left, ranked)));
+        let mut advice = json!(yz::duel::source::DuelAdviceJson::new(p, roll, rolls_left, ranked));
+        advice["source"] = json!(source);
+        print_json(advice);
         return;
     }
+    println!("{}", game_and_source(p, source));
     println!(
         "mover {:?} vs {:?}, difference {}, dice {roll}, rolls left {rolls_left}",
         p.me.to_string(),

@@ -228,7 +228,8 @@ fn read_choice(answer: &str, game: Game, rolls_left: RollsLeft) -> Result<Choice
         match c.to_digit(10) {
             Some(f @ 1..=6) if counts.iter().sum::<u8>() < 5 => counts[f as usize - 1] += 1,
             _ => bail!(
-                "{answer:?}{meant} is neither dice to keep (e.g. 33, - for none) nor a box ({})",
+                "{}{meant} is neither dice to keep (e.g. 33, - for none) nor a box ({})",
+                yz::quote::quote(answer),
                 game.box_names().join(", ")
             ),
         }

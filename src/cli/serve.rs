@@ -31,8 +31,10 @@ fn parse_bind(text: &str) -> Result<IpAddr, String> {
     if text.eq_ignore_ascii_case("localhost") {
         return Ok(IpAddr::from([127, 0, 0, 1]));
     }
-    text.parse()
-        .map_err(|_| format!("{text:?} is not an IP address; give one such as 127.0.0.1, ::1 or 0.0.0.0, or localhost"))
+    text.parse().map_err(|_| {
+        let text = yz::quote::quote(text);
+        format!("{text} is not an IP address; give one such as 127.0.0.1, ::1 or 0.0.0.0, or localhost")
+    })
 }
 
 /// Runs `yz serve` until interrupted; with `json`, the line saying where it listens is a

@@ -119,7 +119,8 @@ pub fn run(command: SoloCommand, data: &Path, as_json: bool) -> Result<()> {
             let game = game.game()?;
             if opponent != "optimal" {
                 let meant = yz::game::suggest::did_you_mean(&opponent, ["optimal"]);
-                bail!("unknown opponent {opponent:?}{meant}; accepted: optimal (the optimal solitaire strategy)");
+                let opponent = yz::quote::quote(&opponent);
+                bail!("unknown opponent {opponent}{meant}; accepted: optimal (the optimal solitaire strategy)");
             }
             let table = open_table(data, game)?;
             print_report(&payoff::beat(game, &table, &Bar::new(as_json)), as_json);

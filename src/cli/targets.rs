@@ -95,7 +95,9 @@ pub fn run(command: TargetsCommand, data: &Path, as_json: bool) -> Result<()> {
 /// A target: a whole number of points (any sign; beyond the reachable range the answer is
 /// simply 0 or 1).
 fn parse_target(text: &str) -> Result<i64> {
-    text.trim().parse().map_err(|_| anyhow!("target {text:?} is not a whole number of points (e.g. --target 300)"))
+    text.trim()
+        .parse()
+        .map_err(|_| anyhow!("target {} is not a whole number of points (e.g. --target 300)", yz::quote::quote(text)))
 }
 
 fn open_table(data: &Path, game: Game, as_json: bool) -> Result<TargetTable> {

@@ -1,13 +1,16 @@
 //! The game of a position asked about without game flags.
 //!
 //! `yz duel value` or `advise` without `--rules`, `--categories` or `--first` reads the
-//! cards as a position of the official full game. Where that game cannot answer it (no
-//! tables hold it, and the game below it is too large to solve now) or the cards are no
-//! position of it (or the tables given are another game's), the tables already solved are
-//! looked at: the table directory given, or every one in the data directory. Those of a game in which the two cards are a position,
-//! and which hold the layer needed, *cover* it; where the covering tables are all of one
-//! game, that game is asked ([`ask`]), and the caller says which; where they are of
-//! several, the choice is the user's.
+//! cards as a position of the official full game, and only that game answers a position
+//! of it: where it cannot (no tables hold it, and the game below it is too large to solve
+//! now), tables of other games that hold the same cards are named in the refusal, never
+//! used. Other games' tables answer only where the cards are no position of the full game
+//! (they belong to another game), or where the user named the tables (`--tables`, of
+//! another game): those looked at are the table directory given, or every one in the data
+//! directory. Those of a game in which the two cards are a position, and which hold the
+//! layer needed, *cover* it; where the covering tables are all of one game, that game is
+//! asked ([`ask`]), and the caller says which; where they are of several, the choice is
+//! the user's.
 
 use std::fmt;
 use std::path::PathBuf;
@@ -45,11 +48,12 @@ impl fmt::Display for Found {
 
 /// The position of cards `me` and `opp` (with `diff`, default from their points) in the
 /// game `flags` name, whose values are needed at its layer, or the layer after it with
-/// `after_turn` (advice). With no game flag, the official full game where it can answer,
-/// else the game of the covering tables where they are all of one game (see the [module
-/// docs](self)); tables of several games are refused, naming them. Where no tables cover
-/// it, the full game's own error stands (no tables and too large, or cards it does not
-/// have).
+/// `after_turn` (advice). With no game flag, the official full game, which alone answers a
+/// position of it (its refusal names other games' tables that hold the same cards); cards
+/// that are no position of it, or tables given of another game, are asked in the game of
+/// the covering tables where they are all of one game (see the [module docs](self)), and
+/// tables of several games are refused, naming them. Where no tables cover it, the full
+/// game's own error stands.
 pub fn ask(
     flags: &GameFlags,
     (me, opp, diff): (&str, &str, Option<i32>),
@@ -64,14 +68,43 @@ pub fn ask(
             let layer = position.layer + usize::from(after_turn);
             match Values::available(&cards, &position, layer, lookup) {
                 Ok(()) => return Ok(Asked { cards, position, found: None }),
-                // Too large to solve now, or tables given of another game.
-                Err(refusal @ (SourceError::TooLarge { .. } | SourceError::Shard(ShardError::Identity(_)))) => refusal,
+                // Tables given of another game: the user asked for them.
+                Err(refusal @ SourceError::Shard(ShardError::Identity(_))) => refusal,
+                // A position of the full game, too large to solve now: other games' tables
+                // holding the same cards are named, not used.
+                Err(refusal @ SourceError::TooLarge { .. }) => {
+                    let found = covering(named, (me, opp, diff), lookup, after_turn);
+                    if found.is_empty() {
+                        return Err(refusal);
+                    }
+                    let found = found.iter().map(ToString::to_string).collect();
+                    return Err(SourceError::OtherGame { refusal: Box::new(refusal), found });
+                }
                 Err(other) => return Err(other),
             }
         }
         Err(error) if flags.is_empty() => error,
         Err(error) => return Err(error),
     };
+    match &covering(named, (me, opp, diff), lookup, after_turn)[..] {
+        [] => Err(refusal),
+        [found] => {
+            let cards = Cards::new(found.game);
+            let position = Position::parse(&cards, me, opp, diff)?;
+            Ok(Asked { cards, position, found: Some(found.clone()) })
+        }
+        several => Err(SourceError::SeveralGames { found: several.iter().map(ToString::to_string).collect() }),
+    }
+}
+
+/// The tables of games other than `named` that cover the position (one directory per
+/// game, the first in name order).
+fn covering(
+    named: Game,
+    (me, opp, diff): (&str, &str, Option<i32>),
+    lookup: TableLookup,
+    after_turn: bool,
+) -> Vec<Found> {
     let mut games: Vec<Found> = Vec::new();
     for dir in candidates(lookup) {
         let Some(game) = Manifest::open(&dir).ok().and_then(|m| m.game()).filter(|&g| g != named) else { continue };
@@ -86,15 +119,7 @@ pub fn ask(
             games.push(Found { game, dir });
         }
     }
-    match &games[..] {
-        [] => Err(refusal),
-        [found] => {
-            let cards = Cards::new(found.game);
-            let position = Position::parse(&cards, me, opp, diff)?;
-            Ok(Asked { cards, position, found: Some(found.clone()) })
-        }
-        several => Err(SourceError::SeveralGames { found: several.iter().map(ToString::to_string).collect() }),
-    }
+    games
 }
 
 /// The table directories to look at, in name order: the one given, else those of the

@@ -31,11 +31,11 @@ pub const ON_THE_FLY_POSITIONS: u64 = 200_000_000;
 #[derive(Debug, thiserror::Error)]
 pub enum SourceError {
     /// The mover's card does not parse.
-    #[error("--me")]
-    Me(#[source] CardError),
+    #[error("--me: {0}")]
+    Me(CardError),
     /// The opponent's card does not parse.
-    #[error("--opp")]
-    Opp(#[source] CardError),
+    #[error("--opp: {0}")]
+    Opp(CardError),
     /// A card that no game reaches (`flag` names whose).
     #[error("{flag}: this card cannot occur in this game")]
     Unreachable {
@@ -81,6 +81,20 @@ pub enum SourceError {
     )]
     SeveralGames {
         /// Each game's tables, in words with its flags.
+        found: Vec<String>,
+    },
+    /// No game flag was given, the cards are a position of the full game, which cannot
+    /// answer it, and tables of another game hold the same cards: they are named, not used,
+    /// since their game is not the one asked ([`crate::duel::covering::ask`]).
+    #[error(
+        "{refusal}; {} hold the same cards as a position of another game, which was not asked: pass that game's flags \
+         (or its tables with --tables) to ask it",
+        found.join(" and ")
+    )]
+    OtherGame {
+        /// Why the full game cannot answer.
+        refusal: Box<SourceError>,
+        /// The tables of each other game that hold the cards, in words with its flags.
         found: Vec<String>,
     },
     /// Whoever asked has gone ([`crate::progress::Progress::cancelled`]): the solve below
@@ -431,21 +445,22 @@ impl DuelAdviceJson {
 }
 
 /// Every choice of the mover's turn in `p` holding `roll` with `rolls_left` rerolls,
-/// valued by the mover's winning chance ([`chance`]), best first.
-pub fn advise(
-    cards: &Cards,
+/// valued by the mover's winning chance ([`chance`]), best first, with the values they
+/// were read from (whose [`Values::origin`] an answer names).
+pub fn advise<'a>(
+    cards: &'a Cards,
     p: &Position,
     roll: RollId,
     rolls_left: RollsLeft,
     lookup: TableLookup,
     progress: &dyn Progress,
-) -> Result<Vec<Valued>, SourceError> {
+) -> Result<(Vec<Valued>, Values<'a>), SourceError> {
     if p.layer == 2 * cards.boxes() {
         return Err(SourceError::GameOver);
     }
     let values = Values::find(cards, p, p.layer + 1, lookup, progress)?;
     let ranked = super::advise::advise(&values, cards, p.mover, p.opponent, p.diff, roll, rolls_left)?;
-    Ok(reported(&ranked))
+    Ok((reported(&ranked), values))
 }
 
 /// A ranking's values as reported: each one a [`chance`].

@@ -225,7 +225,8 @@ impl CategorySet {
 pub enum CategoryListError {
     /// A name that is no box of the rules.
     #[error(
-        "unknown box {name:?}{} in the category list; the {rules} rules have {expected}",
+        "unknown box {}{} in the category list; the {rules} rules have {expected}",
+        crate::quote::quote(name),
         super::suggest::did_you_mean(name, expected.split(", "))
     )]
     Unknown {

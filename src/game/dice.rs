@@ -163,7 +163,7 @@ pub enum DiceError {
     #[error("expected five dice such as 13356 or 1,3,3,5,6; got {0} value(s)")]
     WrongCount(usize),
     /// A character that is not a face 1..=6 (nor a comma or space between faces).
-    #[error("die {0:?} is not a face 1 to 6")]
+    #[error("die {} is not a face 1 to 6", crate::quote::quote(.0))]
     BadFace(String),
 }
 

@@ -603,8 +603,9 @@ impl FromStr for Rules {
         let expected = || {
             let suggestion = rules_meant(s).map_or_else(String::new, |name| format!(" (did you mean {name}?)"));
             format!(
-                "unknown rules {s:?}{suggestion}; expected official, forced-joker, no-joker, no-bonus, or yatzy with \
+                "unknown rules {}{suggestion}; expected official, forced-joker, no-joker, no-bonus, or yatzy with \
                  any of +{}",
+                crate::quote::quote(s),
                 YATZY_SWITCHES.join(", +")
             )
         };
@@ -617,7 +618,7 @@ impl FromStr for Rules {
         for switch in parts {
             let bit = YATZY_SWITCHES.iter().position(|&w| w == switch).ok_or_else(expected)?;
             if bits & (1 << bit) != 0 {
-                return Err(format!("house rule {switch} is named twice in {s:?}"));
+                return Err(format!("house rule {switch} is named twice in {}", crate::quote::quote(s)));
             }
             bits |= 1 << bit;
         }

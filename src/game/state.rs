@@ -91,10 +91,10 @@ impl ScoreState {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum CardError {
     /// An entry not of the form `name=points`.
-    #[error("card entry {0:?} is not of the form box=points (e.g. ones=3,fh=25,bonus=100)")]
+    #[error("card entry {} is not of the form box=points (e.g. ones=3,fh=25,bonus=100)", crate::quote::quote(.0))]
     Syntax(String),
     /// A box name that the rules do not have.
-    #[error("unknown box {name:?}{}; the {rules} rules have {expected}", super::suggest::did_you_mean(name, expected.split(", ")))]
+    #[error("unknown box {}{}; the {rules} rules have {expected}", crate::quote::quote(name), super::suggest::did_you_mean(name, expected.split(", ")))]
     UnknownBox {
         /// The name given.
         name: String,

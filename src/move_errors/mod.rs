@@ -55,7 +55,7 @@ pub enum MoveErrorsError {
         most: usize,
     },
     /// The depths asked for are not `D` or `A..B` in whole numbers.
-    #[error("--empty {text:?}: expected D or A..B with whole numbers")]
+    #[error("--empty {}: expected D or A..B with whole numbers", crate::quote::quote(text))]
     DepthsText {
         /// The text given.
         text: String,

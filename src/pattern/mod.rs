@@ -100,9 +100,10 @@ impl Setup {
 pub enum PatternError {
     /// The pattern is neither a name nor a multiplicity pattern.
     #[error(
-        "unknown pattern {0:?}{meant}: expected yahtzee, full-house, large-straight, small-straight, \
+        "unknown pattern {}{meant}: expected yahtzee, full-house, large-straight, small-straight, \
          n-of-a-kind (e.g. 3-of-a-kind) or a multiplicity pattern such as 011 (entry i = faces \
          showing on exactly i dice; comma-separated when an entry exceeds 9)",
+        crate::quote::quote(.0),
         meant = kind::did_you_mean(.0)
     )]
     UnknownPattern(String),

@@ -17,7 +17,7 @@ use crate::targets::TargetTable;
 #[derive(Debug, thiserror::Error)]
 pub enum LineupError {
     /// Fewer players than the game needs.
-    #[error("--players needs at least two strategies, comma-separated (e.g. optimal,greedy); got {0:?}")]
+    #[error("--players needs at least two strategies, comma-separated (e.g. optimal,greedy); got {}", crate::quote::quote(.0))]
     TooFew(String),
     /// A name is not a player, or its strategy could not be built.
     #[error(transparent)]

@@ -105,11 +105,16 @@ fn did_you_mean(typed: &str, names: impl Iterator<Item = &'static str>) -> Strin
 #[derive(Debug, thiserror::Error)]
 pub enum StrategyError {
     /// A name that is no strategy.
-    #[error("unknown strategy {0:?}{meant}; expected one of {STRATEGY_NAMES}", meant = did_you_mean(.0, strategy_names()))]
+    #[error(
+        "unknown strategy {}{meant}; expected one of {STRATEGY_NAMES}",
+        crate::quote::quote(.0),
+        meant = did_you_mean(.0, strategy_names())
+    )]
     Unknown(String),
     /// A name that is no player: no search (`empD`, `dynsD`), `E`, nor a strategy.
     #[error(
-        "unknown strategy {0:?}{meant}; expected empD or dynsD with a depth D (e.g. emp1), E, or one of {STRATEGY_NAMES}",
+        "unknown strategy {}{meant}; expected empD or dynsD with a depth D (e.g. emp1), E, or one of {STRATEGY_NAMES}",
+        crate::quote::quote(.0),
         meant = did_you_mean(.0, strategy_names())
     )]
     UnknownPlayer(String),

@@ -40,7 +40,10 @@ pub fn requested() -> Result<Option<InstructionSet>, String> {
             "baseline" => Ok(Some(InstructionSet::Baseline)),
             "avx2" => Ok(Some(InstructionSet::Avx2)),
             "avx512" => Ok(Some(InstructionSet::Avx512)),
-            other => Err(format!("YZ_SIMD={other:?} names no instruction set; expected baseline, avx2 or avx512")),
+            other => Err(format!(
+                "YZ_SIMD={} names no instruction set; expected baseline, avx2 or avx512",
+                crate::quote::quote(other)
+            )),
         },
         Err(std::env::VarError::NotUnicode(value)) => {
             Err(format!("YZ_SIMD={value:?} names no instruction set; expected baseline, avx2 or avx512"))

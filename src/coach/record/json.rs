@@ -67,7 +67,11 @@ impl Record {
             .map_err(|e| Problem::Syntax(format!("not a JSON record: {e}")).at(Location::Line(e.line())))?;
         let at = Location::Record;
         if json.format != MAGIC {
-            return Err(Problem::Syntax(format!("\"format\" is {:?}; a record's is \"{MAGIC}\"", json.format)).at(at));
+            return Err(Problem::Syntax(format!(
+                "\"format\" is {}; a record's is \"{MAGIC}\"",
+                crate::quote::quote(&json.format)
+            ))
+            .at(at));
         }
         if json.version != RECORD_VERSION {
             return Err(Problem::Version(json.version.to_string()).at(at));

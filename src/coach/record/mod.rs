@@ -77,7 +77,7 @@ pub enum Problem {
     #[error("{0}")]
     Players(String),
     /// A turn names a player the record does not have.
-    #[error("no player {name:?} in this record (its players are {players})")]
+    #[error("no player {} in this record (its players are {players})", crate::quote::quote(name))]
     UnknownPlayer {
         /// The name given.
         name: String,
@@ -391,7 +391,8 @@ fn check_players(players: &[String]) -> Result<(), Problem> {
             && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
         if !valid {
             return Err(Problem::Players(format!(
-                "player name {name:?} must be 1 to 32 letters, digits, - or _ (e.g. ann)"
+                "player name {} must be 1 to 32 letters, digits, - or _ (e.g. ann)",
+                crate::quote::quote(name)
             )));
         }
     }
@@ -419,7 +420,7 @@ fn parse_faces(token: &str, five: bool) -> Result<Vec<u8>, Problem> {
     };
     match faces {
         Some(faces) if (five && faces.len() == 5) || (!five && !faces.is_empty() && faces.len() <= 5) => Ok(faces),
-        _ => Err(Problem::Dice(format!("{token:?} is not dice: {what}"))),
+        _ => Err(Problem::Dice(format!("{} is not dice: {what}", crate::quote::quote(token)))),
     }
 }
 

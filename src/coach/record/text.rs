@@ -42,7 +42,10 @@ impl Record {
             let rest = rest.trim();
             if !versioned {
                 if key != MAGIC {
-                    let problem = format!("a record starts with the line \"{MAGIC} {RECORD_VERSION}\"; got {line:?}");
+                    let problem = format!(
+                        "a record starts with the line \"{MAGIC} {RECORD_VERSION}\"; got {}",
+                        crate::quote::quote(line)
+                    );
                     return Err(Problem::Syntax(problem).at(at));
                 }
                 if rest != RECORD_VERSION.to_string() {
@@ -154,12 +157,15 @@ fn turn_line(line: &str, at: Location) -> Result<RawTurn<'_>, Problem> {
         rolls.push(roll);
     }
     let last = tokens.next().ok_or_else(|| syntax("the box and its points (BOX=POINTS) are missing".into()))?;
-    let (box_name, points) =
-        last.split_once('=').ok_or_else(|| syntax(format!("{last:?} is not BOX=POINTS (nor \"keep\")")))?;
+    let (box_name, points) = last
+        .split_once('=')
+        .ok_or_else(|| syntax(format!("{} is not BOX=POINTS (nor \"keep\")", crate::quote::quote(last))))?;
     if let Some(extra) = tokens.next() {
-        return Err(syntax(format!("{extra:?} follows the box; the box ends the turn")));
+        return Err(syntax(format!("{} follows the box; the box ends the turn", crate::quote::quote(extra))));
     }
-    let points = points.parse().map_err(|_| syntax(format!("the points in {last:?} are not a whole number")))?;
+    let points = points
+        .parse()
+        .map_err(|_| syntax(format!("the points in {} are not a whole number", crate::quote::quote(last))))?;
     Ok(RawTurn { at, player, rolls, keeps, box_name, points })
 }
 

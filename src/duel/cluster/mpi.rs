@@ -42,7 +42,7 @@ pub enum WorldError {
         mismatch: LaunchMismatch,
     },
     /// `YZ_EXCHANGE_PIECE_BYTES` is not a piece size MPI can send.
-    #[error("YZ_EXCHANGE_PIECE_BYTES={0:?}: expected a number of bytes from 1 to 2147483647")]
+    #[error("YZ_EXCHANGE_PIECE_BYTES={}: expected a number of bytes from 1 to 2147483647", crate::quote::quote(.0))]
     PieceBytes(String),
 }
 

@@ -26,7 +26,7 @@ pub const MAX_MEM_PER_RANK_GIB: f64 = 1e6;
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum SetupError {
     /// `--write` is not `all`, `none` or `K..`.
-    #[error("--write {0:?}: expected all, none, or K.. (layer K and those after it)")]
+    #[error("--write {}: expected all, none, or K.. (layer K and those after it)", crate::quote::quote(.0))]
     Write(String),
     /// The last layer to solve is not one of the space.
     #[error("--stop-after-layer {stop_after}: this solve covers layers {first}..={last}")]

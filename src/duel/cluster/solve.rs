@@ -834,6 +834,70 @@ pub(crate) mod tests {
         }
     }
 
+    /// A streamed solve with draws killed in the middle of a pass that writes its layer
+    /// (some blocks finished, their value and draw shards written but the layer not listed
+    /// yet), resumed, and killed again while that layer is the last listed, resumes to the
+    /// uninterrupted solve's files: the first resume keeps the draw shards its finished
+    /// blocks' records name (issue 40).
+    #[test]
+    fn a_streamed_solve_with_draws_killed_twice_around_one_layer_resumes() {
+        let cards = Cards::new(Game { rules: Rules::OFFICIAL, categories: Rules::OFFICIAL.first(5).unwrap() });
+        let space = Space::whole_game(&cards);
+        let root = tempfile::tempdir().unwrap();
+        let every = SolveOptions { shard_positions: 400, ..SolveOptions::whole(&space) };
+        let whole = root.path().join("whole");
+        solve_tables::<WinDraw<f32>>(&space, &Alone, &whole, every.clone(), |_| {}).unwrap();
+        let value_bytes = std::mem::size_of::<WinDraw<f32>>() as u64;
+        let (floor, _) = crate::duel::cluster::stream::floor(&space, (space.end_layer(), 0), 400, value_bytes);
+        let (dir, scratch) = (root.path().join("killed"), root.path().join("scratch"));
+        let options = streamed(floor, &scratch, &every);
+        let resumed = SolveOptions { resume: true, ..options.clone() };
+        let killed_after = |options: &SolveOptions, layer: usize| {
+            let run = std::panic::catch_unwind(|| {
+                solve_tables::<WinDraw<f32>>(&space, &Alone, &dir, options.clone(), |report| {
+                    assert!(report.layer != layer, "killed once layer {layer} was solved");
+                })
+            });
+            assert!(run.is_err(), "the solve ran past layer {layer}");
+        };
+        let copy = |from: &Path, to: &Path| {
+            let _ = std::fs::remove_dir_all(to);
+            std::fs::create_dir_all(to).unwrap();
+            for (name, bytes) in files(from) {
+                std::fs::write(to.join(name), bytes).unwrap();
+            }
+        };
+        // Killed once layer 5 is solved into frames: layer 6 listed, layer 5 not.
+        killed_after(&options, 5);
+        let (kept_dir, kept_scratch) = (root.path().join("kept-dir"), root.path().join("kept-scratch"));
+        copy(&dir, &kept_dir);
+        copy(&scratch, &kept_scratch);
+        // The pass writing layer 5, run to its end elsewhere: its block files and shards.
+        killed_after(&resumed, 4);
+        let blocks: Vec<(String, Vec<u8>)> =
+            files(&scratch).into_iter().filter(|(name, _)| name.starts_with("block-05-")).collect();
+        let shards: Vec<(String, Vec<u8>)> =
+            files(&dir).into_iter().filter(|(name, _)| name.starts_with("layer-05-")).collect();
+        assert!(blocks.len() >= 4 && shards.iter().any(|(name, _)| name.contains("draw")), "{} blocks", blocks.len());
+        // Back to the first kill, as if killed in the middle of that pass: half its blocks
+        // finished, and every shard of the layer written (the others' blocks were killed
+        // between their shards and their records).
+        copy(&kept_dir, &dir);
+        copy(&kept_scratch, &scratch);
+        for (name, bytes) in blocks[..blocks.len() / 2].iter() {
+            std::fs::write(scratch.join(name), bytes).unwrap();
+        }
+        for (name, bytes) in &shards {
+            std::fs::write(dir.join(name), bytes).unwrap();
+        }
+        // Resumed and killed again with layer 5 the last listed, then resumed to the end.
+        killed_after(&resumed, 4);
+        let outcome = solve_tables::<WinDraw<f32>>(&space, &Alone, &dir, resumed, |_| {}).unwrap();
+        assert!(outcome.resumed_blocks > 0);
+        assert_eq!(files(&dir), files(&whole));
+        assert!(!scratch.exists());
+    }
+
     /// A streamed solve claims its scratch directory ([`super::super::scratch`]): a
     /// directory of a user's files, or the table directory itself, is refused before
     /// anything in it is touched; a solve removes its scratch when it ends (a killed one's

@@ -46,7 +46,10 @@ pub fn shard_positions_from_env() -> Result<u64, String> {
         Err(_) => Ok(SHARD_POSITIONS),
         Ok(text) => match text.trim().parse::<u64>() {
             Ok(n) if n >= 1 => Ok(n),
-            _ => Err(format!("{SHARD_POSITIONS_VAR}={text:?}: expected a number of positions per shard, at least 1")),
+            _ => Err(format!(
+                "{SHARD_POSITIONS_VAR}={}: expected a number of positions per shard, at least 1",
+                crate::quote::quote(&text)
+            )),
         },
     }
 }

@@ -410,18 +410,21 @@ pub(super) fn listed_names(listed: &[Listed<'_>]) -> std::collections::HashSet<S
     listed.iter().map(Listed::file).collect()
 }
 
-/// Removes the draw shards in `dir` that `manifest` does not list (those of a layer before
-/// the last finished one, left by a solve stopped between writing the manifest and removing
-/// them) and returns their names. Only the writer's own names are touched.
+/// Removes the draw shards in `dir` that `manifest` no longer lists (those of a layer
+/// listed before the last one, left by a solve stopped between writing the manifest and
+/// removing them) and returns their names. Draw shards of the layers below the last listed
+/// one are kept: a streamed pass's finished blocks wrote them, and their records list them
+/// when the pass ends. Only the writer's own names are touched.
 pub fn remove_unlisted_draws(dir: &Path, manifest: &Manifest) -> Result<Vec<String>, StoreError> {
     let io = |action: &'static str| move |source| StoreError::Io { path: dir.to_owned(), action, source };
     let listed = listed_names(&manifest.listed());
+    let Some(lowest) = manifest.layers.last().map(|l| l.layer) else { return Ok(Vec::new()) };
     let mut removed = Vec::new();
     for entry in std::fs::read_dir(dir).map_err(io("list"))? {
         let name = entry.map_err(io("list"))?.file_name().to_string_lossy().into_owned();
-        let ours = parse_shard_file(&name).is_some_and(|(_, column, _)| column == Column::Draw)
+        let stale = parse_shard_file(&name).is_some_and(|(layer, column, _)| column == Column::Draw && layer > lowest)
             && linked(dir, &name).is_none();
-        if ours && !listed.contains(&name) {
+        if stale && !listed.contains(&name) {
             remove_file(&dir.join(&name))?;
             removed.push(name);
         }

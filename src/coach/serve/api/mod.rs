@@ -124,7 +124,8 @@ impl<S: Send + Sync, T: Fields> axum::extract::FromRequest<S> for Strict<T> {
             let known = T::fields();
             if let Some(unknown) = object.keys().find(|key| !known.contains(&key.as_str())) {
                 return Err(ApiError::bad(format!(
-                    "unknown field {unknown:?}{}; this request takes {}",
+                    "unknown field {}{}; this request takes {}",
+                    crate::quote::quote(unknown),
                     crate::game::suggest::did_you_mean(unknown, known.iter().copied()),
                     known.iter().map(|name| format!("{name:?}")).collect::<Vec<_>>().join(", ")
                 )));
@@ -608,8 +609,9 @@ pub(super) async fn check_host(State(app): State<Arc<App>>, request: Request, ne
         Some(name) => ApiError::new(
             StatusCode::MISDIRECTED_REQUEST,
             format!(
-                "this server does not answer to the name {name:?}; use its address or localhost, \
-                 or start it with --host {name} to accept that name"
+                "this server does not answer to the name {name}; use its address or localhost, \
+                 or start it with --host {name} to accept that name",
+                name = crate::quote::quote(&name)
             ),
         )
         .into_response(),
