@@ -67,9 +67,25 @@ mod tests {
 
     #[test]
     fn an_error_line_names_each_cause_once() {
-        let io = std::io::Error::other("disk full\r\n");
+        #[derive(Debug)]
+        struct Reading(std::io::Error);
+        impl fmt::Display for Reading {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("reading the card")
+            }
+        }
+        impl std::error::Error for Reading {
+            fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+                Some(&self.0)
+            }
+        }
+        let error = Reading(std::io::Error::other("disk full\r\n"));
+        assert_eq!(error_line(&error), "reading the card: disk full\\r\\n");
+        // A message that already prints its source is not followed by it again.
+        let io = std::io::Error::other("disk full");
         let error = crate::store::StoreError::Io { path: "t.yzs".into(), action: "write", source: io };
-        assert_eq!(error_line(&error), format!("{error}: disk full\\r\\n"));
+        assert_eq!(error_line(&error), error.to_string());
+        assert!(error.to_string().ends_with(": disk full"), "{error}");
     }
 
     #[test]

@@ -59,8 +59,13 @@ fn solve_then_value_and_advice_from_tables_and_on_the_fly() {
             ],
         ))
     };
-    let keeps = advise(dir.path(), "2");
-    assert_eq!(keeps, advise(empty.path(), "2"));
+    // The same advice from both sources, each named.
+    let (mut keeps, mut solved) = (advise(dir.path(), "2"), advise(empty.path(), "2"));
+    assert!(keeps["source"].as_str().unwrap().starts_with("tables in "), "{keeps}");
+    assert_eq!(solved["source"], "a solve of the positions below");
+    keeps["source"].take();
+    solved["source"].take();
+    assert_eq!(keeps, solved);
     let options = keeps["options"].as_array().unwrap();
     assert_eq!(options[0]["keep"], serde_json::json!([4, 4, 4]), "{keeps}");
     assert_eq!(options[0]["gap"].as_f64(), Some(0.0));

@@ -58,7 +58,8 @@ pub enum DuelCommand {
         #[arg(long, value_name = "GIB")]
         mem_per_rank: Option<f64>,
         /// Solve on the GPU (one per rank): winning chances without draws, files identical
-        /// to a CPU solve's; needs a build with `--features gpu` and layers held in memory.
+        /// to a CPU solve's, layers held in memory or streamed; needs a build with
+        /// `--features gpu`.
         #[arg(long)]
         gpu: bool,
         /// Scratch directory of a streamed solve, seen by every rank; removed when the solve

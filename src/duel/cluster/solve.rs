@@ -90,8 +90,8 @@ pub struct SolveOptions {
     /// Solve in blocks through scratch files within a memory budget
     /// ([`super::stream`]) instead of holding whole layers.
     pub stream: Option<Stream>,
-    /// Solve the layers held in memory on the GPU (feature `gpu`; `f32` values without
-    /// draws: [`SolveOptions::on_gpu`]); the files are the CPU's, bit for bit.
+    /// Solve on the GPU, layers held in memory and streamed ones alike (feature `gpu`; `f32`
+    /// values without draws: [`SolveOptions::on_gpu`]); the files are the CPU's, bit for bit.
     pub gpu: bool,
 }
 
@@ -160,16 +160,10 @@ pub fn solve_tables<V: DuelValue + Pod>(
             share_manifest(ranks, &mut manifest)?;
         }
         match &options.stream {
-            Some(_) if streamed && options.gpu => {
-                return Err(ClusterError::Gpu(
-                    "the GPU solves layers held in memory; this solve streams them through scratch files (give it more \
-                     --mem-per-rank, or solve on the CPU)"
-                        .into(),
-                ));
-            }
             Some(stream) if streamed => {
                 let layers = (bottom, options.write_from);
-                solve_streamed(space, ranks, dir, stream, &mut manifest, layers, &mut outcome, &mut progress)?
+                let streaming = (stream, &kernel);
+                solve_streamed(space, ranks, dir, streaming, &mut manifest, layers, &mut outcome, &mut progress)?
             }
             _ => solve_into_tables(
                 space,

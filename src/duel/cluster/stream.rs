@@ -419,13 +419,14 @@ fn read_done(scratch: &Path, expected: &Done) -> Option<Done> {
 }
 
 /// Solves the layers of `space` from what `manifest` lists (nothing: the game's end) down
-/// to `last`, streaming, and lists each finished layer in `manifest`.
+/// to `last`, streaming, each block solved by `kernel`, and lists each finished layer in
+/// `manifest`.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn solve_streamed<V: DuelValue + Pod>(
     space: &Space,
     ranks: &impl Ranks,
     dir: &Path,
-    stream: &Stream,
+    (stream, kernel): (&Stream, &Kernel),
     manifest: &mut Manifest,
     (last, write_from): (usize, usize),
     outcome: &mut Outcome<V>,
@@ -500,7 +501,7 @@ pub(super) fn solve_streamed<V: DuelValue + Pod>(
         frontier.previous = Some(done.blocks);
     }
     let top = frontier.upcoming.as_ref().expect("a pass to run").upper;
-    sweep(space, last..top, &mut frontier, &|| false, &Kernel::Cpu)
+    sweep(space, last..top, &mut frontier, &|| false, kernel)
 }
 
 /// Layers streamed in blocks through scratch files: the layer `t` of the sweep is solved
