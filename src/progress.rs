@@ -20,6 +20,11 @@ pub trait Progress: Sync {
     }
 }
 
+/// Work stopped because whoever waited for it has gone ([`Progress::cancelled`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("cancelled: whoever asked for this has gone")]
+pub struct Cancelled;
+
 /// Progress reported to nobody: for tests and embedding programs that show none.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Silent;

@@ -23,7 +23,6 @@ use crate::coach::review::{self, DuelTurn, DuelTurnJson, ReviewError};
 use crate::duel::source::{Position, TableLookup};
 use crate::game::RollsLeft;
 use crate::game::{Card, CardView, Game, Rules, parse_dice};
-use crate::progress::Silent;
 use crate::solo;
 use crate::targets::advise::{self as target_advise, TargetAdviceJson};
 use crate::targets::payoff::{self, BeatReport};
@@ -240,9 +239,10 @@ pub(super) async fn solo_beat(State(app): State<Arc<App>>, Strict(request): Stri
     let gate = app.heavy_gate()?;
     let table = app.solo(game).await?;
     let app = Arc::clone(&app);
+    let (cancel, _cancel_on_drop) = Cancel::pair();
     blocking(move || {
         let _gate = gate;
-        let report = payoff::beat(game, &table, &Silent);
+        let report = payoff::beat(game, &table, &cancel).map_err(ApiError::bad)?;
         lock(&app.beats).insert(game, report.clone());
         Ok(Json(report))
     })
