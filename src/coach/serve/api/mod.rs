@@ -30,7 +30,7 @@ pub(super) use app::{App, background_priority};
 use app::{BODY_BUDGET_KIB, Cancel, LARGE_BODY_BUDGET_KIB, SMALL_BODY_BYTES, blocking, lock};
 
 /// A refused or failed request: its status and the message shown.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct ApiError {
     /// The HTTP status.
     pub status: StatusCode,
@@ -519,12 +519,9 @@ pub(super) async fn history_add(
     };
     let when = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
     let entry = HistoryEntry::new(when, record.game().rules, &players);
-    blocking(move || {
-        // One writer at a time: each reads the history, adds its game and writes it anew.
-        let _writing = lock(&app.history);
-        history::append(&app.config.data.join(history::FILE_NAME), entry).map(Json).map_err(history_error)
-    })
-    .await
+    // One writer at a time, in this process or another ([`history::append`] locks it).
+    blocking(move || history::append(&app.config.data.join(history::FILE_NAME), entry).map(Json).map_err(history_error))
+        .await
 }
 
 /// The history in the data directory, oldest first.
