@@ -1,6 +1,6 @@
 //! Facts about the machine and the batch job this process runs in, read by whoever sizes
 //! work to them: the memory available (the least of the machine's, the control group's and
-//! the address space's), and what a Slurm allocation grants each rank.
+//! the address space's), the disk free, and what a Slurm allocation grants each rank.
 
 /// The memory of one rank of this job and the machine's memory it is a share of.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
@@ -129,6 +129,37 @@ pub fn address_space_room() -> Option<u64> {
     {
         None
     }
+}
+
+/// Bytes free to this user on the file system of `path` (or of its nearest existing
+/// ancestor, for a directory not made yet), and that file system's device number.
+pub fn free_disk(path: &std::path::Path) -> std::io::Result<(u64, u64)> {
+    let absolute = std::path::absolute(path)?;
+    let existing = absolute.ancestors().find(|p| p.exists()).unwrap_or(std::path::Path::new("/"));
+    statvfs_free(existing)
+}
+
+#[cfg(unix)]
+fn statvfs_free(path: &std::path::Path) -> std::io::Result<(u64, u64)> {
+    use std::os::unix::ffi::OsStrExt;
+    use std::os::unix::fs::MetadataExt;
+    let device = std::fs::metadata(path)?.dev();
+    let name = std::ffi::CString::new(path.as_os_str().as_bytes()).map_err(std::io::Error::other)?;
+    let mut stat = std::mem::MaybeUninit::<libc::statvfs>::uninit();
+    // SAFETY: `name` is a NUL-terminated path and statvfs fills the struct it is given.
+    if unsafe { libc::statvfs(name.as_ptr(), stat.as_mut_ptr()) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: a zero return means the struct was filled.
+    let stat = unsafe { stat.assume_init() };
+    // The fields are u64 here and narrower on 32-bit targets.
+    #[allow(clippy::useless_conversion)]
+    Ok((u64::from(stat.f_bavail) * u64::from(stat.f_frsize), device))
+}
+
+#[cfg(not(unix))]
+fn statvfs_free(_path: &std::path::Path) -> std::io::Result<(u64, u64)> {
+    Ok((u64::MAX, 0))
 }
 
 /// An environment of `pairs` only, read as `std::env::var` would be: for tests of what a

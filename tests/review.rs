@@ -147,7 +147,7 @@ fn the_analysis_from_within_a_turn_values_each_choice_as_the_advisor_does() {
         for r in ranked.iter().take(4).chain(ranked.last()) {
             let within = Some(WithinTurn { roll, rolls_left, choice: r.choice });
             let start = Start { state: card.state(), points: card.points(), within };
-            let analysis = analyze_from(game, &policy, start, &Silent);
+            let analysis = analyze_from(game, &policy, start, &Silent).unwrap();
             let total: f64 = analysis.distribution().probabilities().iter().sum();
             assert!((total - 1.0).abs() < 1e-12);
             let mean = analysis.distribution().mean();
@@ -155,7 +155,7 @@ fn the_analysis_from_within_a_turn_values_each_choice_as_the_advisor_does() {
         }
     }
     let start = Start { state: card.state(), points: card.points(), within: None };
-    let whole_turn = analyze_from(game, &policy, start, &Silent).distribution().mean();
+    let whole_turn = analyze_from(game, &policy, start, &Silent).unwrap().distribution().mean();
     assert!((whole_turn - card.points() as f64 - table.future_value(card.state())).abs() < 1e-9);
 }
 

@@ -11,9 +11,23 @@ use yz::coach::serve::{SERVE_DUEL_POSITIONS, ServeConfig};
 use yz::solo::SoloTable;
 use yz::store::DataTable;
 
+/// The server's configuration over the data directory `data`, its builds by this `yz`.
+fn config(data: &Path) -> ServeConfig {
+    ServeConfig {
+        data: data.to_path_buf(),
+        duel_positions: SERVE_DUEL_POSITIONS,
+        host_names: Vec::new(),
+        exe: env!("CARGO_BIN_EXE_yz").into(),
+    }
+}
+
 /// A server on a free port of loopback over the data directory `data`.
-fn start(data: &std::path::Path) -> SocketAddr {
-    let config = ServeConfig { data: data.to_path_buf(), duel_positions: SERVE_DUEL_POSITIONS, host_names: Vec::new() };
+fn start(data: &Path) -> SocketAddr {
+    start_with(config(data))
+}
+
+/// A server on a free port of loopback with `config`.
+fn start_with(config: ServeConfig) -> SocketAddr {
     let (sender, receiver) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
         yz::coach::serve::run("127.0.0.1:0".parse().unwrap(), config, |bound| sender.send(bound).unwrap()).unwrap();
@@ -54,7 +68,7 @@ fn exchange_at(address: SocketAddr, request: &[u8]) -> (u16, String) {
 
 /// A failure of the server, not of the request (here a damaged table in its data
 /// directory), is a 500 whose message names no path and no process id; a table that would
-/// have to be written where the server cannot write is a 503 naming the data directory,
+/// have to be written where the server cannot write is a 507 naming the data directory,
 /// before any solve.
 #[test]
 fn server_failures_name_no_paths() {
@@ -83,7 +97,7 @@ fn server_failures_name_no_paths() {
     let unwritable = dir.path().join("data-is-a-file");
     std::fs::write(&unwritable, "not a directory").unwrap();
     let (status, message) = ask(&unwritable);
-    assert_eq!(status, 503, "{message}");
+    assert_eq!(status, 507, "{message}");
     assert!(message.contains("data-is-a-file") && message.contains("cannot write"), "{message}");
 }
 
@@ -654,4 +668,125 @@ fn the_app_installs() {
     let (_, _, manifest) = get("/manifest.webmanifest");
     let manifest: serde_json::Value = serde_json::from_str(&manifest).unwrap();
     assert!(manifest["name"].as_str().is_some_and(|n| n.contains("yz")), "{manifest}");
+}
+
+/// A target table's build runs in a child process: a build that dies (killed, as the
+/// kernel kills a process out of memory, or failing on a full disk) leaves the server up,
+/// its progress shown until then; its error is the answer to the requests after it, again
+/// and again without another build (the page shows it and stops asking), and it names no
+/// path.
+#[test]
+fn a_build_that_dies_leaves_the_server_up_and_its_error_answers() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    for (ending, says) in [
+        ("kill -9 $$", "ran out of memory"),
+        ("echo 'Error: writing: No space left on device (os error 28)' >&2; exit 1", "disk filled up"),
+    ] {
+        let data = tempfile::Builder::new().tempdir_in(dir.path()).unwrap();
+        let runs = data.path().join("runs");
+        let exe = data.path().join("yz-that-dies");
+        let script =
+            format!("#!/bin/sh\necho run >> '{}'\necho 'progress 31 100' >&2\nsleep 1\n{ending}\n", runs.display());
+        std::fs::write(&exe, script).unwrap();
+        std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let address = start_with(ServeConfig { exe, ..config(data.path()) });
+        let target = r#"{"card":"","dice":"1,3,3,5,6","rolls_left":2,"target":200}"#;
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        let mut percents = Vec::new();
+        let (status, error) = loop {
+            let (status, answer) = post_json_at(address, "/api/targets/advise", target);
+            match answer["percent"].as_u64() {
+                Some(percent) if status == 503 => percents.push(percent),
+                _ => break (status, answer),
+            }
+            assert!(std::time::Instant::now() < deadline, "still building: {answer}");
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        };
+        assert_eq!(status, 507, "{error}");
+        let message = error["error"].as_str().unwrap();
+        assert!(message.contains(says) && message.contains("tries again") && !message.contains('/'), "{message}");
+        assert!(percents.contains(&31), "the child's progress is shown: {percents:?}");
+        for _ in 0..3 {
+            assert_eq!(post_json_at(address, "/api/targets/advise", target), (status, error.clone()));
+        }
+        assert_eq!(std::fs::read_to_string(&runs).unwrap(), "run\n", "one build, not one per request");
+        let (status, advice) =
+            post_json_at(address, "/api/solo/advise", r#"{"card":"","dice":"1,3,3,5,6","rolls_left":2}"#);
+        assert_eq!(status, 200, "the server goes on: {advice}");
+    }
+}
+
+/// A server under a memory limit its target table's build cannot fit refuses the build up
+/// front (507, saying how much memory it takes), and goes on serving.
+#[test]
+fn a_build_that_cannot_fit_the_memory_limit_is_refused_up_front() {
+    use std::io::BufRead;
+    use std::os::unix::process::CommandExt;
+    let data = tempfile::tempdir().unwrap();
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_yz"));
+    command.arg("--data").arg(data.path()).args(["--json", "serve", "--port", "0"]);
+    command.stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::null());
+    // SAFETY: setrlimit between fork and exec takes no lock and allocates nothing.
+    unsafe {
+        command.pre_exec(|| {
+            let limit = libc::rlimit { rlim_cur: 1 << 30, rlim_max: 1 << 30 };
+            if libc::setrlimit(libc::RLIMIT_AS, &limit) == 0 { Ok(()) } else { Err(std::io::Error::last_os_error()) }
+        });
+    }
+    let mut server = command.spawn().unwrap();
+    let mut line = String::new();
+    std::io::BufReader::new(server.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    let url: serde_json::Value = serde_json::from_str(&line).unwrap();
+    let address: SocketAddr =
+        url["url"].as_str().unwrap().trim_start_matches("http://").trim_end_matches('/').parse().unwrap();
+    let target = r#"{"card":"","dice":"1,3,3,5,6","rolls_left":2,"target":200}"#;
+    let (status, answer) = post_json_at(address, "/api/targets/advise", target);
+    let message = answer["error"].as_str().unwrap_or_default().to_owned();
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    let alive = server.try_wait().unwrap().is_none();
+    let (rules, _) = exchange_at(address, b"GET /api/rules HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n");
+    server.kill().unwrap();
+    server.wait().unwrap();
+    assert_eq!(status, 507, "{answer}");
+    assert!(message.contains("MB of memory") && message.contains("available to this process"), "{message}");
+    assert!(alive && rules == 200, "the server goes on");
+}
+
+/// A client that hangs up on its review gives the heavy work's place back within about a
+/// second, its mistakes' breakdowns (whole-game analyses, seconds each) cancelled inside:
+/// another user's two-player advice is answered, not refused as busy.
+#[test]
+fn a_review_whose_client_hangs_up_frees_the_heavy_place_at_once() {
+    let data = tempfile::tempdir().unwrap();
+    let address = start(data.path());
+    let solo = post_json_at(address, "/api/solo/advise", r#"{"card":"","dice":"1,3,3,5,6","rolls_left":2}"#);
+    assert_eq!(solo.0, 200, "the solitaire table read first");
+    // Three mistakes from the first turn: about 15 s of breakdowns on two cores.
+    let record = "yz-record 1\n12346 keep 1 11123 keep 1 12345 chance=15\n";
+    let body = serde_json::json!({ "record": record, "top": 3 }).to_string();
+    let head = format!(
+        "POST /api/review HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n\
+         Content-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    );
+    let mut reviewing = TcpStream::connect(address).unwrap();
+    reviewing.write_all(&[head.as_bytes(), body.as_bytes()].concat()).unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let me = "ones=3,twos=6,threes=9,fours=12,fives=15,sixes=18,3k=20,4k=0,fh=25,ss=30";
+    let opp = "ones=2,twos=6,threes=9,fours=12,fives=20,sixes=18,3k=22,4k=0,fh=25,ss=30";
+    let advice = format!(r#"{{"me":"{me}","opp":"{opp}","dice":"6,6,5,5,1","rolls_left":2}}"#);
+    let (status, busy) = post_json_at(address, "/api/duel/advise", &advice);
+    assert_eq!(status, 503, "the review holds the heavy place: {busy}");
+    drop(reviewing);
+    let hung_up = std::time::Instant::now();
+    loop {
+        let (status, answer) = post_json_at(address, "/api/duel/advise", &advice);
+        if status == 200 {
+            break;
+        }
+        assert_eq!(status, 503, "{answer}");
+        assert!(hung_up.elapsed() < std::time::Duration::from_secs(3), "still busy: {answer}");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
 }

@@ -40,8 +40,13 @@ fn parse_bind(text: &str) -> Result<IpAddr, String> {
 /// Runs `yz serve` until interrupted; with `json`, the line saying where it listens is a
 /// JSON object (`url`, `data`).
 pub fn run(args: ServeArgs, data: &Path, json: bool) -> Result<()> {
-    let config =
-        ServeConfig { data: data.to_path_buf(), duel_positions: SERVE_DUEL_POSITIONS, host_names: args.host_names };
+    let exe = std::env::current_exe().context("finding this program, which builds the target tables")?;
+    let config = ServeConfig {
+        data: data.to_path_buf(),
+        duel_positions: SERVE_DUEL_POSITIONS,
+        host_names: args.host_names,
+        exe,
+    };
     let address = SocketAddr::new(args.bind, args.port);
     if !args.bind.is_loopback() {
         eprintln!(

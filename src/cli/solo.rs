@@ -107,7 +107,7 @@ pub fn run(command: SoloCommand, data: &Path, as_json: bool) -> Result<()> {
             let table = open_table(data, game)?;
             let started = Instant::now();
             let analysis =
-                solo::analyze_with_progress(game, &solo::OptimalPolicy::solved(game, &table), &Bar::new(as_json));
+                solo::analyze_with_progress(game, &solo::OptimalPolicy::solved(game, &table), &Bar::new(as_json))?;
             let seconds = started.elapsed().as_secs_f64();
             if let Some(path) = &plot {
                 super::plot::score_distribution(path, game, analysis.distribution())?;
@@ -123,7 +123,7 @@ pub fn run(command: SoloCommand, data: &Path, as_json: bool) -> Result<()> {
                 bail!("unknown opponent {opponent}{meant}; accepted: optimal (the optimal solitaire strategy)");
             }
             let table = open_table(data, game)?;
-            print_report(&payoff::beat(game, &table, &Bar::new(as_json)), as_json);
+            print_report(&payoff::beat(game, &table, &Bar::new(as_json))?, as_json);
         }
         SoloCommand::Value { game, card } => {
             let game = game.game()?;

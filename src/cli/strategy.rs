@@ -86,7 +86,7 @@ pub fn run(command: StrategyCommand, data: &Path, as_json: bool) -> Result<()> {
             let game = game.game()?;
             let started = Instant::now();
             let strategy = Strategy::build(&name, game, data)?;
-            let analysis = yz::solo::analyze_with_progress(game, &strategy, &Bar::new(as_json));
+            let analysis = yz::solo::analyze_with_progress(game, &strategy, &Bar::new(as_json))?;
             let seconds = started.elapsed().as_secs_f64();
             let mut report = StatsReport::new(game, &analysis, seconds);
             report.strategy = Some(name.to_string());

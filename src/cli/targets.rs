@@ -23,6 +23,10 @@ pub enum TargetsCommand {
         /// Where to write the table [default: the data directory].
         #[arg(long, value_name = "FILE")]
         out: Option<PathBuf>,
+        /// Report progress as lines `progress DONE TOTAL` on standard error, for a program
+        /// that runs this one (yz serve builds its target tables so).
+        #[arg(long, hide = true)]
+        progress_lines: bool,
     },
     /// Probability of a final total of at least S from the start of a turn with this card,
     /// playing for S.
@@ -52,10 +56,15 @@ pub enum TargetsCommand {
 /// Runs one `yz targets` command.
 pub fn run(command: TargetsCommand, data: &Path, as_json: bool) -> Result<()> {
     match command {
-        TargetsCommand::Solve { game, out } => {
+        TargetsCommand::Solve { game, out, progress_lines } => {
             let game = game.game()?;
             let path = out.unwrap_or_else(|| data.join(TargetTable::file_name(game)));
-            print_report(&report::solve_into(game, &path, &Bar::new(as_json))?, as_json);
+            let solved = if progress_lines {
+                report::solve_into(game, &path, &yz::progress::Lines::default())
+            } else {
+                report::solve_into(game, &path, &Bar::new(as_json))
+            };
+            print_report(&solved?, as_json);
         }
         TargetsCommand::Query { game, card, target } => {
             let game = game.game()?;

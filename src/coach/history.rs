@@ -4,7 +4,9 @@
 //!
 //! The file is a store file ([`crate::store`]) of kind [`KIND`]: a versioned header, the
 //! entries as UTF-8 JSON (text, so no byte order arises), the checksums. It is read whole
-//! and written anew, atomically, with each game added; a file that fails its checks is an
+//! and written anew, atomically, with each game added, under the exclusive lock of a file
+//! beside it ([`LOCK_SUFFIX`]), so that writers in several processes (two servers on one
+//! data directory) lose none of each other's games; a file that fails its checks is an
 //! error and is never overwritten, so a damaged history is moved away by its owner, not
 //! lost without a word.
 
@@ -26,6 +28,14 @@ pub const KIND: FileKind = FileKind {
 
 /// The history's file name in a data directory.
 pub const FILE_NAME: &str = "history.yzs";
+
+/// What the history's lock file adds to its name: `history.yzs.lock`, held while a game is
+/// added (the history itself is replaced by rename, so its own lock would not hold).
+pub const LOCK_SUFFIX: &str = ".lock";
+
+/// How long a writer waits for another's lock on the history (adding a game takes
+/// milliseconds) before it gives up with an error.
+const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// Most games kept: adding one more drops the oldest.
 pub const MAX_ENTRIES: usize = 1000;
@@ -118,6 +128,7 @@ pub fn append(path: &Path, entry: HistoryEntry) -> Result<Vec<HistoryEntry>, His
 
 /// [`append`], keeping the last `most` games.
 fn append_keeping(path: &Path, entry: HistoryEntry, most: usize) -> Result<Vec<HistoryEntry>, HistoryError> {
+    let _lock = lock(path)?;
     let mut entries = read(path)?;
     entries.push(entry);
     let excess = entries.len().saturating_sub(most);
@@ -125,6 +136,27 @@ fn append_keeping(path: &Path, entry: HistoryEntry, most: usize) -> Result<Vec<H
     let payload = serde_json::to_vec(&entries).expect("a history serialises");
     store::write_atomic(path, KIND.name, &KIND.metadata_without_game(), &payload).map_err(HistoryError::Write)?;
     Ok(entries)
+}
+
+/// The exclusive lock of the history at `path` (its lock file made where there is none),
+/// held until the file returned is dropped.
+fn lock(path: &Path) -> Result<std::fs::File, HistoryError> {
+    let mut name = path.as_os_str().to_owned();
+    name.push(LOCK_SUFFIX);
+    let lock_path = PathBuf::from(name);
+    let failed =
+        |action, source| HistoryError::Write(store::StoreError::Io { path: lock_path.clone(), action, source });
+    let file = std::fs::File::options()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&lock_path)
+        .map_err(|e| failed("open", e))?;
+    match store::lock_exclusive(&file, LOCK_WAIT, || {}) {
+        Ok(true) => Ok(file),
+        Ok(false) => Err(failed("lock", std::io::Error::new(std::io::ErrorKind::WouldBlock, "held by another writer"))),
+        Err(e) => Err(failed("lock", e)),
+    }
 }
 
 #[cfg(test)]
@@ -155,6 +187,28 @@ mod tests {
         let game = HistoryEntry::new(u64::MAX, Rules::OFFICIAL, &[longest.clone(), longest]);
         let whole = serde_json::to_vec(&vec![game; MAX_ENTRIES]).unwrap();
         assert!((whole.len() as u64) < MAX_FILE_BYTES / 2, "{}", whole.len());
+    }
+
+    /// Writers adding games at once, each through its own open file (as two servers on one
+    /// data directory do), keep every game: none reads the history while another writes.
+    #[test]
+    fn concurrent_writers_lose_no_games() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(FILE_NAME);
+        let (writers, each) = (8u64, 10u64);
+        std::thread::scope(|scope| {
+            for w in 0..writers {
+                let path = &path;
+                scope.spawn(move || {
+                    for i in 0..each {
+                        append(path, entry(w * each + i)).unwrap();
+                    }
+                });
+            }
+        });
+        let mut kept: Vec<u64> = read(&path).unwrap().iter().map(|e| e.when).collect();
+        kept.sort_unstable();
+        assert_eq!(kept, (0..writers * each).collect::<Vec<_>>());
     }
 
     #[test]

@@ -31,7 +31,7 @@ use crate::game::{
     StateIndex,
 };
 use crate::game::{Choice, RollsLeft};
-use crate::progress::{Progress, Silent};
+use crate::progress::{Cancelled, Progress, Silent};
 
 /// What a strategy scores, exactly: by box, bonuses, and in total.
 #[derive(Clone, Debug)]
@@ -172,11 +172,16 @@ impl ScoreDistribution {
 /// If the policy keeps dice that are not in the roll or scores in a box that is filled or
 /// that the rules forbid.
 pub fn analyze<P: Policy + ?Sized>(game: Game, policy: &P) -> Analysis {
-    analyze_with_progress(game, policy, &Silent)
+    analyze_with_progress(game, policy, &Silent).expect("progress reported to nobody is never cancelled")
 }
 
-/// [`analyze`], reporting each layer of filled boxes played to `progress`.
-pub fn analyze_with_progress<P: Policy + ?Sized>(game: Game, policy: &P, progress: &dyn Progress) -> Analysis {
+/// [`analyze`], reporting each layer of filled boxes played to `progress`, and stopping
+/// early where it is cancelled ([`analyze_from`]).
+pub fn analyze_with_progress<P: Policy + ?Sized>(
+    game: Game,
+    policy: &P,
+    progress: &dyn Progress,
+) -> Result<Analysis, Cancelled> {
     analyze_from(game, policy, Start { state: ScoreState::start(game), points: 0, within: None }, progress)
 }
 
@@ -207,12 +212,18 @@ pub struct Start {
 /// Analyses `policy` playing the rest of `game` from `start`. Boxes filled before the start
 /// are not in [`Analysis::box_distribution`] (they hold no probability), and a bonus earned
 /// before it is not in [`Analysis::upper_bonus_probability`] or the extra-bonus mean; the
-/// score distribution is of the final total, the points before included.
+/// score distribution is of the final total, the points before included. Once `progress`
+/// is cancelled, the analysis stops within a state's turn and answers [`Cancelled`].
 ///
 /// # Panics
 /// As [`analyze`]; also if `start.within` keeps dice not in its roll, keeps with no reroll
 /// left, or scores in a box the rules do not allow.
-pub fn analyze_from<P: Policy + ?Sized>(game: Game, policy: &P, start: Start, progress: &dyn Progress) -> Analysis {
+pub fn analyze_from<P: Policy + ?Sized>(
+    game: Game,
+    policy: &P,
+    start: Start,
+    progress: &dyn Progress,
+) -> Result<Analysis, Cancelled> {
     let filled_before = start.state.filled.minus(game.absent()).len();
     progress.start("analysis", (game.categories.len() - filled_before) as u64, "turns");
     let upper = UpperTotals::new(game, policy.plays_by_state_class());
@@ -223,8 +234,16 @@ pub fn analyze_from<P: Policy + ?Sized>(game: Game, policy: &P, start: Start, pr
     let mut within = start.within;
     let mut tally = Tally::default();
     for filled_in_play in filled_before..game.categories.len() {
-        let tallies: Vec<Tally> =
-            layer.slots.par_iter_mut().map(|s| s.play(game, policy, &upper, within.as_ref())).collect();
+        let tallies: Vec<Tally> = layer
+            .slots
+            .par_iter_mut()
+            .map(
+                |s| if progress.cancelled() { Tally::default() } else { s.play(game, policy, &upper, within.as_ref()) },
+            )
+            .collect();
+        if progress.cancelled() {
+            return Err(Cancelled);
+        }
         within = None;
         for t in &tallies {
             tally.add(t);
@@ -247,13 +266,13 @@ pub fn analyze_from<P: Policy + ?Sized>(game: Game, policy: &P, start: Start, pr
     for c in game.absent().iter() {
         boxes[c.index()][0] = 1.0;
     }
-    Analysis {
+    Ok(Analysis {
         game,
         boxes,
         upper_bonus_probability: tally.upper_bonus,
         yahtzee_bonus_mean: tally.yahtzee_bonus,
         distribution: ScoreDistribution { probabilities },
-    }
+    })
 }
 
 /// Which upper total stands for each: itself, or the representative of its

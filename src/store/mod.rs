@@ -59,6 +59,7 @@
 
 mod error;
 mod identity;
+mod lock;
 mod parts;
 mod read;
 mod table;
@@ -66,6 +67,7 @@ mod write;
 
 pub use error::{StoreError, TableError};
 pub use identity::{Field, FileKind, Identity, IdentityError};
+pub use lock::lock_exclusive;
 pub use parts::{PARTS_KEY, PartsFile, write_parts};
 pub use read::{StoreFile, VerifyReport, hold_files_in_memory, peek, read_text, verify};
 pub use table::{DataTable, open_or_solve};

@@ -3,6 +3,7 @@
 pub mod advise;
 pub mod payoff;
 pub mod report;
+pub mod room;
 pub mod solve;
 pub mod table;
 

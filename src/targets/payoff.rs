@@ -39,7 +39,7 @@ use serde::Serialize;
 use super::solve::StateScratch;
 use crate::game::category::MAX_BOXES;
 use crate::game::{Game, Rules, ScoreState, StateId, StateIndex};
-use crate::progress::{Progress, Silent};
+use crate::progress::{Cancelled, Progress, Silent};
 use crate::solo::{OptimalPolicy, ScoreDistribution, SoloTable, analyze_with_progress};
 use crate::turn::Shift;
 use crate::turn::lanes::{Lane, padded_lanes};
@@ -346,19 +346,20 @@ impl fmt::Display for BeatReport {
 /// The chance that the best reply beats the optimal solitaire strategy of `game` (read from
 /// `table`), whose final-score distribution is computed exactly first. Each player plays
 /// on its own card; the reply sees nothing of the opponent's game but knows its
-/// distribution, so the reply's value is a payoff over its own final score.
-pub fn beat(game: Game, table: &SoloTable, progress: &dyn Progress) -> BeatReport {
+/// distribution, so the reply's value is a payoff over its own final score. Stops early
+/// where `progress` is cancelled during the opponent's analysis.
+pub fn beat(game: Game, table: &SoloTable, progress: &dyn Progress) -> Result<BeatReport, Cancelled> {
     let started = Instant::now();
-    let opponent = analyze_with_progress(game, &OptimalPolicy::solved(game, table), progress);
+    let opponent = analyze_with_progress(game, &OptimalPolicy::solved(game, table), progress)?;
     let distribution = opponent.distribution();
     // f32 lanes: on the full game 2.2 times as fast as f64, and 3e-7 away from it.
     let win = solve_with_progress::<f32>(game, &Payoff::beat(distribution), progress);
-    BeatReport {
+    Ok(BeatReport {
         rules: game.rules,
         categories: game.box_names(),
         opponent: "optimal",
         opponent_mean: distribution.mean(),
         win_probability: win,
         seconds: started.elapsed().as_secs_f64(),
-    }
+    })
 }

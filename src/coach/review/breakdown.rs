@@ -5,7 +5,7 @@ use serde::Serialize;
 
 use super::DecisionReview;
 use crate::game::{Card, Category, Game};
-use crate::progress::Silent;
+use crate::progress::{Cancelled, Progress};
 use crate::simulate::PlanCache;
 use crate::solo::{OptimalPolicy, SoloTable, Start, WithinTurn, analyze_from};
 
@@ -56,23 +56,25 @@ impl<'p, 't> Explainer<'p, 't> {
         Explainer { game, plans: PlanCache::new(policy) }
     }
 
-    /// The breakdown of decision `d`.
-    pub(super) fn breakdown(&self, d: &DecisionReview) -> Breakdown {
-        let aspects = |choice| self.aspects(&d.card, WithinTurn { roll: d.roll, rolls_left: d.rolls_left, choice });
-        Breakdown { chosen: aspects(d.chosen.choice), best: aspects(d.best.choice) }
+    /// The breakdown of decision `d`: two analyses of the rest of the game, which stop
+    /// once `progress` is cancelled.
+    pub(super) fn breakdown(&self, d: &DecisionReview, progress: &dyn Progress) -> Result<Breakdown, Cancelled> {
+        let aspects =
+            |choice| self.aspects(&d.card, WithinTurn { roll: d.roll, rolls_left: d.rolls_left, choice }, progress);
+        Ok(Breakdown { chosen: aspects(d.chosen.choice)?, best: aspects(d.best.choice)? })
     }
 
-    fn aspects(&self, card: &Card, within: WithinTurn) -> Aspects {
+    fn aspects(&self, card: &Card, within: WithinTurn, progress: &dyn Progress) -> Result<Aspects, Cancelled> {
         let (game, rules) = (self.game, self.game.rules);
         let start = Start { state: card.state(), points: card.points(), within: Some(within) };
-        let analysis = analyze_from(game, &self.plans, start, &Silent);
+        let analysis = analyze_from(game, &self.plans, start, progress)?;
         let bonus_before = rules.upper_bonus() > 0 && card.upper_sum() >= rules.upper_threshold();
         let five = Category::Yahtzee;
         let five_of_a_kind = game.categories.contains(five).then(|| match card.boxes[five.index()] {
             Some(points) => f64::from(u8::from(points > 0)),
             None => analysis.box_distribution(five)[1..].iter().sum(),
         });
-        Aspects {
+        Ok(Aspects {
             expected_final: analysis.distribution().mean(),
             upper_bonus: f64::from(u8::from(bonus_before)) + analysis.upper_bonus_probability(),
             five_of_a_kind,
@@ -84,6 +86,6 @@ impl<'p, 't> Explainer<'p, 't> {
                     expected: card.boxes[c.index()].map_or_else(|| analysis.box_mean(c), f64::from),
                 })
                 .collect(),
-        }
+        })
     }
 }

@@ -205,7 +205,10 @@ pub fn review(record: &Record, options: ReviewOptions, progress: &dyn Progress) 
     worst.truncate(options.top);
     let policy = solo::OptimalPolicy::solved(game, &table);
     let explain = breakdown::Explainer::new(game, &policy);
-    let mistakes = worst.into_iter().map(|i| (i, explain.breakdown(&decisions[i]))).collect();
+    let mistakes = worst
+        .into_iter()
+        .map(|i| Ok((i, explain.breakdown(&decisions[i], progress).map_err(|_| ReviewError::Cancelled)?)))
+        .collect::<Result<_, ReviewError>>()?;
     Ok(Review { game, measure, decisions, players, mistakes })
 }
 

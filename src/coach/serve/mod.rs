@@ -17,11 +17,15 @@
 //! | `POST /api/card/view` | a card's boxes, their names, what dice would earn in each, its totals ([`crate::game::CardView`]) |
 //! | `POST /api/duel/advise` | `yz --json duel advise`, with where the values come from and each card's points; from any position: EMP(1) where no exact values can be had ([`crate::coach::review::DuelTurn`]) |
 //! | `POST /api/review` | `yz --json review` |
-//! | `POST /api/history` | adds a reviewed game to the history in the data directory ([`crate::coach::history`]), answers it |
+//! | `POST /api/history` | adds a reviewed game to the history in the data directory ([`crate::coach::history`], under a file lock: servers sharing the directory lose none), answers it |
 //! | `GET /api/history` | the history, oldest first |
 //!
 //! A request that waits for a target table being built is answered 503 with the share
-//! built so far, `{"error": …, "percent": P}`, and asks again.
+//! built so far, `{"error": …, "percent": P}`, and asks again. A build the memory or the
+//! data directory's disk cannot hold ([`crate::targets::room`]) is refused up front, 507
+//! with the figures; a build that failed (its child killed out of memory, a disk filled)
+//! has its error answered, 507 or 500, for ten minutes without another build. The page
+//! shows every error but the 503s as final, and asks no more.
 //!
 //! Limits: API requests worked on a few at a time, first come first served, while the
 //! page and its files are answered at once (under a load that keeps every core busy, a
@@ -32,13 +36,15 @@
 //! [`ServeConfig::duel_positions`] positions, beyond which (and where no tables hold it)
 //! EMP(1) estimates it; one heavy request (a two-player solve or estimate, a review or a best reply) at a time, admitted
 //! or refused as busy before it takes a thread or builds a table, and holding its place
-//! until its work ends (a client that hangs up cancels the work, which stops at its next
-//! turn or layer); one target table
-//! build at a time, in the background, requests told how far it is; each table read or
+//! until its work ends (a client that hangs up cancels the work, which stops within about
+//! a second: at its next turn, layer or analysed state); one target table
+//! build at a time, in a child process (`yz targets solve`, [`ServeConfig::exe`]) at a lower
+//! priority, so that running out of memory or disk ends the build and never the server,
+//! requests told how far it is from the child's progress lines; each table read or
 //! solved once whoever asks (concurrent first requests wait for the same one), off the
 //! async threads, held in the server's own memory and checked against its file before
 //! each use (a changed file is an error for that request, never a bus error); no solve
-//! where the data directory cannot be written (503, naming it); request heads within
+//! where the data directory cannot be written (507, naming it); request heads within
 //! [`HEADER_TIMEOUT`] (kept-alive connections idle that long are closed), at most
 //! as many connections as the hard open-file limit allows (at most [`MAX_CONNECTIONS`]);
 //! every request ends within [`REQUEST_TIMEOUT`]; a
@@ -87,6 +93,9 @@ pub struct ServeConfig {
     /// Names the server answers to besides its IP addresses and `localhost` (a LAN name):
     /// a request's `Host` must be one of them.
     pub host_names: Vec<String>,
+    /// The `yz` program that builds a target table, in a child process (`yz targets
+    /// solve`): for `yz serve`, itself ([`std::env::current_exe`]).
+    pub exe: PathBuf,
 }
 
 /// The web app's routes over `config`.

@@ -76,35 +76,10 @@ fn fits(what: &'static str, peak: u64, present: u64, free: u64, path: &Path) -> 
 }
 
 /// Bytes free to this user on the file system of `path` (or of its nearest existing
-/// ancestor, for a directory not made yet), and that file system's device number.
+/// ancestor, for a directory not made yet), and that file system's device number
+/// ([`crate::sys::free_disk`]).
 pub fn free_space(path: &Path) -> Result<(u64, u64), DiskError> {
-    let unreadable = |source| DiskError::Unreadable { path: path.to_owned(), source };
-    let absolute = std::path::absolute(path).map_err(unreadable)?;
-    let existing = absolute.ancestors().find(|p| p.exists()).unwrap_or(Path::new("/"));
-    free_bytes(existing).map_err(unreadable)
-}
-
-#[cfg(unix)]
-fn free_bytes(path: &Path) -> io::Result<(u64, u64)> {
-    use std::os::unix::ffi::OsStrExt;
-    use std::os::unix::fs::MetadataExt;
-    let device = std::fs::metadata(path)?.dev();
-    let name = std::ffi::CString::new(path.as_os_str().as_bytes()).map_err(io::Error::other)?;
-    let mut stat = std::mem::MaybeUninit::<libc::statvfs>::uninit();
-    // SAFETY: `name` is a NUL-terminated path and statvfs fills the struct it is given.
-    if unsafe { libc::statvfs(name.as_ptr(), stat.as_mut_ptr()) } != 0 {
-        return Err(io::Error::last_os_error());
-    }
-    // SAFETY: a zero return means the struct was filled.
-    let stat = unsafe { stat.assume_init() };
-    // The fields are u64 here and narrower on 32-bit targets.
-    #[allow(clippy::useless_conversion)]
-    Ok((u64::from(stat.f_bavail) * u64::from(stat.f_frsize), device))
-}
-
-#[cfg(not(unix))]
-fn free_bytes(_path: &Path) -> io::Result<(u64, u64)> {
-    Ok((u64::MAX, 0))
+    crate::sys::free_disk(path).map_err(|source| DiskError::Unreadable { path: path.to_owned(), source })
 }
 
 /// Bytes of the files under `path` (none if it does not exist), links not followed.

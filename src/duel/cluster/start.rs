@@ -3,7 +3,7 @@
 //! shards to repair.
 
 use std::path::Path;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -301,30 +301,16 @@ pub(super) const LOCK_WAIT: Duration = Duration::from_secs(30);
 /// up to `wait` for another holder to let go, so that a second solve into the same
 /// directory is refused instead of mixing files; the lock goes with the returned file.
 pub(super) fn lock_dir(dir: &Path, wait: Duration) -> Result<std::fs::File, ClusterError> {
-    use std::os::fd::AsRawFd;
     let io = |action: &'static str| {
         move |source| ShardError::from(store::StoreError::Io { path: dir.to_owned(), action, source })
     };
     std::fs::create_dir_all(dir).map_err(io("create"))?;
     let file = std::fs::File::open(dir).map_err(io("open"))?;
-    let started = Instant::now();
-    let mut announced = false;
-    loop {
-        // SAFETY: flock on a descriptor this function owns; it touches no memory.
-        if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0 {
-            return Ok(file);
-        }
-        let error = std::io::Error::last_os_error();
-        if error.kind() != std::io::ErrorKind::WouldBlock {
-            return Err(io("lock")(error).into());
-        }
-        if started.elapsed() >= wait {
-            return Err(ClusterError::Busy { dir: dir.display().to_string() });
-        }
-        if !std::mem::replace(&mut announced, true) {
-            tracing::info!(dir = %dir.display(), "waiting for another writer's lock on the table directory");
-        }
-        std::thread::sleep(Duration::from_millis(200));
+    let waiting = || tracing::info!(dir = %dir.display(), "waiting for another writer's lock on the table directory");
+    if store::lock_exclusive(&file, wait, waiting).map_err(io("lock"))? {
+        Ok(file)
+    } else {
+        Err(ClusterError::Busy { dir: dir.display().to_string() })
     }
 }
 

@@ -1,11 +1,14 @@
 //! The server's state: the tables it holds (read or built once, checked against their files
 //! before each use), the gates of heavy work, and how that work runs (off the async
-//! threads, at a lower priority, its freed memory returned).
+//! threads, at a lower priority, its freed memory returned; a target table's build in a
+//! child process).
 
 use std::collections::{HashMap, VecDeque};
 use std::path::Path;
+use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use axum::http::StatusCode;
 use tokio::sync::Semaphore;
@@ -21,6 +24,7 @@ use crate::solo::SoloTable;
 use crate::store::{DataTable, open_or_solve};
 use crate::targets::TargetTable;
 use crate::targets::payoff::BeatReport;
+use crate::targets::room::BuildNeeds;
 
 /// A table the server holds (in its own memory: [`crate::store::hold_files_in_memory`]),
 /// with the file it was read from as it was then: a file changed since is noticed before
@@ -57,34 +61,45 @@ impl<T> Held<T> {
     }
 }
 
-/// A target table: read once whoever asks, or built in the background (a minute or two)
+/// A target table: read once whoever asks, or built by a child process (a minute or two)
 /// while requests are told how far it is.
 #[derive(Default)]
 struct TargetSlot {
     table: tokio::sync::OnceCell<Held<TargetTable>>,
-    /// Set while a build runs: its share done.
-    building: Mutex<Option<Arc<Share>>>,
+    build: Mutex<Build>,
 }
 
-/// The share of a build done, as a [`Progress`] reports it.
+/// Where the build of a target table stands.
+#[derive(Default)]
+enum Build {
+    /// None runs, and none failed lately.
+    #[default]
+    Idle,
+    /// A child process builds it: its share done.
+    Running(Arc<Share>),
+    /// The last build failed at `at`: its error is the answer for [`FAILED_BUILD_KEPT`],
+    /// no build started again meanwhile.
+    Failed { at: Instant, error: ApiError },
+}
+
+/// How long a failed build's error answers the requests for its table before another
+/// build is tried (a retry at once would fail the same way, a page asking again and again
+/// starting a build each time).
+const FAILED_BUILD_KEPT: Duration = Duration::from_secs(600);
+
+/// The share of a build done, as its child reports it ([`crate::progress::Lines`]).
 #[derive(Default)]
 struct Share {
     total: AtomicU64,
     done: AtomicU64,
 }
 
-impl Progress for Share {
-    fn start(&self, _phase: &str, total: u64, _unit: &'static str) {
-        self.done.store(0, Ordering::Relaxed);
-        self.total.store(total, Ordering::Relaxed);
-    }
-    fn advance(&self, n: u64) {
-        self.done.fetch_add(n, Ordering::Relaxed);
-    }
-    fn finish(&self) {}
-}
-
 impl Share {
+    fn set(&self, done: u64, total: u64) {
+        self.total.store(total, Ordering::Relaxed);
+        self.done.store(done, Ordering::Relaxed);
+    }
+
     fn percent(&self) -> u64 {
         let total = self.total.load(Ordering::Relaxed);
         (100 * self.done.load(Ordering::Relaxed)).checked_div(total).unwrap_or(0).min(99)
@@ -144,8 +159,6 @@ pub(in crate::coach::serve) struct App {
     /// The players' totals of the last [`REVIEWS_KEPT`] records reviewed, by the record's
     /// text: a game added to the history after its review is not reviewed again.
     pub(super) reviewed: Mutex<VecDeque<(String, Vec<PlayerTotals>)>>,
-    /// Held while the history is written.
-    pub(super) history: Mutex<()>,
 }
 
 /// KiB of request bodies the server holds at once, all connections together: a request
@@ -174,7 +187,6 @@ impl App {
             heavy: Arc::new(Semaphore::new(1)),
             builds: Arc::new(Semaphore::new(1)),
             reviewed: Mutex::new(VecDeque::new()),
-            history: Mutex::new(()),
         }
     }
 
@@ -201,8 +213,8 @@ impl App {
     }
 
     /// The target table of `game`: read once whoever asks (requests meanwhile wait for it),
-    /// or, where none was written, built in the background while requests are told how far
-    /// it is.
+    /// or, where none was written, built by a child process while requests are told how
+    /// far it is.
     pub(super) async fn targets(self: &Arc<Self>, game: Game) -> Result<Arc<TargetTable>, ApiError> {
         let path = self.config.data.join(TargetTable::file_name(game));
         let slot = Arc::clone(lock(&self.targets).entry(game).or_default());
@@ -212,9 +224,9 @@ impl App {
         let held = slot
             .table
             .get_or_try_init(|| {
-                let (data, path) = (self.config.data.clone(), path.clone());
+                let path = path.clone();
                 blocking(move || {
-                    let table = open_or_solve::<TargetTable>(&data, game, &Silent).map_err(ApiError::internal)?;
+                    let table = TargetTable::open(&path, game).map_err(ApiError::internal)?;
                     Ok(Held::read(&path, table))
                 })
             })
@@ -225,39 +237,49 @@ impl App {
         })
     }
 
-    /// Starts building the target table at `path` unless a build runs, and says how far it is.
+    /// Starts building the target table at `path` unless a build runs, and says how far it
+    /// is; or refuses it, where the build failed lately ([`FAILED_BUILD_KEPT`]) or the
+    /// memory or disk it needs is not there (507, before any work).
     fn build_targets(self: &Arc<Self>, game: Game, path: &Path, slot: &Arc<TargetSlot>) -> ApiError {
-        let mut building = lock(&slot.building);
-        if let Some(share) = building.as_ref() {
-            let percent = share.percent();
-            return ApiError::building(&format!("the target table is being built ({percent}% done)"), percent);
+        let mut build = lock(&slot.build);
+        match &*build {
+            Build::Running(share) => {
+                let percent = share.percent();
+                return ApiError::building(&format!("the target table is being built ({percent}% done)"), percent);
+            }
+            Build::Failed { at, error } if at.elapsed() < FAILED_BUILD_KEPT => return error.clone(),
+            _ => {}
         }
         if let Err(error) = self.check_writable_for(path) {
             return error;
+        }
+        let free_disk = crate::sys::free_disk(&self.config.data).map_or(u64::MAX, |(free, _)| free);
+        if let Err(short) = BuildNeeds::of(game).check(crate::sys::memory_limit(), free_disk) {
+            tracing::warn!(%short, "target table not built");
+            return ApiError::new(StatusCode::INSUFFICIENT_STORAGE, short.to_string());
         }
         let Ok(permit) = Arc::clone(&self.builds).try_acquire_owned() else {
             return ApiError::building("another rule set's target table is being built (a minute or two)", 0);
         };
         let share = Arc::new(Share::default());
-        *building = Some(Arc::clone(&share));
-        let (data, path, slot) = (self.config.data.clone(), path.to_owned(), Arc::clone(slot));
+        *build = Build::Running(Arc::clone(&share));
+        let (config, path, slot) = (self.config.clone(), path.to_owned(), Arc::clone(slot));
+        // The child is started and waited for by a thread of its own, which lives as long
+        // as the child (the child dies with the thread that started it).
         std::thread::spawn(move || {
-            background_priority();
-            match open_or_solve::<TargetTable>(&data, game, share.as_ref()) {
-                Ok(table) => {
-                    let _ = slot.table.set(Held::read(&path, table));
-                }
-                Err(error) => tracing::error!(%error, "target table"),
-            }
-            *lock(&slot.building) = None;
+            let built = build_in_child(&config, game, &path, &share);
+            *lock(&slot.build) = match built {
+                Ok(()) => Build::Idle,
+                Err(error) => Build::Failed { at: Instant::now(), error },
+            };
             drop(permit);
-            release_freed_memory();
         });
         ApiError::building("the target table is being built (a minute or two)", 0)
     }
 
-    /// Refuses (503, naming the directory) a table that would have to be written to a data
-    /// directory this server cannot write, before any work on it.
+    /// Refuses (507, naming the directory: a final answer, which the page does not ask
+    /// again) a table that would have to be written to a data directory this server cannot
+    /// write, before any work on it.
     fn check_writable_for(&self, path: &Path) -> Result<(), ApiError> {
         if path.exists() {
             return Ok(());
@@ -268,7 +290,7 @@ impl App {
             return Ok(());
         }
         Err(ApiError::new(
-            StatusCode::SERVICE_UNAVAILABLE,
+            StatusCode::INSUFFICIENT_STORAGE,
             format!(
                 "the table this needs is not in the data directory {}, and the server cannot write there to solve it",
                 dir.display()
@@ -322,6 +344,99 @@ impl App {
     pub(super) fn cards(&self, game: Game) -> Arc<Cards> {
         Arc::clone(lock(&self.cards).entry(game).or_insert_with(|| Arc::new(Cards::new(game))))
     }
+}
+
+/// Lines of a build's standard error (other than its progress) kept for the log.
+const BUILD_LINES_KEPT: usize = 8;
+
+/// Builds the target table of `game` at `path` in a child process, `yz targets solve`
+/// ([`ServeConfig::exe`]), at a lower priority, its progress read into `share`: a build
+/// that runs out of memory or disk takes the child down, never the server. The error, for
+/// the requests that ask meanwhile, names no path (the log has the child's last words).
+fn build_in_child(config: &ServeConfig, game: Game, path: &Path, share: &Share) -> Result<(), ApiError> {
+    use std::io::BufRead;
+    if let Ok(removed) = crate::store::remove_dead_temp_files(path)
+        && !removed.is_empty()
+    {
+        tracing::info!(?removed, "removed what killed builds left");
+    }
+    let mut child = start_build(config, game).map_err(ApiError::internal)?;
+    let mut last_words = VecDeque::new();
+    if let Some(stderr) = child.stderr.take() {
+        for line in std::io::BufReader::new(stderr).lines().map_while(Result::ok) {
+            match crate::progress::read_line(&line) {
+                Some((done, total)) => share.set(done, total),
+                None => {
+                    if last_words.len() == BUILD_LINES_KEPT {
+                        last_words.pop_front();
+                    }
+                    last_words.push_back(line);
+                }
+            }
+        }
+    }
+    let status = child.wait().map_err(ApiError::internal)?;
+    if status.success() {
+        tracing::info!(path = %path.display(), "target table built");
+        return Ok(());
+    }
+    let said: Vec<String> = last_words.into();
+    let said = said.join("\n");
+    tracing::error!(%status, %said, "the target table's build failed");
+    Err(build_failure(status, &said))
+}
+
+/// Starts `yz targets solve` for `game` into the data directory, writing its progress as
+/// lines on its standard error; at nice 10, and (Linux) killed if the server dies.
+fn start_build(config: &ServeConfig, game: Game) -> std::io::Result<Child> {
+    let mut command = Command::new(&config.exe);
+    command
+        .arg("--data")
+        .arg(&config.data)
+        .args(["targets", "solve", "--rules", game.rules.name(), "--progress-lines"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::process::CommandExt;
+        // SAFETY: between fork and exec the closure makes two system calls, which take no
+        // lock and allocate nothing.
+        unsafe {
+            command.pre_exec(|| {
+                libc::setpriority(libc::PRIO_PROCESS, 0, 10);
+                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+                Ok(())
+            });
+        }
+    }
+    command.spawn()
+}
+
+/// The answer for a build that ended with `status`, having said `said` on its standard
+/// error: what stopped it, in words without paths, and when it is tried again.
+fn build_failure(status: std::process::ExitStatus, said: &str) -> ApiError {
+    use std::os::unix::process::ExitStatusExt;
+    let out_of_memory = said.contains("memory allocation") || status.signal() == Some(libc::SIGKILL);
+    let out_of_disk = said.contains("No space left") || said.contains("os error 28");
+    let why = if out_of_disk {
+        "the data directory's disk filled up".to_owned()
+    } else if out_of_memory {
+        "it ran out of memory".to_owned()
+    } else {
+        match status.signal() {
+            Some(signal) => format!("it was stopped by signal {signal}"),
+            None => format!("it failed (exit status {}; the server's log says why)", status.code().unwrap_or(-1)),
+        }
+    };
+    let minutes = FAILED_BUILD_KEPT.as_secs() / 60;
+    let message = format!(
+        "the target table could not be built: {why}. The server goes on without it and tries again when asked \
+         after {minutes} minutes (or when restarted)"
+    );
+    let status =
+        if out_of_memory || out_of_disk { StatusCode::INSUFFICIENT_STORAGE } else { StatusCode::INTERNAL_SERVER_ERROR };
+    ApiError::new(status, message)
 }
 
 /// Locks `mutex`, whatever a panicking holder left (the maps stay consistent).

@@ -23,7 +23,6 @@ use crate::coach::review::{self, DuelTurn, DuelTurnJson, ReviewError};
 use crate::duel::source::{Position, TableLookup};
 use crate::game::RollsLeft;
 use crate::game::{Card, CardView, Game, Rules, parse_dice};
-use crate::progress::Silent;
 use crate::solo;
 use crate::targets::advise::{self as target_advise, TargetAdviceJson};
 use crate::targets::payoff::{self, BeatReport};
@@ -31,7 +30,7 @@ pub(super) use app::{App, background_priority};
 use app::{BODY_BUDGET_KIB, Cancel, LARGE_BODY_BUDGET_KIB, SMALL_BODY_BYTES, blocking, lock};
 
 /// A refused or failed request: its status and the message shown.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct ApiError {
     /// The HTTP status.
     pub status: StatusCode,
@@ -241,9 +240,10 @@ pub(super) async fn solo_beat(State(app): State<Arc<App>>, Strict(request): Stri
     let gate = app.heavy_gate()?;
     let table = app.solo(game).await?;
     let app = Arc::clone(&app);
+    let (cancel, _cancel_on_drop) = Cancel::pair();
     blocking(move || {
         let _gate = gate;
-        let report = payoff::beat(game, &table, &Silent);
+        let report = payoff::beat(game, &table, &cancel).map_err(ApiError::bad)?;
         lock(&app.beats).insert(game, report.clone());
         Ok(Json(report))
     })
@@ -520,12 +520,9 @@ pub(super) async fn history_add(
     };
     let when = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
     let entry = HistoryEntry::new(when, record.game().rules, &players);
-    blocking(move || {
-        // One writer at a time: each reads the history, adds its game and writes it anew.
-        let _writing = lock(&app.history);
-        history::append(&app.config.data.join(history::FILE_NAME), entry).map(Json).map_err(history_error)
-    })
-    .await
+    // One writer at a time, in this process or another ([`history::append`] locks it).
+    blocking(move || history::append(&app.config.data.join(history::FILE_NAME), entry).map(Json).map_err(history_error))
+        .await
 }
 
 /// The history in the data directory, oldest first.
