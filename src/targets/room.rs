@@ -3,7 +3,7 @@
 //!
 //! Both grow with the game's score states and the length of their curves. The figures per
 //! state are those of the full official game (310,656 states, 1.44 GB at peak, a file of
-//! 275 MB, measured with `/usr/bin/time -v yz targets solve`), with [`MARGIN`] on top;
+//! 275 MB, measured with `/usr/bin/time -v yz targets solve`), with a margin of 25% on top;
 //! a rule set whose totals stay lower (Yatzy's) has shorter curves and is overestimated.
 
 use crate::game::{Game, StateIndex};
