@@ -158,3 +158,48 @@ fn stats_command_draws_the_distribution() {
     assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
     assert!(stderr.contains("cannot write the plot"), "{stderr}");
 }
+
+/// The best reply stops once whoever asked has gone (issue 40: a web client that hung up),
+/// in its second phase too: the payoff sweep passes over the states left.
+#[test]
+fn the_best_reply_stops_when_cancelled_in_its_payoff_sweep() {
+    use std::sync::Mutex;
+    use std::sync::atomic::{AtomicU64, Ordering};
+    use yz::progress::{Cancelled, Progress};
+
+    /// Cancelled once the best reply's sweep has solved `after` states; counts the states
+    /// solved in that phase.
+    struct GoneDuringSweep {
+        phase: Mutex<String>,
+        sweep_states: AtomicU64,
+        after: u64,
+    }
+    impl Progress for GoneDuringSweep {
+        fn start(&self, phase: &str, _total: u64, _unit: &'static str) {
+            *self.phase.lock().unwrap() = phase.to_owned();
+        }
+        fn advance(&self, n: u64) {
+            if *self.phase.lock().unwrap() == "best reply" {
+                self.sweep_states.fetch_add(n, Ordering::Relaxed);
+            }
+        }
+        fn finish(&self) {}
+        fn cancelled(&self) -> bool {
+            self.sweep_states.load(Ordering::Relaxed) > self.after
+        }
+    }
+
+    let game = Game::first(Rules::OFFICIAL, 8).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("solo.yzt");
+    yz::solo::SoloTable::write(&solve(game), &path).unwrap();
+    let table = yz::solo::SoloTable::open(&path, game).unwrap();
+    let gone = GoneDuringSweep { phase: Mutex::new(String::new()), sweep_states: AtomicU64::new(0), after: 10 };
+    let started = std::time::Instant::now();
+    assert!(matches!(payoff::beat(game, &table, &gone), Err(Cancelled)));
+    let cancelled_in = started.elapsed();
+    let whole = std::time::Instant::now();
+    payoff::beat(game, &table, &yz::progress::Silent).unwrap();
+    eprintln!("cancelled after {cancelled_in:?}; the whole best reply took {:?}", whole.elapsed());
+    assert!(gone.sweep_states.load(Ordering::Relaxed) > 10, "the sweep had started");
+}

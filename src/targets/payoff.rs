@@ -144,11 +144,15 @@ struct Future {
 /// The best expected payoff `E[g(final total)]` from the start of `game`, over every
 /// strategy, computed in lanes of `T` (`f32` for speed, `f64` for agreement to 1e-12).
 pub fn solve<T: Lane>(game: Game, payoff: &Payoff) -> f64 {
-    solve_with_progress::<T>(game, payoff, &Silent)
+    match solve_with_progress::<T>(game, payoff, &Silent) {
+        Ok(value) => value,
+        Err(Cancelled) => unreachable!("silent progress is never cancelled"),
+    }
 }
 
-/// [`solve`], reporting the states solved to `progress`.
-pub fn solve_with_progress<T: Lane>(game: Game, payoff: &Payoff, progress: &dyn Progress) -> f64 {
+/// [`solve`], reporting the states solved to `progress`; stops within a state's work once
+/// `progress` is cancelled (the states left are passed over, and the sweep ends at once).
+pub fn solve_with_progress<T: Lane>(game: Game, payoff: &Payoff, progress: &dyn Progress) -> Result<f64, Cancelled> {
     let index = StateIndex::new(game);
     let payoff = LanePayoff::<T>::new(payoff);
     let mut layers: Vec<Vec<StateId>> = vec![Vec::new(); MAX_BOXES + 1];
@@ -170,8 +174,8 @@ pub fn solve_with_progress<T: Lane>(game: Game, payoff: &Payoff, progress: &dyn 
         |solved, scratch, &id| {
             let state = index.state(id);
             let (reach_lo, reach_hi) = reach[id.0 as usize];
-            if reach_lo > reach_hi {
-                // Not reached from the start.
+            if reach_lo > reach_hi || progress.cancelled() {
+                // Not reached from the start, or no one waits for the answer any more.
                 return (Window::default(), Future::default());
             }
             if state.is_terminal() {
@@ -206,9 +210,12 @@ pub fn solve_with_progress<T: Lane>(game: Game, payoff: &Payoff, progress: &dyn 
         },
     );
     progress.finish();
+    if progress.cancelled() {
+        return Err(Cancelled);
+    }
     let windows = solved.windows;
     let start = index.id(ScoreState::start(game)).expect("the start is a state");
-    windows[start.0 as usize].at(0, &payoff).to_f64()
+    Ok(windows[start.0 as usize].at(0, &payoff).to_f64())
 }
 
 /// For every state, the fewest and most points the filled boxes can have produced on the
@@ -347,13 +354,13 @@ impl fmt::Display for BeatReport {
 /// `table`), whose final-score distribution is computed exactly first. Each player plays
 /// on its own card; the reply sees nothing of the opponent's game but knows its
 /// distribution, so the reply's value is a payoff over its own final score. Stops early
-/// where `progress` is cancelled during the opponent's analysis.
+/// where `progress` is cancelled, in either phase.
 pub fn beat(game: Game, table: &SoloTable, progress: &dyn Progress) -> Result<BeatReport, Cancelled> {
     let started = Instant::now();
     let opponent = analyze_with_progress(game, &OptimalPolicy::solved(game, table), progress)?;
     let distribution = opponent.distribution();
     // f32 lanes: on the full game 2.2 times as fast as f64, and 3e-7 away from it.
-    let win = solve_with_progress::<f32>(game, &Payoff::beat(distribution), progress);
+    let win = solve_with_progress::<f32>(game, &Payoff::beat(distribution), progress)?;
     Ok(BeatReport {
         rules: game.rules,
         categories: game.box_names(),
