@@ -102,6 +102,9 @@ pub struct Layers {
     pub unlisted: Vec<String>,
     /// Temporary files of writers that stopped ([`TableCheck::temporary`]).
     pub temporary: Vec<String>,
+    /// The command that solves the layers left, where every file is sound but not every
+    /// layer is written (a solve stopped, or cut short with `--stop-after-layer`).
+    pub continue_with: Option<String>,
 }
 
 /// What [`verify`] found: `yz verify --json` prints it.
@@ -134,9 +137,10 @@ impl Verification {
     /// The check of two-player tables, read from a table directory or one of its files.
     fn of_tables(path: &Path, holds: Holds, check: TableCheck) -> Verification {
         let remedy = check.remedy();
-        let TableCheck { game, layers, complete, files, unlisted, temporary, .. } = check;
+        let TableCheck { dir, game, layers, complete, files, unlisted, temporary } = check;
         let ok = files.iter().all(|f| f.problem.is_none());
-        let tables = Some(Layers { layers, complete, unlisted, temporary });
+        let continue_with = (ok && !complete).then(|| crate::duel::shard::repair_command(&dir, false));
+        let tables = Some(Layers { layers, complete, unlisted, temporary, continue_with });
         Verification { path: path.to_owned(), holds: Some(holds), game, files, tables, ok, remedy }
     }
 }

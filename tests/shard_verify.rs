@@ -356,3 +356,35 @@ fn the_advised_repair_is_the_command_that_works() {
     assert!(files(&tables) == original, "the repaired shard differs from the one first written");
     assert_eq!(json(&yz(dir.path(), &["--json", "shard", "verify", t]))["ok"], true);
 }
+
+/// Sound tables of a solve that stopped before its last layer: `shard verify` passes them
+/// and gives the command that continues them, which writes the whole solve's files; whole
+/// or damaged tables get no such line.
+#[test]
+fn a_stopped_solve_is_verified_with_the_command_that_continues_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let (whole, stopped) = (dir.path().join("whole"), dir.path().join("stopped"));
+    let (w, s) = (whole.to_str().unwrap(), stopped.to_str().unwrap());
+    json(&yz(dir.path(), &["--json", "duel", "solve", "--first", "4", "--out", w]));
+    json(&yz(dir.path(), &["--json", "duel", "solve", "--first", "4", "--stop-after-layer", "5", "--out", s]));
+    let verified = json(&yz(dir.path(), &["--json", "shard", "verify", s]));
+    let command = format!("yz duel solve --resume --out {s}");
+    assert_eq!((verified["ok"].as_bool(), verified["complete"].as_bool()), (Some(true), Some(false)), "{verified}");
+    assert_eq!(verified["continue_with"].as_str(), Some(command.as_str()));
+    let text = yz(dir.path(), &["shard", "verify", s]);
+    assert!(String::from_utf8_lossy(&text.stdout).contains(&format!("continue   {command}\n")));
+    assert!(json(&yz(dir.path(), &["--json", "shard", "verify", w]))["continue_with"].is_null());
+    // The command as printed, run: the whole solve's files.
+    let args: Vec<&str> = command.split(' ').skip(1).collect();
+    json(&yz(dir.path(), &[&["--json"], &args[..]].concat()));
+    assert_eq!(files(&stopped), files(&whole));
+    // Damaged stopped tables get the repair, not this line.
+    let damaged = dir.path().join("damaged");
+    let d = damaged.to_str().unwrap();
+    json(&yz(dir.path(), &["--json", "duel", "solve", "--first", "4", "--stop-after-layer", "5", "--out", d]));
+    std::fs::write(damaged.join("layer-06-shard-00000.yzs"), b"damaged").unwrap();
+    let out = yz(dir.path(), &["--json", "shard", "verify", d]);
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(report["continue_with"].is_null() && report["remedy"].is_string(), "{report}");
+}

@@ -56,6 +56,9 @@ fn print(v: &Verification) {
             tables.layers,
             if tables.complete { ", complete" } else { ", not complete" }
         );
+        if let Some(command) = &tables.continue_with {
+            println!("continue   {command}");
+        }
     }
     for file in &v.files {
         let name =
