@@ -308,3 +308,46 @@ fn memory_advice_is_in_totals() {
     assert!(peak.contains("the ranks have 10.2 MiB in all (10.2 MiB each)"), "{peak}");
     assert!(peak.contains("ranks of 10.2 MiB each ("), "{peak}");
 }
+
+/// `--gpu` where this yz has no GPU kernel (the default build) is refused with the reason
+/// and what to do, by `duel value` (where it would solve below the position) and by `duel
+/// plan` (which then suggests pricing at a rate measured elsewhere); a solve the tables
+/// answer needs no GPU.
+#[test]
+#[cfg(not(feature = "gpu"))]
+fn gpu_flags_without_the_gpu_build_say_what_to_build() {
+    let dir = tempfile::tempdir().unwrap();
+    let position = ["duel", "value", "--first", "3", "--me", "", "--opp", "", "--gpu"];
+    fails_with(dir.path(), &position, "--gpu: this yz was built without the `gpu` feature");
+    let plan = ["duel", "plan", "--first", "3", "--ranks", "2", "--gpu", "--sample", "100000", "--runs", "1"];
+    fails_with(dir.path(), &plan, "give --gpu-rate LANE_UPDATES_PER_S");
+    yz(dir.path(), &["duel", "solve", "--first", "4"]);
+    let from_tables = value(dir.path(), &["--me", "", "--opp", "", "--gpu"]);
+    assert_eq!(from_tables, value(dir.path(), &["--me", "", "--opp", ""]));
+}
+
+/// `duel plan --gpu-rate R` prices the solve on the machines of GPUs: each one's GPU-hours
+/// are every layer's lane-updates over `R`, whatever the GPUs, and its wall time is at
+/// least the GPU-hours over its GPUs; a rate that is none is refused.
+#[test]
+fn a_plan_at_a_given_gpu_rate_prices_gpu_hours_from_the_lane_updates() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = ["--json", "duel", "plan", "--first", "6", "--ranks", "4", "--sample", "100000", "--runs", "1"];
+    let plan = json(&yz(dir.path(), &[&args[..], &["--gpu-rate", "1e9", "--pcie-gbps", "10"]].concat()));
+    let lane_updates: f64 =
+        plan["plan"]["layers"].as_array().unwrap().iter().map(|l| l["lane_updates"].as_f64().unwrap()).sum();
+    let gpu = &plan["gpu"];
+    assert_eq!(gpu["rates"]["pcie_bytes_per_second"].as_f64(), Some(10e9));
+    let machines = gpu["machines"].as_array().unwrap();
+    assert_eq!(machines.len(), 2);
+    for m in machines {
+        let gpu_hours = m["gpu_hours"].as_f64().unwrap();
+        assert!((gpu_hours * 3600.0 * 1e9 / lane_updates - 1.0).abs() < 1e-9, "{m}");
+        let gpus = m["gpus"].as_f64().unwrap();
+        assert!(m["wall_hours"].as_f64().unwrap() >= gpu_hours / gpus * 0.999, "{m}");
+        let bound: u64 = m["bound_by"].as_array().unwrap().iter().map(|b| b.as_u64().unwrap()).sum();
+        assert_eq!(bound as usize, plan["plan"]["layers"].as_array().unwrap().len());
+    }
+    assert!(json(&yz(dir.path(), &args))["gpu"].is_null(), "no GPU asked, none priced");
+    fails_with(dir.path(), &[&args[1..], &["--gpu-rate", "0"]].concat(), "--gpu-rate: 0 is not a rate");
+}

@@ -9,12 +9,13 @@ use serde_json::json;
 
 use super::progress::Bar;
 use super::{GameArgs, print_json, print_report};
-use yz::duel::cluster::estimate::{Measure, plan_solve};
+use yz::duel::cluster::estimate::{GpuAsk, Measure, plan_solve};
 use yz::duel::cluster::setup::{Sizing, Solution, check_rank, check_ranks, mem_per_rank_bytes};
 use yz::duel::cluster::{LayerReport, Ranks, SolveOptions, SolveReport, StartValue, resumed_game};
 use yz::duel::count::{CountReport, group};
 use yz::duel::covering::{self, Asked};
 use yz::duel::fit::Budget;
+use yz::duel::plan::ASSUMED_PCIE_BYTES_PER_SECOND;
 use yz::duel::plan::gib;
 use yz::duel::source::{Position, TableLookup, table_dir};
 use yz::duel::{Cards, Space};
@@ -137,6 +138,22 @@ pub struct Calibration {
     /// scratch directory); machines with a stated disk keep theirs.
     #[arg(long, value_name = "GB_PER_S")]
     disk_gbps: Option<f64>,
+    /// Price the solve on nodes of GPUs too, at each layer's rate measured on this
+    /// machine's GPU (built with `--features gpu`; `YZ_GPU=host` measures the kernel's
+    /// source on the host, slowly, to check the measurement).
+    #[arg(long, conflicts_with = "gpu_rate")]
+    gpu: bool,
+    /// Lane-updates each GPU's sample takes with `--gpu`.
+    #[arg(long, value_name = "LANE_UPDATES", default_value_t = 300_000_000_000, requires = "gpu")]
+    gpu_sample: u64,
+    /// Price the solve on nodes of GPUs at this rate per GPU, measured elsewhere (lane-updates
+    /// per second, every layer), instead of measuring one here.
+    #[arg(long, value_name = "LANE_UPDATES_PER_S")]
+    gpu_rate: Option<f64>,
+    /// Bytes per second between host and GPU with `--gpu-rate`, in GB/s (default 25: half
+    /// of PCIe 5.0 x16).
+    #[arg(long, value_name = "GB_PER_S", requires = "gpu_rate")]
+    pcie_gbps: Option<f64>,
 }
 
 /// Which layers a solve runs and writes.
@@ -199,11 +216,20 @@ pub struct PositionArgs {
     /// Table directory to read [default: any solved tables of the game in the data directory].
     #[arg(long, value_name = "DIR")]
     tables: Option<PathBuf>,
+    /// Solve the positions below on the GPU where no table holds them (a build with
+    /// `--features gpu`): the same values, bit for bit.
+    #[arg(long)]
+    gpu: bool,
 }
 
 impl PositionArgs {
     fn lookup<'p>(&'p self, data: &'p Path) -> TableLookup<'p> {
-        TableLookup { given: self.tables.as_deref(), data, on_the_fly: yz::duel::source::ON_THE_FLY_POSITIONS }
+        TableLookup {
+            given: self.tables.as_deref(),
+            data,
+            on_the_fly: yz::duel::source::ON_THE_FLY_POSITIONS,
+            gpu: self.gpu,
+        }
     }
 
     /// The position in the game the flags name or, without any, the game of the tables
@@ -454,6 +480,14 @@ fn plan(
         cores: calibration.calibrate_cores,
         scratch: calibration.scratch.clone(),
         disk_gbps: calibration.disk_gbps,
+        gpu: match (calibration.gpu, calibration.gpu_rate) {
+            (true, _) => Some(GpuAsk::Measure { sample: calibration.gpu_sample }),
+            (false, Some(rate)) => Some(GpuAsk::Given {
+                lane_updates_per_second: rate,
+                pcie_bytes_per_second: calibration.pcie_gbps.map_or(ASSUMED_PCIE_BYTES_PER_SECOND, |g| g * 1e9),
+            }),
+            (false, None) => None,
+        },
     };
     let measuring = |layers| {
         if !as_json {

@@ -58,19 +58,18 @@ pub const MAX_GROWTH: u64 = 8;
 /// solve, 2^26 (with draws) 22%, and 2^27 gives the solves' CPU time within 15%.
 const POOL_VALUES: usize = 1 << 27;
 
-/// A random block of winning chances, each made a lane by `lane`, repeated to
-/// [`POOL_VALUES`] values.
-fn pool_of<V: Copy>(lane: impl Fn(f32) -> V) -> Vec<V> {
+/// `len` made-up winning chances, each made a lane by `lane`: a random block repeated.
+pub fn made_up<V: Copy>(len: usize, lane: impl Fn(f32) -> V) -> Vec<V> {
     let mut rng = ChaCha8Rng::seed_from_u64(1);
     let block: Vec<V> = (0..4093).map(|_| lane(rng.random_range(0.0f32..1.0))).collect();
-    block.iter().copied().cycle().take(POOL_VALUES).collect()
+    block.iter().copied().cycle().take(len).collect()
 }
 
 /// The pool of winning chances.
-static POOL: LazyLock<Vec<f32>> = LazyLock::new(|| pool_of(|v| v));
+static POOL: LazyLock<Vec<f32>> = LazyLock::new(|| made_up(POOL_VALUES, |v| v));
 /// The pool of winning chances with a made-up draw probability beside each.
 static DRAW_POOL: LazyLock<Vec<WinDraw<f32>>> =
-    LazyLock::new(|| pool_of(|v| WinDraw { value: v, draw: 0.1 * (1.0 - v) }));
+    LazyLock::new(|| made_up(POOL_VALUES, |v| WinDraw { value: v, draw: 0.1 * (1.0 - v) }));
 
 /// A lane type the solve runs, with its pool of made-up next-layer values, built once.
 pub trait SyntheticValue: DuelValue {

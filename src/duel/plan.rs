@@ -510,6 +510,128 @@ pub struct MachinePrice {
     pub wall_hours: f64,
 }
 
+/// The machines `yz duel plan --gpu` prices a solve on: nodes of eight H100s, one rank per
+/// GPU (`ranks_per_node` are the GPUs), the node's cores left for the work around the
+/// kernel (exchange, shards, checks) and its memory shared by the ranks.
+pub const GPU_MACHINES: [Machine; 2] = [
+    Machine {
+        name: "1 node: 8 H100, 128 cores, 2 TiB, 30 TB of NVMe at 8 GB/s",
+        nodes: 1,
+        ranks_per_node: 8,
+        cores_per_node: 128,
+        memory_per_node: 2 << 40,
+        disk_per_node: Some(30_000_000_000_000),
+        disk_bandwidth: Some(8e9),
+    },
+    Machine {
+        name: "8 nodes: 8 H100, 128 cores, 2 TiB, 30 TB of NVMe at 8 GB/s",
+        nodes: 8,
+        ranks_per_node: 8,
+        cores_per_node: 128,
+        memory_per_node: 2 << 40,
+        disk_per_node: Some(30_000_000_000_000),
+        disk_bandwidth: Some(8e9),
+    },
+];
+
+/// Bytes per second between host and GPU a plan assumes where none was measured: half of
+/// PCIe 5.0 x16's 64 GB/s a direction, about what copies from pageable host memory reach.
+pub const ASSUMED_PCIE_BYTES_PER_SECOND: f64 = 25e9;
+
+/// The kernel's rate on one GPU, by layer: measured on sampled pairs (`yz duel plan --gpu`)
+/// or given (`--gpu-rate`).
+#[derive(Clone, Debug, Serialize)]
+pub struct GpuRates {
+    /// Where the rates come from, in words: the device measured, or the rate given.
+    pub source: String,
+    /// Each layer's rate.
+    pub layers: Vec<GpuLayerRate>,
+    /// Bytes per second copied from host to device: measured with the rates, else
+    /// [`ASSUMED_PCIE_BYTES_PER_SECOND`] or given.
+    pub pcie_bytes_per_second: f64,
+    /// Whether [`GpuRates::pcie_bytes_per_second`] was measured.
+    pub pcie_measured: bool,
+}
+
+/// One layer's rate on one GPU.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct GpuLayerRate {
+    /// The layer.
+    pub layer: usize,
+    /// Lane-updates per second (as the plan counts them: lanes padded as on the CPU), the
+    /// median of the timed runs.
+    pub lane_updates_per_second: f64,
+    /// Lane-updates of the sampled pairs (0 where the rate was given).
+    pub sampled_lane_updates: u64,
+    /// Positions of the sampled pairs (0 where the rate was given).
+    pub sampled_positions: u64,
+}
+
+impl GpuRates {
+    /// Every layer of `layers` at `lane_updates_per_second` (`--gpu-rate`), with
+    /// `pcie_bytes_per_second` between host and device.
+    pub fn given(layers: &[usize], lane_updates_per_second: f64, pcie_bytes_per_second: f64) -> GpuRates {
+        GpuRates {
+            source: format!("given: {lane_updates_per_second:.3e} lane-updates/s on every layer (--gpu-rate)"),
+            layers: (layers.iter())
+                .map(|&layer| GpuLayerRate {
+                    layer,
+                    lane_updates_per_second,
+                    sampled_lane_updates: 0,
+                    sampled_positions: 0,
+                })
+                .collect(),
+            pcie_bytes_per_second,
+            pcie_measured: false,
+        }
+    }
+
+    /// Layer `layer`'s rate (`None` where the layer was not measured: it has no pairs).
+    pub fn rate(&self, layer: usize) -> Option<f64> {
+        self.layers.iter().find(|r| r.layer == layer).map(|r| r.lane_updates_per_second)
+    }
+}
+
+/// A solve priced on a [`Machine`] of GPUs ([`GPU_MACHINES`]), one rank per GPU. Each layer
+/// takes the longest of three things done at once: its turns on the GPUs, its rows copied
+/// to and its values from them, and the work around the kernel on the node's cores; the
+/// disk comes beside, as on cores.
+#[derive(Clone, Debug, Serialize)]
+pub struct GpuPrice {
+    /// The machine's ranks, memory, streaming and disk, as for cores (its `core_hours` are
+    /// what the same solve costs on CPU cores).
+    pub ranks: MachinePrice,
+    /// GPUs in all.
+    pub gpus: u64,
+    /// GPU-hours of the turns, all GPUs together.
+    pub gpu_hours: f64,
+    /// Hours of the turns: each layer's GPU-hours over the GPUs and its balance.
+    pub kernel_hours: f64,
+    /// Hours of copies between host and GPU: each layer's next rows to the GPU and its
+    /// values back, a GPU's share (at least: a streamed layer's blocks may read rows twice).
+    pub pcie_hours: f64,
+    /// Hours of the work around the kernel (exchange, writing and checking shards) over
+    /// every core of the nodes.
+    pub host_hours: f64,
+    /// Each layer's longest of the three, summed.
+    pub compute_hours: f64,
+    /// Layers whose longest is the GPU, the copies, and the host's cores.
+    pub bound_by: [usize; 3],
+    /// Hours of disk reads and writes, as on cores.
+    pub disk_hours: f64,
+    /// Compute and disk.
+    pub wall_hours: f64,
+}
+
+/// A machine's solve layer by layer, before it is summed into a [`MachinePrice`].
+struct Priced {
+    price: MachinePrice,
+    plan: Plan,
+    hours: Vec<LayerHours>,
+    /// Each layer's balance (as [`MachinePrice::balance`]), in the order of `hours`.
+    balances: Vec<f64>,
+}
+
 impl Machine {
     /// The solve of `counts` (first layer first; `boxes` per player, values of
     /// `value_bytes`, layers from `write_from` written) on this machine, its ranks
@@ -529,6 +651,67 @@ impl Machine {
         kernel_hours: impl Fn(usize) -> f64,
         costs: &ByteCosts,
     ) -> MachinePrice {
+        self.priced(counts, boxes, (value_bytes, write_from), (floor, balance), bandwidth, kernel_hours, costs).price
+    }
+
+    /// [`Machine::price`] on this machine's GPUs, one per rank (`ranks_per_node` are the
+    /// GPUs), at `gpu`'s rates: each layer's turns take its lane-updates over the rate,
+    /// its copies its bytes over the host-device bandwidth.
+    #[allow(clippy::too_many_arguments)]
+    pub fn price_on_gpus(
+        &self,
+        counts: &[LayerCount],
+        boxes: usize,
+        (value_bytes, write_from): (u64, usize),
+        (floor, balance): (impl Fn(&[usize]) -> u64, impl Fn(usize, &[usize], u64) -> f64 + Sync),
+        bandwidth: f64,
+        (kernel_hours, gpu): (impl Fn(usize) -> f64, &GpuRates),
+        costs: &ByteCosts,
+    ) -> GpuPrice {
+        let Priced { price, plan, hours, balances } =
+            self.priced(counts, boxes, (value_bytes, write_from), (floor, balance), bandwidth, kernel_hours, costs);
+        let gpus = price.ranks;
+        let cores = (self.nodes * self.cores_per_node) as f64;
+        let (mut gpu_hours, mut kernel, mut pcie, mut host, mut compute) = (0.0, 0.0, 0.0, 0.0, 0.0);
+        let mut bound_by = [0; 3];
+        for (i, (l, h)) in plan.layers.iter().zip(&hours).enumerate() {
+            let layer_gpu_hours = gpu.rate(l.layer).map_or(0.0, |rate| l.lane_updates as f64 / rate / 3600.0);
+            let next_bytes = plan.layers.get(i + 1).map_or(0, |n| n.bytes);
+            let times = [
+                layer_gpu_hours / gpus as f64 / balances[i],
+                (l.bytes + next_bytes) as f64 / gpus as f64 / gpu.pcie_bytes_per_second / 3600.0,
+                (h.exchange + h.writing + h.checking) / cores,
+            ];
+            let longest = times.iter().copied().fold(0.0, f64::max);
+            bound_by[times.iter().position(|&t| t == longest).unwrap_or(0)] += 1;
+            gpu_hours += layer_gpu_hours;
+            (kernel, pcie, host, compute) = (kernel + times[0], pcie + times[1], host + times[2], compute + longest);
+        }
+        GpuPrice {
+            gpus,
+            gpu_hours,
+            kernel_hours: kernel,
+            pcie_hours: pcie,
+            host_hours: host,
+            compute_hours: compute,
+            bound_by,
+            disk_hours: price.disk_hours,
+            wall_hours: compute + price.disk_hours,
+            ranks: price,
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn priced(
+        &self,
+        counts: &[LayerCount],
+        boxes: usize,
+        (value_bytes, write_from): (u64, usize),
+        (floor, balance): (impl Fn(&[usize]) -> u64, impl Fn(usize, &[usize], u64) -> f64 + Sync),
+        bandwidth: f64,
+        kernel_hours: impl Fn(usize) -> f64,
+        costs: &ByteCosts,
+    ) -> Priced {
         let ranks = self.nodes * self.ranks_per_node;
         let mem_per_rank = self.memory_per_node / self.ranks_per_node;
         let planned = plan(counts, boxes, PlanSpec { ranks, value_bytes, write_from }).streamed(mem_per_rank);
@@ -540,12 +723,13 @@ impl Machine {
         // priced as if in memory.
         let streams: &[usize] = if fits_memory { &streamed } else { &[] };
         // Each layer's balance builds its partition or its pass's blocks: layers at once.
-        let busy_hours: f64 = hours.par_iter().map(|h| h.total / balance(h.layer, streams, mem_per_rank)).sum();
+        let balances: Vec<f64> = hours.par_iter().map(|h| balance(h.layer, streams, mem_per_rank)).collect();
+        let busy_hours: f64 = hours.iter().zip(&balances).map(|(h, b)| h.total / b).sum();
         let bandwidth = self.disk_bandwidth.unwrap_or(bandwidth) * self.nodes as f64;
         let disk_hours = planned.disk_hours(bandwidth);
         let compute_hours = busy_hours / (self.nodes * self.cores_per_node) as f64;
         let table_bytes = planned.disk_bytes();
-        MachinePrice {
+        let price = MachinePrice {
             machine: *self,
             ranks,
             mem_per_rank,
@@ -560,7 +744,8 @@ impl Machine {
             compute_hours,
             disk_hours,
             wall_hours: compute_hours + disk_hours,
-        }
+        };
+        Priced { price, plan: planned, hours, balances }
     }
 }
 

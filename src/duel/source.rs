@@ -17,7 +17,7 @@ use super::plan::{PLAIN_VALUE_BYTES, PlanSpec, gib, plan};
 use super::shard::ShardError;
 use super::solve::LayerValues;
 use super::space::{Space, SpaceError};
-use crate::duel::cluster::{ClusterError, solve_layers_until};
+use crate::duel::cluster::{ClusterError, solve_layers_on};
 use crate::game::{Card, CardError, CategoryListError, Game, RollId, StateId};
 use crate::game::{ChoiceJson, RollsLeft, Valued};
 use crate::progress::Progress;
@@ -30,6 +30,9 @@ pub const ON_THE_FLY_POSITIONS: u64 = 200_000_000;
 /// Why a position could not be read or valued.
 #[derive(Debug, thiserror::Error)]
 pub enum SourceError {
+    /// The solve below the position could not run on the GPU.
+    #[error("--gpu: {0}")]
+    Gpu(String),
     /// The mover's card does not parse.
     #[error("--me: {0}")]
     Me(CardError),
@@ -216,6 +219,9 @@ pub struct TableLookup<'p> {
     /// Most positions solved below a position that no tables hold: [`ON_THE_FLY_POSITIONS`]
     /// for a command, less for a server answering many requests.
     pub on_the_fly: u64,
+    /// Whether that solve runs on the GPU (`--gpu`; the feature `gpu`, values without
+    /// draws): the same values as on the CPU, bit for bit.
+    pub gpu: bool,
 }
 
 impl TableLookup<'_> {
@@ -279,12 +285,13 @@ impl<'a> Values<'a> {
         };
         tracing::info!(positions, "solving the positions below");
         progress.start("solving below", positions, "positions");
-        let values = solve_layers_until::<f32>(&space, layer, &|| progress.cancelled(), |solved| {
+        let values = solve_layers_on::<f32>(&space, layer, lookup.gpu, &|| progress.cancelled(), |solved| {
             progress.advance(solved.shape.positions());
             Ok(())
         })
         .map_err(|e| match e {
             ClusterError::Cancelled => SourceError::Cancelled,
+            ClusterError::Gpu(why) => SourceError::Gpu(why),
             other => unreachable!("a solve in memory, alone and writing nothing, stops only when cancelled: {other}"),
         })?;
         progress.finish();
@@ -477,8 +484,12 @@ mod tests {
     fn positions_are_checked_and_valued_without_tables() {
         let game = Game::first(Rules::OFFICIAL, 2).unwrap();
         let cards = Cards::new(game);
-        let none =
-            TableLookup { given: None, data: Path::new("/nonexistent/yz-data"), on_the_fly: ON_THE_FLY_POSITIONS };
+        let none = TableLookup {
+            given: None,
+            data: Path::new("/nonexistent/yz-data"),
+            on_the_fly: ON_THE_FLY_POSITIONS,
+            gpu: false,
+        };
         let p = Position::parse(&cards, "", "", None).unwrap();
         let (v, values) = value(&cards, &p, none, &crate::progress::Silent).unwrap();
         assert_eq!(values.origin(), Origin::SolvedBelow);
@@ -525,8 +536,12 @@ mod tests {
     #[test]
     fn a_solve_below_stops_inside_its_first_layer_once_cancelled() {
         let cards = Cards::new(Game::first(Rules::OFFICIAL, 3).unwrap());
-        let none =
-            TableLookup { given: None, data: Path::new("/nonexistent/yz-data"), on_the_fly: ON_THE_FLY_POSITIONS };
+        let none = TableLookup {
+            given: None,
+            data: Path::new("/nonexistent/yz-data"),
+            on_the_fly: ON_THE_FLY_POSITIONS,
+            gpu: false,
+        };
         let p = Position::parse(&cards, "", "", None).unwrap();
         let gone = Gone::default();
         assert!(matches!(value(&cards, &p, none, &gone), Err(SourceError::Cancelled)));

@@ -255,7 +255,7 @@ fn duel_decisions(
 ) -> Result<Vec<DecisionReview>, ReviewError> {
     let (game, data) = (record.game(), options.data);
     let cards = Cards::new(game);
-    let lookup = TableLookup { given: None, data, on_the_fly: options.on_the_fly };
+    let lookup = TableLookup { given: None, data, on_the_fly: options.on_the_fly, gpu: false };
     let mut targets: Option<TargetTable> = None;
     let mut out = Vec::new();
     for (i, (turn, before)) in record.replay().into_iter().enumerate() {

@@ -15,9 +15,14 @@ use super::setup::{SetupError, Sizing};
 use super::solve::SolveOptions;
 use super::stream::{self, BelowFloor};
 use crate::duel::calibrate::{LayerRate, available_cores, processor_name};
-use crate::duel::count::group;
+use crate::duel::count::{LayerCount, group};
 use crate::duel::fit::{Budget, DoesNotFit, MAX_RANKS, check_fits, min_ranks};
-use crate::duel::plan::{ByteCosts, EXCHANGE_COMPRESSION, LayerHours, MACHINES, MachinePrice, Plan, gib, usable};
+#[cfg(feature = "gpu")]
+use crate::duel::gpu::Gpu;
+use crate::duel::plan::{
+    ByteCosts, EXCHANGE_COMPRESSION, GPU_MACHINES, GpuPrice, GpuRates, LayerHours, MACHINES, Machine, MachinePrice,
+    Plan, gib, usable,
+};
 use crate::duel::shard::ShardError;
 use crate::duel::{LayerShape, Space};
 use crate::game::{Game, Rules};
@@ -37,6 +42,35 @@ pub struct Measure {
     pub scratch: Option<PathBuf>,
     /// The disk bandwidth in GB/s, given instead of measured.
     pub disk_gbps: Option<f64>,
+    /// Whether and how the solve is priced on GPUs too.
+    pub gpu: Option<GpuAsk>,
+}
+
+/// How a plan prices the solve on GPUs ([`GPU_MACHINES`]).
+#[derive(Clone, Copy, Debug)]
+pub enum GpuAsk {
+    /// Measured on this machine's GPU (or with `YZ_GPU=host`, the kernel's source on the
+    /// host), on samples of this many lane-updates a layer.
+    Measure {
+        /// Lane-updates of each layer's sample.
+        sample: u64,
+    },
+    /// At a rate measured elsewhere.
+    Given {
+        /// Lane-updates per second on one GPU, every layer.
+        lane_updates_per_second: f64,
+        /// Bytes per second between host and GPU.
+        pcie_bytes_per_second: f64,
+    },
+}
+
+/// The solve priced on GPUs.
+#[derive(Clone, Debug, Serialize)]
+pub struct GpuPlan {
+    /// The kernel's rates on one GPU.
+    pub rates: GpuRates,
+    /// The price on each machine of GPUs.
+    pub machines: Vec<GpuPrice>,
 }
 
 /// Why a solve could not be priced.
@@ -67,6 +101,23 @@ pub enum PlanError {
     /// The byte costs could not be measured.
     #[error(transparent)]
     Costs(#[from] ShardError),
+    /// A GPU rate or bandwidth that is none.
+    #[error("--{flag}: {value} is not a rate; give a number above 0")]
+    GpuRate {
+        /// The flag.
+        flag: &'static str,
+        /// What was given.
+        value: f64,
+    },
+    /// No GPU to measure.
+    #[error(
+        "--gpu: no GPU to measure here ({0}); give --gpu-rate LANE_UPDATES_PER_S to price GPUs at a rate \
+         measured elsewhere (issue 41's prototype: 2.95e12 on one H100)"
+    )]
+    NoGpu(String),
+    /// The GPU failed while measuring.
+    #[error("--gpu: measuring the GPU: {0}")]
+    Gpu(String),
 }
 
 /// The most cores a plan times on at once (each holds a copy of the sample's buffers).
@@ -150,6 +201,8 @@ pub struct PlanReport {
     pub disk_hours: f64,
     /// The price on each reference machine.
     pub machines: Vec<MachinePrice>,
+    /// The price on machines of GPUs, where asked (`--gpu`, `--gpu-rate`).
+    pub gpu: Option<GpuPlan>,
     /// What the text adds: ranks, the timing runs, the worst sampling error, the floor
     /// refused, whether the disk was given, whether the solve streams, the published figure.
     #[serde(skip)]
@@ -189,6 +242,56 @@ fn layer_balance(
     }
 }
 
+/// The device `--gpu` measures: the GPU of rank 0, or with `YZ_GPU=host` (`None`) the
+/// kernel's source on the host.
+#[cfg(feature = "gpu")]
+type GpuDevice = Option<Gpu>;
+/// Without the `gpu` feature there is none.
+#[cfg(not(feature = "gpu"))]
+type GpuDevice = std::convert::Infallible;
+
+/// Opens the device `--gpu` measures, before anything is measured.
+#[cfg(feature = "gpu")]
+fn open_gpu() -> Result<GpuDevice, PlanError> {
+    if std::env::var("YZ_GPU").is_ok_and(|v| v == "host") {
+        return Ok(None);
+    }
+    Gpu::open_for_rank(0).map(Some).map_err(|e| PlanError::NoGpu(e.to_string()))
+}
+
+/// Without the `gpu` feature there is no GPU to measure.
+#[cfg(not(feature = "gpu"))]
+fn open_gpu() -> Result<GpuDevice, PlanError> {
+    Err(PlanError::NoGpu("this yz was built without the `gpu` feature: cargo build --release --features gpu".into()))
+}
+
+/// `device`'s rates on `counts`' layers of `space` with samples of `sample` lane-updates,
+/// timed `runs` times.
+#[cfg(feature = "gpu")]
+fn measure_gpu(
+    device: &GpuDevice,
+    space: &Space,
+    counts: &[LayerCount],
+    (sample, runs): (u64, usize),
+    progress: &dyn Progress,
+) -> Result<GpuRates, PlanError> {
+    use crate::duel::gpu::rate::{Device, measure};
+    let device = device.as_ref().map_or(Device::Host, Device::Gpu);
+    measure(space, counts, &device, (sample, runs), 1, progress).map_err(|e| PlanError::Gpu(e.to_string()))
+}
+
+/// Without the `gpu` feature no device opens, so nothing is measured.
+#[cfg(not(feature = "gpu"))]
+fn measure_gpu(
+    device: &GpuDevice,
+    _: &Space,
+    _: &[LayerCount],
+    _: (u64, usize),
+    _: &dyn Progress,
+) -> Result<GpuRates, PlanError> {
+    match *device {}
+}
+
 /// Prices the solve of `space` with `options` over `ranks` ranks of `mem_per_rank_gib`
 /// GiB each, measuring as `measure` says (`measuring` is told the number of layers before
 /// the rates are measured; the measurement reports to `progress`).
@@ -211,6 +314,17 @@ pub fn plan_solve(
     {
         return Err(PlanError::DiskGbps(gbps));
     }
+    if let Some(GpuAsk::Given { lane_updates_per_second: rate, pcie_bytes_per_second: pcie }) = measure.gpu {
+        for (flag, value) in [("gpu-rate", rate), ("pcie-gbps", pcie)] {
+            if !(value.is_finite() && value > 0.0) {
+                return Err(PlanError::GpuRate { flag, value });
+            }
+        }
+    }
+    let device = match measure.gpu {
+        Some(GpuAsk::Measure { .. }) => Some(open_gpu()?),
+        _ => None,
+    };
     let disk = |dir: PathBuf| move |source| PlanError::Disk { dir, source };
     let temporary = tempfile::tempdir().map_err(disk(std::env::temp_dir()))?;
     let scratch = measure.scratch.clone().unwrap_or_else(|| temporary.path().to_owned());
@@ -239,24 +353,45 @@ pub fn plan_solve(
     };
     measuring(counts.len());
     let rates = sizing.calibrate(space, (measure.sample, measure.runs, cores, 1), progress);
+    let gpu_rates = match measure.gpu {
+        None => None,
+        Some(GpuAsk::Given { lane_updates_per_second, pcie_bytes_per_second }) => {
+            let layers: Vec<usize> = counts.iter().map(|c| c.layer).collect();
+            Some(GpuRates::given(&layers, lane_updates_per_second, pcie_bytes_per_second))
+        }
+        Some(GpuAsk::Measure { sample }) => {
+            let device = device.as_ref().expect("opened above");
+            Some(measure_gpu(device, space, counts, (sample, measure.runs), progress)?)
+        }
+    };
     let byte_costs = sizing.byte_costs(space, temporary.path())?;
     let kernel_hours = |layer| rates.iter().find(|r| r.layer == layer).map_or(0.0, |r| r.core_hours);
     let hours = plan.hours(kernel_hours, &byte_costs);
     let boxes = space.cards().boxes();
     // The same test the solve makes before it starts (in memory).
     let does_not_fit = check_fits(&in_memory.layers, boxes, in_memory.spec, budget).err();
+    let sizes = (spec.value_bytes, spec.write_from);
+    let stream_floor = |streamed: &[usize]| sizing.stream_floor(space, streamed).0;
+    let balance = |m: &Machine| {
+        let ranks = m.nodes * m.ranks_per_node;
+        move |layer, streamed: &[usize], budget| {
+            let last = sizing.options.stop_after.max(space.first_layer());
+            let sizes = (budget, spec.value_bytes, sizing.options.shard_positions);
+            layer_balance(space, (layer, last), ranks as usize, streamed, sizes)
+        }
+    };
     let machines = (MACHINES.iter())
-        .map(|m| {
-            let sizes = (spec.value_bytes, spec.write_from);
-            let floor = |streamed: &[usize]| sizing.stream_floor(space, streamed).0;
-            let balance = |layer, streamed: &[usize], budget| {
-                let (last, ranks) = (sizing.options.stop_after.max(space.first_layer()), m.nodes * m.ranks_per_node);
-                let sizes = (budget, spec.value_bytes, sizing.options.shard_positions);
-                layer_balance(space, (layer, last), ranks as usize, streamed, sizes)
-            };
-            m.price(counts, boxes, sizes, (floor, balance), bandwidth, kernel_hours, &byte_costs)
-        })
+        .map(|m| m.price(counts, boxes, sizes, (stream_floor, balance(m)), bandwidth, kernel_hours, &byte_costs))
         .collect();
+    let gpu = gpu_rates.map(|rates| GpuPlan {
+        machines: (GPU_MACHINES.iter())
+            .map(|m| {
+                let rated = (kernel_hours, &rates);
+                m.price_on_gpus(counts, boxes, sizes, (stream_floor, balance(m)), bandwidth, rated, &byte_costs)
+            })
+            .collect(),
+        rates,
+    });
     let LayerHours { kernel, exchange, writing, checking, total: core_hours, .. } = LayerHours::sum(&hours);
     let others = exchange + writing + checking;
     let game = space.cards().game();
@@ -285,6 +420,7 @@ pub fn plan_solve(
         disk_bytes_per_second: bandwidth,
         disk_hours: plan.disk_hours(bandwidth),
         machines,
+        gpu,
         text: TextOnly {
             ranks,
             runs: measure.runs,
@@ -491,11 +627,65 @@ impl fmt::Display for PlanReport {
                 m.balance,
                 h(m.disk_hours),
                 h(m.wall_hours),
-                match (m.fits_memory, m.fits_disk) {
-                    (false, _) => "  below the streaming floor",
-                    (true, Some(false)) => "  does not fit its disk",
-                    _ => "",
-                }
+                fit_note(m)
+            )?;
+        }
+        if let Some(gpu) = &self.gpu {
+            writeln!(f)?;
+            gpu.fmt(f)?;
+        }
+        Ok(())
+    }
+}
+
+/// What a machine's row adds where the solve does not fit it.
+fn fit_note(m: &MachinePrice) -> &'static str {
+    match (m.fits_memory, m.fits_disk) {
+        (false, _) => "  below the streaming floor",
+        (true, Some(false)) => "  does not fit its disk",
+        _ => "",
+    }
+}
+
+impl fmt::Display for GpuPlan {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let rates = &self.rates;
+        let (low, high) = (rates.layers.iter().map(|r| r.lane_updates_per_second))
+            .fold((f64::INFINITY, 0.0f64), |(low, high), r| (low.min(r), high.max(r)));
+        writeln!(f, "GPU rates          {}", rates.source)?;
+        if rates.layers.iter().any(|r| r.sampled_lane_updates > 0) {
+            writeln!(f, "                   {low:.3e} to {high:.3e} lane-updates/s per GPU over the layers")?;
+        }
+        writeln!(
+            f,
+            "                   host to GPU {:.1} GB/s ({}); each layer takes the longest of its turns on the GPUs, \
+             its copies and the work around the kernel on the nodes' cores, the disk beside",
+            rates.pcie_bytes_per_second / 1e9,
+            if rates.pcie_measured { "measured" } else { "assumed: half of PCIe 5.0 x16" }
+        )?;
+        writeln!(f)?;
+        write!(
+            f,
+            "  {:<60} {:>5} {:>8} {:>8} {:>9} {:>8} {:>8} {:>14} {:>8} {:>8}",
+            "machine", "GPUs", "streamed", "GPU-h", "kernel h", "copies h", "host h", "bound g/c/h", "disk h", "wall h"
+        )?;
+        let h = |hours: f64| if hours < 10.0 { format!("{hours:.3}") } else { format!("{hours:.1}") };
+        for m in &self.machines {
+            let [g, c, host] = m.bound_by;
+            write!(
+                f,
+                "\n  {:<60} {:>5} {:>8} {:>8} {:>9} {:>8} {:>8} {:>14} {:>8} {:>8}{}",
+                m.ranks.machine.name,
+                m.gpus,
+                m.ranks.streamed.len(),
+                h(m.gpu_hours),
+                h(m.kernel_hours),
+                h(m.pcie_hours),
+                h(m.host_hours),
+                format!("{g}/{c}/{host}"),
+                h(m.disk_hours),
+                h(m.wall_hours),
+                fit_note(&m.ranks)
             )?;
         }
         Ok(())

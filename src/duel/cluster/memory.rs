@@ -287,9 +287,22 @@ pub fn solve_layers_until<V: DuelValue + Pod>(
     stop: &(dyn Fn() -> bool + Sync),
     finished: impl FnMut(&LayerValues<V>) -> Result<(), ClusterError>,
 ) -> Result<LayerValues<V>, ClusterError> {
+    solve_layers_on(space, last, false, stop, finished)
+}
+
+/// [`solve_layers_until`] on the GPU where `gpu` says so (feature `gpu`, `f32` values:
+/// [`ClusterError::Gpu`] otherwise), with the same values bit for bit.
+pub fn solve_layers_on<V: DuelValue + Pod>(
+    space: &Space,
+    last: usize,
+    gpu: bool,
+    stop: &(dyn Fn() -> bool + Sync),
+    finished: impl FnMut(&LayerValues<V>) -> Result<(), ClusterError>,
+) -> Result<LayerValues<V>, ClusterError> {
     assert!(last >= space.first_layer() && last < space.end_layer(), "layer {last} is outside the space");
+    let kernel = Kernel::open(gpu, V::DRAWS, 0)?;
     let mut frontier = InMemory::new(space, &Alone, last, EachLayer(finished), None);
-    sweep(space, last..space.end_layer(), &mut frontier, stop, &Kernel::Cpu)?;
+    sweep(space, last..space.end_layer(), &mut frontier, stop, &kernel)?;
     let held = frontier.into_held().expect("at least one layer was solved");
     let Held { shape, kept, values, .. } = Arc::into_inner(held).expect("nothing else holds the last layer");
     Ok(LayerValues { shape, tile: kept, values })

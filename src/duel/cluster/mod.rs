@@ -93,7 +93,7 @@ pub mod stream;
 mod sweep;
 
 pub use error::{ClusterError, Damage};
-pub use memory::{solve_layers, solve_layers_until};
+pub use memory::{solve_layers, solve_layers_on, solve_layers_until};
 pub use ranks::{Alone, Ranks};
 pub use report::{SolveReport, StartValue};
 pub use solve::{LayerReport, Outcome, SolveOptions, solve_tables};

@@ -2,13 +2,14 @@
 //! [`Gpu`] is opened, and the kernel comes compiled with the binary (build.rs: a cubin for
 //! sm_90, PTX for the others, which the driver compiles on loading).
 
+use std::ops::Range;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Instant;
 
-use cudarc::driver::sys::CUfunction_attribute;
+use cudarc::driver::sys::{CUevent_flags, CUfunction_attribute};
 use cudarc::driver::{
-    CudaContext, CudaFunction, CudaSlice, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr, LaunchConfig, PushKernelArg,
+    CudaContext, CudaEvent, CudaFunction, CudaSlice, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr, LaunchConfig,
+    PushKernelArg,
 };
 use cudarc::nvrtc::Ptx;
 
@@ -159,10 +160,13 @@ impl Gpu {
     /// A failed call of the driver.
     pub fn upload_rows(&self, next: Option<&LayerRows<'_, f32>>) -> Result<DeviceRows, GpuError> {
         self.context.bind_to_thread().map_err(driver("binding the context"))?;
-        Ok(DeviceRows {
+        let rows = DeviceRows {
             values: upload(&self.stream, next.map_or(&[][..], |n| n.values))?,
             offsets: upload(&self.stream, next.map_or(&[][..], |n| n.tile.offsets()))?,
-        })
+        };
+        // Copied when this returns, so that timing it times the copy.
+        self.stream.synchronize().map_err(driver("copying the rows"))?;
+        Ok(rows)
     }
 
     /// [`Gpu::solve_tile`] with the next layer's rows already on the device (`rows`, from
@@ -196,63 +200,119 @@ impl Gpu {
         phases: Phases,
     ) -> Result<Vec<f32>, GpuError> {
         self.context.bind_to_thread().map_err(driver("binding the context"))?;
-        let stream = &self.stream;
         let mut values = vec![0.0f32; tile.positions() as usize];
+        // One launch runs while the host prepares the next batch's inputs.
+        let mut in_flight: Option<Launch> = None;
         for (these, into) in batches(tile, MOVERS_PER_LAUNCH) {
             let batch = Batch::new(space, shape, next, tile, these);
-            let (plan_counts, plan_entries) =
-                (upload(stream, &batch.plan_counts)?, upload(stream, &batch.plan_entries)?);
-            let (succ_count, succ_col) = (upload(stream, &batch.succ_count)?, upload(stream, &batch.succ_col)?);
-            let succ_bounds = upload(stream, &batch.succ_bounds)?;
-            let (opp_row, opp_bounds) = (upload(stream, &batch.opp_row)?, upload(stream, &batch.opp_bounds)?);
-            let (jobs, job_out) = (upload(stream, &batch.jobs)?, upload(stream, &batch.job_out)?);
-            let mut out: CudaSlice<f32> =
-                stream.alloc_zeros(batch.positions.max(1)).map_err(driver("allocating the values"))?;
-            if batch.jobs() > 0 {
-                let params = Params {
-                    next_values: address(stream, &rows.values),
-                    next_offsets: address(stream, &rows.offsets),
-                    plan_counts: address(stream, &plan_counts),
-                    plan_entries: address(stream, &plan_entries),
-                    succ_count: address(stream, &succ_count),
-                    succ_col: address(stream, &succ_col),
-                    succ_bounds: address(stream, &succ_bounds),
-                    opp_row: address(stream, &opp_row),
-                    opp_bounds: address(stream, &opp_bounds),
-                    jobs: address(stream, &jobs),
-                    job_out: address(stream, &job_out),
-                    out: out.device_ptr_mut(stream).0,
-                    job_count: batch.jobs() as u32,
-                    end_of_game: batch.end_of_game as u32,
-                    phases: phases.0,
-                };
-                let config = LaunchConfig {
-                    grid_dim: (batch.jobs() as u32, 1, 1),
-                    block_dim: (THREADS, 1, 1),
-                    shared_mem_bytes: SHARED_BYTES,
-                };
-                let launched = Instant::now();
-                let mut launch = stream.launch_builder(&self.function);
-                launch.arg(&params);
-                // SAFETY: `params` holds the addresses of the device buffers above, each of
-                // the length the kernel reads (the batch's arrays, the next layer's rows and
-                // offsets); they live until the values are read back below, which waits for
-                // the kernel.
-                unsafe { launch.launch(config) }.map_err(driver("launching the kernel"))?;
-                stream.synchronize().map_err(driver("running the kernel"))?;
-                let seconds = launched.elapsed().as_secs_f64();
-                let _ = self.kernel_seconds.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |s| {
-                    Some((f64::from_bits(s) + seconds).to_bits())
-                });
+            if let Some(launch) = in_flight.take() {
+                self.finish(launch, &mut values)?;
             }
-            if batch.positions > 0 {
-                let mine = &mut values[into];
-                stream.memcpy_dtoh(&out.slice(..batch.positions), mine).map_err(driver("reading the values back"))?;
-            }
+            in_flight = Some(self.launch(&batch, rows, phases, into)?);
         }
-        stream.synchronize().map_err(driver("finishing the tile"))?;
+        if let Some(launch) = in_flight {
+            self.finish(launch, &mut values)?;
+        }
+        self.stream.synchronize().map_err(driver("finishing the tile"))?;
         Ok(values)
     }
+
+    /// Copies `batch`'s inputs to the device and starts the kernel on them, without
+    /// waiting for it (the host's copy of the inputs may go once this returns).
+    fn launch(&self, batch: &Batch, rows: &DeviceRows, phases: Phases, into: Range<usize>) -> Result<Launch, GpuError> {
+        let stream = &self.stream;
+        let inputs = LaunchInputs {
+            plan_counts: upload(stream, &batch.plan_counts)?,
+            plan_entries: upload(stream, &batch.plan_entries)?,
+            succ_count: upload(stream, &batch.succ_count)?,
+            succ_col: upload(stream, &batch.succ_col)?,
+            succ_bounds: upload(stream, &batch.succ_bounds)?,
+            opp_row: upload(stream, &batch.opp_row)?,
+            opp_bounds: upload(stream, &batch.opp_bounds)?,
+            jobs: upload(stream, &batch.jobs)?,
+            job_out: upload(stream, &batch.job_out)?,
+        };
+        let mut out: CudaSlice<f32> =
+            stream.alloc_zeros(batch.positions.max(1)).map_err(driver("allocating the values"))?;
+        let mut timing = None;
+        if batch.jobs() > 0 {
+            let i = &inputs;
+            let params = Params {
+                next_values: address(stream, &rows.values),
+                next_offsets: address(stream, &rows.offsets),
+                plan_counts: address(stream, &i.plan_counts),
+                plan_entries: address(stream, &i.plan_entries),
+                succ_count: address(stream, &i.succ_count),
+                succ_col: address(stream, &i.succ_col),
+                succ_bounds: address(stream, &i.succ_bounds),
+                opp_row: address(stream, &i.opp_row),
+                opp_bounds: address(stream, &i.opp_bounds),
+                jobs: address(stream, &i.jobs),
+                job_out: address(stream, &i.job_out),
+                out: out.device_ptr_mut(stream).0,
+                job_count: batch.jobs() as u32,
+                end_of_game: batch.end_of_game as u32,
+                phases: phases.0,
+            };
+            let config = LaunchConfig {
+                grid_dim: (batch.jobs() as u32, 1, 1),
+                block_dim: (THREADS, 1, 1),
+                shared_mem_bytes: SHARED_BYTES,
+            };
+            let timed = Some(CUevent_flags::CU_EVENT_DEFAULT);
+            let started = stream.record_event(timed).map_err(driver("timing the kernel"))?;
+            let mut launch = stream.launch_builder(&self.function);
+            launch.arg(&params);
+            // SAFETY: `params` holds the addresses of device buffers each of the length the
+            // kernel reads (the batch's inputs, the next layer's rows and offsets, `out`);
+            // the inputs and `out` live in the returned `Launch` until `finish` has waited
+            // for the kernel, and the rows outlive the tile's solve, which finishes every
+            // launch before it returns.
+            unsafe { launch.launch(config) }.map_err(driver("launching the kernel"))?;
+            let ended = stream.record_event(timed).map_err(driver("timing the kernel"))?;
+            timing = Some((started, ended));
+        }
+        Ok(Launch { _inputs: inputs, out, positions: batch.positions, into, timing })
+    }
+
+    /// Waits for `launch`'s kernel and copies its values into their place in `values`.
+    fn finish(&self, launch: Launch, values: &mut [f32]) -> Result<(), GpuError> {
+        if launch.positions > 0 {
+            let mine = &mut values[launch.into.clone()];
+            let out = launch.out.slice(..launch.positions);
+            self.stream.memcpy_dtoh(&out, mine).map_err(driver("reading the values back"))?;
+        }
+        if let Some((started, ended)) = &launch.timing {
+            let seconds = f64::from(started.elapsed_ms(ended).map_err(driver("running the kernel"))?) / 1e3;
+            let _ = self
+                .kernel_seconds
+                .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |s| Some((f64::from_bits(s) + seconds).to_bits()));
+        }
+        Ok(())
+    }
+}
+
+/// A batch's inputs on the device, held until its kernel has run.
+struct LaunchInputs {
+    plan_counts: CudaSlice<u8>,
+    plan_entries: CudaSlice<u32>,
+    succ_count: CudaSlice<u32>,
+    succ_col: CudaSlice<u32>,
+    succ_bounds: CudaSlice<i32>,
+    opp_row: CudaSlice<u64>,
+    opp_bounds: CudaSlice<i32>,
+    jobs: CudaSlice<i32>,
+    job_out: CudaSlice<u64>,
+}
+
+/// A launched batch: its inputs and output on the device, where its values go, and the
+/// events around its kernel (none where it had no job).
+struct Launch {
+    _inputs: LaunchInputs,
+    out: CudaSlice<f32>,
+    positions: usize,
+    into: Range<usize>,
+    timing: Option<(CudaEvent, CudaEvent)>,
 }
 
 /// The next layer's rows on the device: what a tile's pairs read.
@@ -297,6 +357,7 @@ mod tests {
     use crate::duel::Cards;
     use crate::duel::solve::{LayerValues, solve_tile};
     use crate::game::{Game, Rules};
+    use std::time::Instant;
 
     fn gpu() -> Gpu {
         Gpu::open(0).unwrap_or_else(|e| panic!("{e}"))

@@ -7,6 +7,7 @@
 //! | [`batch`] | the kernel's inputs, flat: edge tables, scoring plans, bounds, one job per strip |
 //! | [`host`] | `turn.cu` built for the host with `shim.h`: the kernel's logic tested on the CPU |
 //! | [`device`] | the kernel on the GPU through cudarc (the driver, loaded at run time) |
+//! | [`rate`] | the GPU's rate on sampled pairs of each layer, for `yz duel plan --gpu` |
 //!
 //! **Why it is exact.** Lanes never interact, and each lane runs the CPU's operations in
 //! the CPU's order: the same reads of the successor rows (the decided values outside a
@@ -22,9 +23,8 @@
 //!
 //! **Launches.** A tile goes through the GPU in launches of at most 4,096 movers and 2^28
 //! positions ([`batch::batches`]), each with its own flat inputs; the next layer's rows
-//! stay on the device for the whole tile. The host prepares a launch while none runs:
-//! overlapping the two, streamed solves (`--gpu` is refused where a solve streams) and a
-//! GPU rate in `duel plan` are left for later.
+//! stay on the device for the whole tile. The host prepares a launch while none runs.
+//! Solves in memory and streamed solves both run their tiles here, one GPU per rank.
 //!
 //! **Building.** `build.rs` compiles `turn.cu` with NVRTC at build time (from the PyPI
 //! package `nvidia-cuda-nvrtc-cu12`, or `YZ_NVRTC`): a cubin for sm_90 and PTX for
@@ -33,6 +33,7 @@
 pub mod batch;
 pub mod device;
 pub mod host;
+pub mod rate;
 
 pub use batch::Phases;
 pub use device::{DeviceRows, Gpu, GpuError};

@@ -436,7 +436,8 @@ pub(super) async fn duel_advise(
             Some(gate) => gate,
             None => app.heavy_gate()?,
         };
-        let lookup = TableLookup { given: None, data: &app.config.data, on_the_fly: app.config.duel_positions };
+        let lookup =
+            TableLookup { given: None, data: &app.config.data, on_the_fly: app.config.duel_positions, gpu: false };
         // Asked for only where no exact values can be had.
         let targets = || runtime.block_on(app.targets(game));
         let turn = DuelTurn::new(&cards, &p, lookup, targets, &cancel)?;
