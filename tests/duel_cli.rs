@@ -351,3 +351,19 @@ fn a_plan_at_a_given_gpu_rate_prices_gpu_hours_from_the_lane_updates() {
     assert!(json(&yz(dir.path(), &args))["gpu"].is_null(), "no GPU asked, none priced");
     fails_with(dir.path(), &[&args[1..], &["--gpu-rate", "0"]].concat(), "--gpu-rate: 0 is not a rate");
 }
+
+/// `--resume` into a directory that does not exist (a mistyped path) is refused at once,
+/// naming it, instead of starting a new solve there; a directory without a manifest (a
+/// solve stopped before its first layer) still starts afresh.
+#[test]
+fn a_resume_into_no_directory_says_there_is_nothing_to_resume() {
+    let dir = tempfile::tempdir().unwrap();
+    let typo = dir.path().join("duel-tabels");
+    let typo = typo.to_str().unwrap();
+    fails_with(dir.path(), &["duel", "solve", "--first", "3", "--out", typo, "--resume"], "nothing to resume");
+    assert!(!Path::new(typo).exists(), "nothing was made there");
+    let stopped = dir.path().join("stopped");
+    std::fs::create_dir(&stopped).unwrap();
+    let args = ["--json", "duel", "solve", "--first", "3", "--out", stopped.to_str().unwrap(), "--resume"];
+    assert!(json(&yz(dir.path(), &args))["value"].as_f64().is_some());
+}

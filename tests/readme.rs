@@ -42,12 +42,14 @@ fn readme_examples_print_what_the_readme_shows() {
         std::fs::copy(root.join(&page), &case).unwrap();
         // trycmd runs a case's commands in the input directory beside it (`NAME.in`), so
         // files they write (`--plot scores.svg`) stay out of the repository. The game records
-        // the examples review are in it.
+        // the examples review are in it where they are in the repository (`docs/records/`),
+        // whose root is where a reader runs the commands.
         let inputs = work.path().join(format!("{name}.in"));
-        std::fs::create_dir(&inputs).unwrap();
+        let records = inputs.join("docs/records");
+        std::fs::create_dir_all(&records).unwrap();
         for record in std::fs::read_dir(root.join("docs/records")).unwrap() {
             let record = record.unwrap().path();
-            std::fs::copy(&record, inputs.join(record.file_name().unwrap())).unwrap();
+            std::fs::copy(&record, records.join(record.file_name().unwrap())).unwrap();
         }
         let data = work.path().join(format!("{name}.data"));
         std::fs::create_dir(&data).unwrap();

@@ -149,17 +149,25 @@ pub(super) fn start(
 /// into `dir` continues: its manifest's, so that `yz duel solve --resume --out DIR`
 /// continues or repairs any tables, as `yz shard verify` advises. Game flags (`flags`) and
 /// a `max_empty` given must agree with the manifest, and are refused naming both where
-/// they do not. `None` where `dir` holds no manifest: the resume starts afresh, with the
-/// game the flags name.
+/// they do not. `None` where `dir` holds no manifest (a solve stopped before its first
+/// layer): the resume starts afresh, with the game the flags name. A `dir` that does not
+/// exist is refused: there is nothing to resume, and the path is likely mistyped.
 pub fn resumed_game(
     dir: &Path,
     flags: &GameFlags,
     max_empty: Option<usize>,
 ) -> Result<Option<(Game, Option<usize>)>, ClusterError> {
+    let refuse = |reason: String| ClusterError::Resume { dir: dir.display().to_string(), reason };
+    if !dir.exists() {
+        return Err(refuse(
+            "it does not exist, so there is nothing to resume; check the path (yz shard verify DIR lists what a \
+             directory holds), or leave out --resume to start a solve there"
+                .to_owned(),
+        ));
+    }
     if !dir.join(shard::MANIFEST_FILE).exists() {
         return Ok(None);
     }
-    let refuse = |reason: String| ClusterError::Resume { dir: dir.display().to_string(), reason };
     let manifest = Manifest::open(dir)?;
     let game = manifest.game().ok_or_else(|| {
         refuse(format!("its {} names no game this yz knows ({:?})", shard::MANIFEST_FILE, manifest.identity))
