@@ -365,14 +365,17 @@ mod tests {
     }
 
     /// A resume takes the game and scope of the manifest there, refuses flags that
-    /// contradict them, and leaves the flags' game where there is no manifest.
+    /// contradict them, leaves the flags' game where there is no manifest, and refuses a
+    /// directory that does not exist.
     #[test]
     fn a_resume_reads_its_game_from_the_manifest() {
         let root = tempfile::tempdir().unwrap();
         let dir = root.path().join("tables");
         let none = GameFlags::default();
-        assert!(resumed_game(&dir, &none, None).unwrap().is_none(), "no manifest: the flags' game");
+        let missing = resumed_game(&dir, &none, None).unwrap_err().to_string();
+        assert!(missing.contains("nothing to resume"), "{missing}");
         std::fs::create_dir_all(&dir).unwrap();
+        assert!(resumed_game(&dir, &none, None).unwrap().is_none(), "no manifest: the flags' game");
         Manifest::new(game(4), 5, 8, 100).write(&dir).unwrap();
         assert_eq!(resumed_game(&dir, &none, None).unwrap(), Some((game(4), Some(3))));
         let four = GameFlags { first: Some(4), ..none.clone() };
