@@ -115,7 +115,7 @@ fn corrupt_shards_and_bad_positions_are_refused() {
     fails_with(d, &["duel", "solve"], "GiB more disk at once");
     // The full game from empty cards without tables: refused once the smallest layers below
     // pass the on-the-fly limit (the whole count takes seconds), naming the tables' solve.
-    fails_with(d, &["duel", "value", "--me", "", "--opp", ""], "`yz duel plan --max-empty 26` prices it");
+    fails_with(d, &["duel", "value", "--me", "", "--opp", ""], "`yz duel plan` prices it");
     fails_with(d, &["duel", "solve", "--first", "3", "--stop-after-layer", "6"], "this solve covers layers 0..=5");
     fails_with(d, &["duel", "solve", "--first", "3", "--write", "3"], "expected all, none, or K..");
     fails_with(
@@ -366,4 +366,20 @@ fn a_resume_into_no_directory_says_there_is_nothing_to_resume() {
     std::fs::create_dir(&stopped).unwrap();
     let args = ["--json", "duel", "solve", "--first", "3", "--out", stopped.to_str().unwrap(), "--resume"];
     assert!(json(&yz(dir.path(), &args))["value"].as_f64().is_some());
+}
+
+/// A position no tables hold and too large to solve on the fly is refused with the
+/// commands that would give its tables, with the game's flags: the start of a game points
+/// to the whole solve's plan and cluster job, not to a `--max-empty` of every box, and the
+/// count it gives is where counting stopped, with the command that counts it all.
+#[test]
+fn a_refusal_names_the_commands_for_its_own_game() {
+    let dir = tempfile::tempdir().unwrap();
+    let start = ["duel", "value", "--first", "10", "--me", "", "--opp", ""];
+    fails_with(dir.path(), &start, "`yz duel plan --first 10` prices it");
+    fails_with(dir.path(), &start, "`yz duel count --first 10` counts them all");
+    let out = yz(dir.path(), &start);
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("--max-empty 20"), "{out:?}");
+    let later = ["duel", "value", "--me", "ones=3", "--opp", "twos=6"];
+    fails_with(dir.path(), &later, "`yz duel solve --max-empty 24`");
 }

@@ -105,7 +105,11 @@ fn draws_are_checked_against_their_values() {
     let finished =
         json(&yz(dir.path(), &["--json", "duel", "solve", "--first", "4", "--out", t, "--resume", "--no-draws"]));
     assert!(finished["p_draw"].is_null() && finished["value"].as_f64().is_some(), "{finished}");
-    assert_eq!(json(&yz(dir.path(), &["--json", "shard", "verify", t]))["ok"], true);
+    let verified = json(&yz(dir.path(), &["--json", "shard", "verify", t]));
+    assert_eq!(verified["ok"], true);
+    // The damaged draw shard is gone with the draws, not left as a stray file.
+    assert_eq!(verified["unlisted"].as_array().map(Vec::len), Some(0), "{verified}");
+    assert!(!tables.join(draw_file).exists());
 }
 
 /// Every file of a directory, by name.

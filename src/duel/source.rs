@@ -106,10 +106,12 @@ pub enum SourceError {
     Cancelled,
     /// No tables hold the position and the game below it is too large to solve now.
     #[error(
-        "no tables hold this position and the game below it has more than the {} positions solved on the fly (at least {}); {}",
+        "no tables hold this position and the game below it has more than the {} positions solved on the fly \
+         (counting stopped at {}; `yz duel count{}` counts them all); {}",
         group(*limit),
         group(*at_least),
-        tables_advice(*open, *needed_bytes, *available_bytes)
+        scope(game_flags, *open, *whole),
+        tables_advice(&scope(game_flags, *open, *whole), *whole, *needed_bytes, *available_bytes)
     )]
     TooLarge {
         /// Positions of the game below counted before the limit was passed: a lower bound.
@@ -118,6 +120,12 @@ pub enum SourceError {
         limit: u64,
         /// Boxes open on both cards together: the `--max-empty` that solves tables for it.
         open: usize,
+        /// Whether that is every box: the position is the game's start, and its tables the
+        /// whole game's.
+        whole: bool,
+        /// The game's flags, as the commands that solve it need them (empty for the
+        /// official full game).
+        game_flags: String,
         /// Peak memory of that solve in one process (4-byte values), for endgames of at
         /// most `PRICED_OPEN` (8) boxes open.
         needed_bytes: Option<u64>,
@@ -130,26 +138,41 @@ pub enum SourceError {
 /// endgames whole takes more than a second.
 const PRICED_OPEN: usize = 8;
 
-/// What to run for tables of `open` boxes open: here, where the solve fits this machine's
-/// memory, else on a cluster, with the figures where they were priced.
-fn tables_advice(open: usize, needed: Option<u64>, available: Option<u64>) -> String {
+/// The flags of the commands that count, price or solve the game below a position of the
+/// game of `game_flags` with `open` boxes open (`whole`: every box), each after a space.
+fn scope(game_flags: &str, open: usize, whole: bool) -> String {
+    let game = if game_flags.is_empty() { String::new() } else { format!(" {game_flags}") };
+    if whole { game } else { format!("{game} --max-empty {open}") }
+}
+
+/// What to run for tables of the game below a position (`scope`: its flags, from
+/// [`scope`]; `whole`: every box open, the whole game): here, where the solve fits this
+/// machine's memory, else on a cluster, with the figures where they were priced.
+fn tables_advice(scope: &str, whole: bool, needed: Option<u64>, available: Option<u64>) -> String {
+    if whole && needed.is_none() {
+        return format!(
+            "this is the start of the whole game, whose tables are the full two-player solve: `yz duel plan{scope}` \
+             prices it (core-hours, memory and disk, measured here) and `scripts/submit{scope} --nodes N` runs it on \
+             a Slurm cluster (docs/cluster.md)"
+        );
+    }
     match (needed, available) {
         (Some(needed), Some(available)) if needed <= available => format!(
-            "solve tables first with `yz duel solve --max-empty {open}` (peak {:.1} GiB of the {:.1} GiB available here)",
+            "solve tables first with `yz duel solve{scope}` (peak {:.1} GiB of the {:.1} GiB available here)",
             gib(needed),
             gib(available)
         ),
         (Some(needed), _) => {
             let here = available.map_or(String::new(), |a| format!(", more than the {:.1} GiB available here", gib(a)));
             format!(
-                "tables for it need {:.1} GiB in one process{here}: size a cluster run with `yz duel plan --max-empty {open}` \
-                 and start it with `scripts/submit --max-empty {open} --nodes N`",
+                "tables for it need {:.1} GiB in one process{here}: size a cluster run with `yz duel plan{scope}` \
+                 and start it with `scripts/submit{scope} --nodes N`",
                 gib(needed)
             )
         }
         (None, _) => format!(
-            "tables for it come from `yz duel solve --max-empty {open}`: `yz duel plan --max-empty {open}` prices it \
-             (memory, disk, core-hours) here or on a cluster (`scripts/submit --max-empty {open} --nodes N`)"
+            "tables for it come from `yz duel solve{scope}`: `yz duel plan{scope}` prices it (memory, disk, \
+             core-hours) here or on a cluster (`scripts/submit{scope} --nodes N`)"
         ),
     }
 }
@@ -318,7 +341,9 @@ impl<'a> Values<'a> {
                 plan(&count_layers(&Space::endgame(cards, open)), cards.boxes(), spec).peak_bytes_per_rank
             });
             let available_bytes = crate::sys::memory_limit();
-            SourceError::TooLarge { at_least, limit, open, needed_bytes, available_bytes }
+            let whole = open == 2 * cards.boxes();
+            let game_flags = cards.game().flags().to_string();
+            SourceError::TooLarge { at_least, limit, open, whole, game_flags, needed_bytes, available_bytes }
         })?;
         let positions: u64 = counts.iter().map(|l| l.positions).sum();
         Ok(Planned::Below(space, positions))

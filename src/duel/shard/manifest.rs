@@ -412,9 +412,10 @@ pub(super) fn listed_names(listed: &[Listed<'_>]) -> std::collections::HashSet<S
 
 /// Removes the draw shards in `dir` that `manifest` no longer lists (those of a layer
 /// listed before the last one, left by a solve stopped between writing the manifest and
-/// removing them) and returns their names. Draw shards of the layers below the last listed
-/// one are kept: a streamed pass's finished blocks wrote them, and their records list them
-/// when the pass ends. Only the writer's own names are touched.
+/// removing them, and those of the last listed layer where a resume dropped the draws)
+/// and returns their names. Draw shards of the layers below the last listed one are kept:
+/// a streamed pass's finished blocks wrote them, and their records list them when the
+/// pass ends. Only the writer's own names are touched.
 pub fn remove_unlisted_draws(dir: &Path, manifest: &Manifest) -> Result<Vec<String>, StoreError> {
     let io = |action: &'static str| move |source| StoreError::Io { path: dir.to_owned(), action, source };
     let listed = listed_names(&manifest.listed());
@@ -422,7 +423,7 @@ pub fn remove_unlisted_draws(dir: &Path, manifest: &Manifest) -> Result<Vec<Stri
     let mut removed = Vec::new();
     for entry in std::fs::read_dir(dir).map_err(io("list"))? {
         let name = entry.map_err(io("list"))?.file_name().to_string_lossy().into_owned();
-        let stale = parse_shard_file(&name).is_some_and(|(layer, column, _)| column == Column::Draw && layer > lowest)
+        let stale = parse_shard_file(&name).is_some_and(|(layer, column, _)| column == Column::Draw && layer >= lowest)
             && linked(dir, &name).is_none();
         if stale && !listed.contains(&name) {
             remove_file(&dir.join(&name))?;
