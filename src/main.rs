@@ -146,7 +146,11 @@ fn die_quietly_on_closed_pipe() {
 fn fail_cleanly_on_unwritable_stdout() {
     let default = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
-        if let Some(reason) = info.payload_as_str().and_then(|m| m.strip_prefix("failed printing to stdout: ")) {
+        // The panic message, as `PanicHookInfo::payload_as_str` (Rust 1.91) gives it.
+        let payload = info.payload();
+        let message =
+            payload.downcast_ref::<&str>().copied().or_else(|| payload.downcast_ref::<String>().map(String::as_str));
+        if let Some(reason) = message.and_then(|m| m.strip_prefix("failed printing to stdout: ")) {
             eprintln!("error: cannot write to standard output: {reason}");
             std::process::exit(2);
         }
