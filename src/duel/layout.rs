@@ -184,6 +184,19 @@ impl Tile {
         at(movers.start)..at(movers.end)
     }
 
+    /// The rows `movers` (a sub-range of its movers) as a rectangle of their own: its
+    /// values are those of [`Tile::rows`] of the same movers.
+    pub fn rows_tile(&self, movers: Range<usize>) -> Tile {
+        let width = self.opponents.len();
+        let (from, to) = ((movers.start - self.movers.start) * width, (movers.end - self.movers.start) * width);
+        let base = self.offsets[from];
+        Tile {
+            movers,
+            opponents: self.opponents.clone(),
+            offsets: self.offsets[from..=to].iter().map(|o| o - base).collect(),
+        }
+    }
+
     /// Where each pair starts, by `(m − movers.start) · opponents.len() + (o − opponents.start)`,
     /// then the total: the table a GPU kernel reads the pairs by.
     pub fn offsets(&self) -> &[u64] {

@@ -114,6 +114,14 @@ impl Gpu {
         Ok(Gpu { context, stream, function, kernel_seconds: AtomicU64::new(0), name })
     }
 
+    /// Bytes of device memory free now.
+    ///
+    /// # Errors
+    /// A failed call of the driver.
+    pub fn free_bytes(&self) -> Result<usize, GpuError> {
+        self.context.mem_get_info().map(|(free, _)| free).map_err(driver("asking for the free memory"))
+    }
+
     /// Seconds the kernel has run on this GPU so far, from launch to its end (uploads,
     /// the host's preparation and the copies back excluded).
     pub fn kernel_seconds(&self) -> f64 {

@@ -24,7 +24,9 @@
 //! **Launches.** A tile goes through the GPU in launches of at most 4,096 movers and 2^28
 //! positions ([`batch::batches`]), each with its own flat inputs; the next layer's rows
 //! stay on the device for the whole tile. The host prepares a launch while none runs.
-//! Solves in memory and streamed solves both run their tiles here, one GPU per rank.
+//! Solves in memory and streamed solves both run their tiles here, one GPU per rank;
+//! where a tile's next rows exceed half the GPU's free memory, the sweep's kernel hands
+//! them over a run of opponents at a time (`crate::duel::cluster`'s `Kernel`).
 //!
 //! **Building.** `build.rs` compiles `turn.cu` with NVRTC at build time (from the PyPI
 //! package `nvidia-cuda-nvrtc-cu12`, or `YZ_NVRTC`): a cubin for sm_90 and PTX for
