@@ -35,7 +35,7 @@ use serde::Serialize;
 
 use super::cards::{CardBounds, window};
 use super::count::LayerCount;
-use super::count::lane_updates_per_lane;
+use super::count::tile_lane_updates;
 use super::layout::{LayerShape, Tile, window_len};
 use super::plan::process_cpu_seconds;
 use super::solve::{NextValues, solve_tile};
@@ -43,7 +43,6 @@ use super::space::Space;
 use super::value::{DuelValue, WinDraw};
 use crate::game::StateId;
 use crate::progress::Progress;
-use crate::turn::lanes::padded_lanes;
 
 /// Opponents per sampled tile: about what one rank computes per mover at 1,024 ranks.
 pub const RUN: usize = 64;
@@ -198,13 +197,9 @@ impl LayerSample {
     }
 
     fn push(&mut self, space: &Space, tile: Tile) {
-        let per_lane = lane_updates_per_lane(space.cards().boxes() - super::space::layer_split(self.shape.layer).0);
-        let lanes: u64 = (tile.movers.clone())
-            .flat_map(|m| tile.opponents.clone().map(move |o| (m, o)))
-            .map(|(m, o)| padded_lanes(tile.pair_range(m, o).len()) as u64)
-            .sum();
-        self.tile_lane_updates.push(lanes * per_lane);
-        self.lane_updates += lanes * per_lane;
+        let work = tile_lane_updates(space, self.shape.layer, &tile, tile.movers.clone(), tile.opponents.clone());
+        self.tile_lane_updates.push(work);
+        self.lane_updates += work;
         self.positions += tile.positions();
         self.tiles.push(tile);
     }

@@ -7,13 +7,14 @@
 //! of pairs.
 
 use std::fmt;
+use std::ops::Range;
 
 use serde::Serialize;
 
 use super::cards::{CardSet, Cards, window};
 use rayon::prelude::*;
 
-use super::layout::{bound_classes, window_len};
+use super::layout::{Tile, bound_classes, window_len};
 use super::space::{Space, layer_split};
 use crate::game::{NUM_ROLLS, Rules};
 use crate::progress::{Progress, Silent};
@@ -50,6 +51,24 @@ impl LayerCount {
 /// plus one more candidate per roll for every open box beyond the first when scoring.
 pub fn lane_updates_per_lane(open: usize) -> u64 {
     edges_per_turn() as u64 + (NUM_ROLLS * open.saturating_sub(1)) as u64
+}
+
+/// Lane-updates of the turns of movers `movers` against opponents `opponents` in `tile`
+/// (a rectangle of layer `layer` of `space`): each pair's lanes padded as the solver runs
+/// them, times a lane's lane-updates at the movers' open boxes.
+pub fn tile_lane_updates(
+    space: &Space,
+    layer: usize,
+    tile: &Tile,
+    movers: Range<usize>,
+    opponents: Range<usize>,
+) -> u64 {
+    let per_lane = lane_updates_per_lane(space.cards().boxes() - layer_split(layer).0);
+    let lanes: u64 = movers
+        .flat_map(|m| opponents.clone().map(move |o| (m, o)))
+        .map(|(m, o)| padded_lanes(tile.pair_range(m, o).len()) as u64)
+        .sum();
+    lanes * per_lane
 }
 
 /// Counts every layer of `space` in which someone moves.

@@ -623,55 +623,27 @@ pub struct GpuPrice {
     pub wall_hours: f64,
 }
 
-/// A machine's solve layer by layer, before it is summed into a [`MachinePrice`].
-struct Priced {
-    price: MachinePrice,
+/// A solve priced on a [`Machine`] ([`Machine::price`]): its [`MachinePrice`] on the
+/// machine's cores, and the layers it was summed from, to price the same ranks on GPUs
+/// ([`Priced::on_gpus`]).
+#[derive(Clone, Debug)]
+pub struct Priced {
+    /// The price on the machine's cores.
+    pub price: MachinePrice,
     plan: Plan,
     hours: Vec<LayerHours>,
     /// Each layer's balance (as [`MachinePrice::balance`]), in the order of `hours`.
     balances: Vec<f64>,
 }
 
-impl Machine {
-    /// The solve of `counts` (first layer first; `boxes` per player, values of
-    /// `value_bytes`, layers from `write_from` written) on this machine, its ranks
-    /// streaming what does not fit their memory when that is at least `floor(streamed
-    /// layers)` bytes: core-hours from `kernel_hours` and `costs` as [`Plan::hours`], each
-    /// layer's wall time over its `balance(layer, streamed layers, memory per rank)` (see
-    /// [`MachinePrice::balance`]), disk at `bandwidth` bytes per second per node where the
-    /// machine states none.
-    #[allow(clippy::too_many_arguments)]
-    pub fn price(
-        &self,
-        counts: &[LayerCount],
-        boxes: usize,
-        (value_bytes, write_from): (u64, usize),
-        (floor, balance): (impl Fn(&[usize]) -> u64, impl Fn(usize, &[usize], u64) -> f64 + Sync),
-        bandwidth: f64,
-        kernel_hours: impl Fn(usize) -> f64,
-        costs: &ByteCosts,
-    ) -> MachinePrice {
-        self.priced(counts, boxes, (value_bytes, write_from), (floor, balance), bandwidth, kernel_hours, costs).price
-    }
-
-    /// [`Machine::price`] on this machine's GPUs, one per rank (`ranks_per_node` are the
-    /// GPUs), at `gpu`'s rates: each layer's turns take its lane-updates over the rate,
-    /// its copies its bytes over the host-device bandwidth.
-    #[allow(clippy::too_many_arguments)]
-    pub fn price_on_gpus(
-        &self,
-        counts: &[LayerCount],
-        boxes: usize,
-        (value_bytes, write_from): (u64, usize),
-        (floor, balance): (impl Fn(&[usize]) -> u64, impl Fn(usize, &[usize], u64) -> f64 + Sync),
-        bandwidth: f64,
-        (kernel_hours, gpu): (impl Fn(usize) -> f64, &GpuRates),
-        costs: &ByteCosts,
-    ) -> GpuPrice {
-        let Priced { price, plan, hours, balances } =
-            self.priced(counts, boxes, (value_bytes, write_from), (floor, balance), bandwidth, kernel_hours, costs);
+impl Priced {
+    /// The same solve on the machine's GPUs, one per rank (`ranks_per_node` are the GPUs),
+    /// at `gpu`'s rates: each layer's turns take its lane-updates over the rate, its copies
+    /// its bytes over the host-device bandwidth.
+    pub fn on_gpus(self, gpu: &GpuRates) -> GpuPrice {
+        let Priced { price, plan, hours, balances } = self;
         let gpus = price.ranks;
-        let cores = (self.nodes * self.cores_per_node) as f64;
+        let cores = (price.machine.nodes * price.machine.cores_per_node) as f64;
         let (mut gpu_hours, mut kernel, mut pcie, mut host, mut compute) = (0.0, 0.0, 0.0, 0.0, 0.0);
         let mut bound_by = [0; 3];
         for (i, (l, h)) in plan.layers.iter().zip(&hours).enumerate() {
@@ -700,9 +672,18 @@ impl Machine {
             ranks: price,
         }
     }
+}
 
+impl Machine {
+    /// The solve of `counts` (first layer first; `boxes` per player, values of
+    /// `value_bytes`, layers from `write_from` written) on this machine, its ranks
+    /// streaming what does not fit their memory when that is at least `floor(streamed
+    /// layers)` bytes: core-hours from `kernel_hours` and `costs` as [`Plan::hours`], each
+    /// layer's wall time over its `balance(layer, streamed layers, memory per rank)` (see
+    /// [`MachinePrice::balance`]), disk at `bandwidth` bytes per second per node where the
+    /// machine states none.
     #[allow(clippy::too_many_arguments)]
-    fn priced(
+    pub fn price(
         &self,
         counts: &[LayerCount],
         boxes: usize,
@@ -884,7 +865,7 @@ mod tests {
             disk_per_node: Some(1 << 40),
             disk_bandwidth: None,
         };
-        let price = machine.price(&counts, 5, (4, 0), (|_| 1 << 10, |_, _, _| 0.5), 1e6, |l| l as f64, &costs);
+        let price = machine.price(&counts, 5, (4, 0), (|_| 1 << 10, |_, _, _| 0.5), 1e6, |l| l as f64, &costs).price;
         assert_eq!((price.ranks, price.mem_per_rank), (6, 1 << 14));
         let planned = plan(&counts, 5, PlanSpec { ranks: 6, value_bytes: 4, write_from: 0 }).streamed(1 << 14);
         assert_eq!(price.streamed, planned.streamed_layers());
@@ -897,7 +878,7 @@ mod tests {
         assert!(price.fits_memory && price.fits_disk == Some(true));
         assert!(!price.streamed.is_empty(), "the test streams");
         let tight = Machine { disk_per_node: Some(1), disk_bandwidth: Some(1e9), ..machine };
-        let price = tight.price(&counts, 5, (4, 0), (|_| 1 << 20, |_, _, _| 1.0), 1e6, |l| l as f64, &costs);
+        let price = tight.price(&counts, 5, (4, 0), (|_| 1 << 20, |_, _, _| 1.0), 1e6, |l| l as f64, &costs).price;
         assert!(!price.fits_memory && price.fits_disk == Some(false));
         assert!((price.disk_hours - disk / 1000.0).abs() < 1e-12, "the machine's own bandwidth");
     }

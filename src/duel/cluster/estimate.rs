@@ -381,13 +381,14 @@ pub fn plan_solve(
         }
     };
     let machines = (MACHINES.iter())
-        .map(|m| m.price(counts, boxes, sizes, (stream_floor, balance(m)), bandwidth, kernel_hours, &byte_costs))
+        .map(|m| m.price(counts, boxes, sizes, (stream_floor, balance(m)), bandwidth, kernel_hours, &byte_costs).price)
         .collect();
     let gpu = gpu_rates.map(|rates| GpuPlan {
         machines: (GPU_MACHINES.iter())
             .map(|m| {
-                let rated = (kernel_hours, &rates);
-                m.price_on_gpus(counts, boxes, sizes, (stream_floor, balance(m)), bandwidth, rated, &byte_costs)
+                let priced =
+                    m.price(counts, boxes, sizes, (stream_floor, balance(m)), bandwidth, kernel_hours, &byte_costs);
+                priced.on_gpus(&rates)
             })
             .collect(),
         rates,

@@ -18,13 +18,11 @@ use rand::{RngExt, SeedableRng};
 use super::device::{Gpu, GpuError};
 use super::host::solve_tile_on_host;
 use crate::duel::calibrate::made_up;
-use crate::duel::count::{LayerCount, lane_updates_per_lane};
+use crate::duel::count::{LayerCount, tile_lane_updates};
 use crate::duel::plan::{ASSUMED_PCIE_BYTES_PER_SECOND, GpuLayerRate, GpuRates};
 use crate::duel::solve::LayerRows;
-use crate::duel::space::layer_split;
 use crate::duel::{LayerShape, Space, Tile};
 use crate::progress::Progress;
-use crate::turn::lanes::padded_lanes;
 
 /// Opponents of a sampled tile: few, so that the next layer's rows they read stay small
 /// (eight rows of the full game's widest layer are about 160 MB).
@@ -78,10 +76,8 @@ impl GpuSample {
         let them = first..first + width;
         // Every mover against the run, to find a run of movers with the work asked for.
         let all = Tile::new(space, &shape, 0..movers, them.clone());
-        let per_lane = lane_updates_per_lane(space.cards().boxes() - layer_split(layer).0);
-        let mover_work: Vec<u64> = (0..movers)
-            .map(|m| them.clone().map(|o| padded_lanes(all.pair_range(m, o).len()) as u64 * per_lane).sum())
-            .collect();
+        let mover_work: Vec<u64> =
+            (0..movers).map(|m| tile_lane_updates(space, layer, &all, m..m + 1, them.clone())).collect();
         let start = rng.random_range(0..movers);
         let (mut from, mut to, mut work) = (start, start, 0);
         while work < lane_updates && (to < movers || from > 0) {
