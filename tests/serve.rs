@@ -293,7 +293,7 @@ fn bad_requests_get_a_4xx_and_the_server_goes_on() {
     }
     let (status, page) = exchange(b"GET / HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n");
     assert_eq!(status, 200);
-    assert!(page.contains("<script src=\"/app.js\">") && !page.contains("http://") && !page.contains("https://"));
+    assert!(page.contains("<script src=\"app.js\">") && !page.contains("http://") && !page.contains("https://"));
 }
 
 /// An error's reason is the same in the web API as on the command line (issue 40: the
@@ -656,8 +656,8 @@ fn the_history_keeps_reviewed_games_in_order() {
 #[test]
 fn the_app_installs() {
     for (path, content_type, holds) in [
-        ("/manifest.webmanifest", "application/manifest+json", "/icon.svg"),
-        ("/sw.js", "text/javascript", "/api/"),
+        ("/manifest.webmanifest", "application/manifest+json", "icon.svg"),
+        ("/sw.js", "text/javascript", "yz.wasm"),
         ("/icon.svg", "image/svg+xml", "<svg"),
     ] {
         let (status, head, body) = get(path);

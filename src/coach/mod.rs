@@ -5,6 +5,9 @@
 //!   two-player;
 //! - [`history`]: a summary of each reviewed game, kept over time;
 //! - [`play`]: a coached game, dice rolled or entered, each decision judged as it is made;
+//! - [`requests`]: the web app's requests, checked and answered whatever carries them;
+//! - [`wasm`]: the same requests answered in the browser, by the library built for
+//!   WebAssembly (`scripts/build-web`);
 //! - [`serve`] (cargo feature `serve`, on by default): all of it as a local web app. A
 //!   program that embeds yz without a web server leaves the feature off and compiles no
 //!   HTTP stack.
@@ -12,6 +15,10 @@
 pub mod history;
 pub mod play;
 pub mod record;
+pub mod requests;
 pub mod review;
 #[cfg(feature = "serve")]
 pub mod serve;
+// Built for the browser; natively only for its tests and docs.
+#[cfg(any(target_arch = "wasm32", test, doc))]
+pub mod wasm;

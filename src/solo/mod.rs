@@ -12,5 +12,5 @@ pub use advise::{Choice, Ranked, advise};
 pub use analysis::{Analysis, ScoreDistribution, Start, WithinTurn, analyze, analyze_from, analyze_with_progress};
 pub use policy::{OptimalPolicy, Policy, SolvedValues, TurnPlan};
 pub use report::{SolveReport, StatsReport, ValueReport};
-pub use solve::{SoloSolution, solve};
+pub use solve::{SoloSolution, solve, solve_reporting};
 pub use table::{FutureValue, SoloTable};

@@ -13,7 +13,7 @@ use crate::game::ScoreState;
 use crate::game::category::{Category, CategorySet};
 use crate::game::dice::NUM_FACES;
 use crate::game::index::NUM_UPPER_TOTALS;
-use crate::progress::Silent;
+use crate::progress::{Progress, Silent};
 use crate::turn::lanes::padded_lanes;
 use crate::turn::simd::{self, SimdWork};
 use crate::turn::sweep::sweep_backward;
@@ -61,13 +61,21 @@ impl SoloSolution {
 /// # Panics
 /// If the game plays a box its rules do not have ([`Game::is_valid`]).
 pub fn solve(game: Game) -> SoloSolution {
+    solve_reporting(game, &Silent)
+}
+
+/// [`solve`], reporting to `progress` each slot (a turn over every upper total) solved:
+/// for a page that draws a progress bar while the browser solves.
+pub fn solve_reporting(game: Game, progress: &dyn Progress) -> SoloSolution {
     assert!(game.is_valid(), "{game:?} plays boxes its rules do not have");
     let mut values = vec![f64::NAN; game.num_slots() * LANES];
-    let layers = (0..=game.categories.len()).rev().map(|filled_in_play| game.layer_slots(filled_in_play));
+    let layers: Vec<_> =
+        (0..=game.categories.len()).rev().map(|filled_in_play| game.layer_slots(filled_in_play)).collect();
+    progress.start("solitaire table", layers.iter().map(|layer| layer.len() as u64).sum(), "slots");
     sweep_backward(
         &mut values,
         layers,
-        &Silent,
+        progress,
         || SlotScratch { buffer: TurnBuffer::new(LANES), plan: ScoringPlan::new(Shift::Add), rows: Vec::new() },
         |values, scratch, &(filled, flag)| {
             if filled == CategorySet::ALL {
@@ -84,6 +92,7 @@ pub fn solve(game: Game) -> SoloSolution {
             tracing::debug!(slots = slots.len(), "layer solved");
         },
     );
+    progress.finish();
     SoloSolution { game, values }
 }
 

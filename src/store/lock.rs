@@ -1,7 +1,7 @@
-//! Advisory locks (`flock`) between the writers of one directory or file, in this process
+//! Advisory locks (`flock` on Linux, through [`File::try_lock`]) between the writers of one directory or file, in this process
 //! or another: the lock belongs to an open file description, so each writer opens its own.
 
-use std::fs::File;
+use std::fs::{File, TryLockError};
 use std::io;
 use std::time::{Duration, Instant};
 
@@ -13,17 +13,13 @@ const RETRY: Duration = Duration::from_millis(20);
 /// to wait. `Ok(false)` where another still holds it after `wait`. The lock is released
 /// when `file` is closed.
 pub fn lock_exclusive(file: &File, wait: Duration, waiting: impl FnOnce()) -> io::Result<bool> {
-    use std::os::fd::AsRawFd;
     let started = Instant::now();
     let mut waiting = Some(waiting);
     loop {
-        // SAFETY: flock on a descriptor `file` owns; it touches no memory.
-        if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0 {
-            return Ok(true);
-        }
-        let error = io::Error::last_os_error();
-        if error.kind() != io::ErrorKind::WouldBlock {
-            return Err(error);
+        match file.try_lock() {
+            Ok(()) => return Ok(true),
+            Err(TryLockError::WouldBlock) => {}
+            Err(TryLockError::Error(error)) => return Err(error),
         }
         if started.elapsed() >= wait {
             return Ok(false);

@@ -370,11 +370,13 @@ impl StoreWriter {
         self.write_raw(&checksum.0.to_le_bytes())?;
 
         let out = self.out.take().ok_or_else(|| self.broken())?;
-        let file = out.into_inner().map_err(|err| io_error(&self.tmp_path, "write")(err.into_error()))?;
-        if durability == Durability::Synced {
-            file.sync_all().map_err(io_error(&self.tmp_path, "sync"))?;
+        {
+            // Closed at the end of this block, before the rename.
+            let file = out.into_inner().map_err(|err| io_error(&self.tmp_path, "write")(err.into_error()))?;
+            if durability == Durability::Synced {
+                file.sync_all().map_err(io_error(&self.tmp_path, "sync"))?;
+            }
         }
-        drop(file);
         fs::rename(&self.tmp_path, &self.path).map_err(io_error(&self.path, "rename into place"))?;
         self.renamed = true;
         if durability == Durability::Synced {

@@ -67,8 +67,6 @@ use tokio::net::TcpSocket;
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::timeout::TimeoutLayer;
 
-pub use api::ApiError;
-
 /// Largest request body: a game record at its largest and some room for the JSON around it.
 pub const MAX_BODY_BYTES: usize = crate::coach::record::MAX_RECORD_BYTES + 4096;
 

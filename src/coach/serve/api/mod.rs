@@ -2,7 +2,6 @@
 //! advisors, errors as `{"error": message}` with a 4xx status (5xx only for a table that
 //! cannot be read or a panic caught).
 
-use std::path::Path;
 use std::sync::Arc;
 
 use axum::Json;
@@ -13,75 +12,28 @@ use axum::http::{StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
-use serde_json::json;
 
 mod app;
 
 use crate::coach::history::{self, HistoryEntry, HistoryError};
 use crate::coach::record::Record;
+use crate::coach::requests::ApiError;
+use crate::coach::requests::{
+    self, Fields, GameRequest, RulesJson, ScoreRequest, ScoredJson, TurnRequest, ViewRequest,
+};
 use crate::coach::review::{self, DuelTurn, DuelTurnJson, ReviewError};
 use crate::duel::source::{Position, TableLookup};
 use crate::game::RollsLeft;
-use crate::game::{Card, CardView, Game, Rules, parse_dice};
+use crate::game::{Card, CardView, Game, parse_dice};
 use crate::solo;
 use crate::targets::advise::{self as target_advise, TargetAdviceJson};
 use crate::targets::payoff::{self, BeatReport};
 pub(super) use app::{App, background_priority};
 use app::{BODY_BUDGET_KIB, Cancel, LARGE_BODY_BUDGET_KIB, SMALL_BODY_BYTES, blocking, lock};
 
-/// A refused or failed request: its status and the message shown.
-#[derive(Clone, Debug)]
-pub struct ApiError {
-    /// The HTTP status.
-    pub status: StatusCode,
-    /// What went wrong, as the CLI says it.
-    pub message: String,
-    /// How far the work the request waits for is, 0 to 100, where it waits for a build (a
-    /// target table): the page draws it and asks again.
-    pub percent: Option<u64>,
-}
-
-impl ApiError {
-    fn new(status: StatusCode, message: impl Into<String>) -> ApiError {
-        ApiError { status, message: message.into(), percent: None }
-    }
-
-    fn bad(error: impl std::fmt::Display) -> ApiError {
-        ApiError::new(StatusCode::BAD_REQUEST, error.to_string())
-    }
-
-    /// A table whose file changed since the server read it: dropped, read again next time.
-    fn changed(path: &Path) -> ApiError {
-        let name = path.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-        let message = format!("the table file {name} changed since the server read it; ask again to read it anew");
-        ApiError::new(StatusCode::CONFLICT, message)
-    }
-
-    fn busy(what: &str) -> ApiError {
-        ApiError::new(StatusCode::SERVICE_UNAVAILABLE, format!("{what}; try again shortly"))
-    }
-
-    /// Busy while the target table a request needs is built, `percent` of it done.
-    fn building(what: &str, percent: u64) -> ApiError {
-        ApiError { percent: Some(percent), ..ApiError::busy(what) }
-    }
-
-    /// A failure of the server, not of the request: the whole error (paths included) goes to
-    /// the server's log, the client gets a message without paths or process ids.
-    fn internal(error: impl std::fmt::Display) -> ApiError {
-        tracing::error!(%error, "request failed");
-        let message = "the server could not answer this request (its log says why); try again later".to_owned();
-        ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, message)
-    }
-}
-
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        let body = match self.percent {
-            Some(percent) => json!({ "error": self.message, "percent": percent }),
-            None => json!({ "error": self.message }),
-        };
-        (self.status, Json(body)).into_response()
+        (self.status, Json(self.body())).into_response()
     }
 }
 
@@ -103,13 +55,6 @@ impl From<JsonRejection> for ApiError {
 
 type Answer<T> = Result<Json<T>, ApiError>;
 
-/// A request's fields: every name it takes, its flattened parts' included (serde's
-/// `deny_unknown_fields` does not work beside `flatten`).
-trait Fields: serde::de::DeserializeOwned {
-    /// The names of the fields the request takes.
-    fn fields() -> Vec<&'static str>;
-}
-
 /// A JSON body of a request that refuses fields it does not take (400, naming the field):
 /// `{"rule": "yatzy"}` must not get advice under the official rules.
 pub(super) struct Strict<T>(T);
@@ -119,114 +64,21 @@ impl<S: Send + Sync, T: Fields> axum::extract::FromRequest<S> for Strict<T> {
 
     async fn from_request(request: Request, state: &S) -> Result<Strict<T>, ApiError> {
         let Json(body) = Json::<serde_json::Value>::from_request(request, state).await?;
-        if let Some(object) = body.as_object() {
-            let known = T::fields();
-            if let Some(unknown) = object.keys().find(|key| !known.contains(&key.as_str())) {
-                return Err(ApiError::bad(format!(
-                    "unknown field {}{}; this request takes {}",
-                    crate::quote::quote(unknown),
-                    crate::game::suggest::did_you_mean(unknown, known.iter().copied()),
-                    known.iter().map(|name| format!("{name:?}")).collect::<Vec<_>>().join(", ")
-                )));
-            }
-        }
-        let request = serde_json::from_value(body).map_err(|e| {
-            ApiError::new(
-                StatusCode::UNPROCESSABLE_ENTITY,
-                format!("Failed to deserialize the JSON body into the target type: {e}"),
-            )
-        })?;
-        Ok(Strict(request))
+        requests::parse(body).map(Strict)
     }
-}
-
-/// The game a request names: a whole card under its rules (default official).
-#[derive(Debug, Deserialize)]
-pub(super) struct GameRequest {
-    #[serde(default)]
-    rules: Option<String>,
-    #[serde(default)]
-    categories: Option<String>,
-    #[serde(default)]
-    first: Option<usize>,
-}
-
-impl Fields for GameRequest {
-    fn fields() -> Vec<&'static str> {
-        ["rules", "categories", "first"].into()
-    }
-}
-
-impl GameRequest {
-    fn game(&self) -> Result<Game, ApiError> {
-        let rules: Rules = self.rules.as_deref().unwrap_or("official").parse().map_err(ApiError::bad)?;
-        let game = Game::select(rules, self.categories.as_deref(), self.first).map_err(ApiError::bad)?;
-        if game != Game::full(rules) {
-            return Err(ApiError::bad(
-                "the web app plays whole cards; for a game of some boxes use the command line (--categories, --first)",
-            ));
-        }
-        Ok(game)
-    }
-}
-
-/// A position within a turn: the card, the dice, the rerolls left.
-#[derive(Debug, Deserialize)]
-pub(super) struct TurnRequest {
-    #[serde(flatten)]
-    game: GameRequest,
-    card: String,
-    dice: String,
-    rolls_left: u8,
-}
-
-impl Fields for TurnRequest {
-    fn fields() -> Vec<&'static str> {
-        [GameRequest::fields(), vec!["card", "dice", "rolls_left"]].concat()
-    }
-}
-
-impl TurnRequest {
-    fn read(&self) -> Result<(Game, Card, crate::game::RollId, RollsLeft), ApiError> {
-        let game = self.game.game()?;
-        let card = Card::parse(&self.card, game).map_err(ApiError::bad)?;
-        let roll = parse_dice(&self.dice).map_err(ApiError::bad)?;
-        let rolls_left = RollsLeft::new(self.rolls_left).map_err(ApiError::bad)?;
-        Ok((game, card, roll, rolls_left))
-    }
-}
-
-/// One rule set for the page: its name and boxes in card order.
-#[derive(Serialize)]
-pub(super) struct RulesJson {
-    name: &'static str,
-    boxes: Vec<&'static str>,
-    upper_bonus: u32,
-    upper_threshold: u32,
-}
-
-pub(super) async fn rules() -> Json<Vec<RulesJson>> {
-    Json(
-        Rules::all()
-            .into_iter()
-            .map(|rules| RulesJson {
-                name: rules.name(),
-                boxes: Game::full(rules).box_names(),
-                upper_bonus: rules.upper_bonus(),
-                upper_threshold: rules.upper_threshold(),
-            })
-            .collect(),
-    )
 }
 
 pub(super) async fn solo_advise(
     State(app): State<Arc<App>>,
     Strict(request): Strict<TurnRequest>,
 ) -> Answer<solo::advise::AdviceJson> {
-    let (game, card, roll, rolls_left) = request.read()?;
-    let table = app.solo(game).await?;
-    let ranked = solo::advise(&*table, game, &card, roll, rolls_left).map_err(ApiError::bad)?;
-    Ok(Json(solo::advise::AdviceJson::new(&card, roll, rolls_left, &ranked)))
+    let table = app.solo(request.game()?).await?;
+    requests::solo_advise(&*table, &request).map(Json)
+}
+
+/// Every rule set the app plays.
+pub(super) async fn rules() -> Json<Vec<RulesJson>> {
+    Json(requests::rules())
 }
 
 /// The best reply to the optimal solitaire player of a game: the chance of beating it
@@ -313,84 +165,12 @@ pub(super) async fn targets_curve(
     Ok(Json(CurveJson { card: card.to_string(), points, at_least }))
 }
 
-#[derive(Debug, Deserialize)]
-pub(super) struct ScoreRequest {
-    #[serde(flatten)]
-    game: GameRequest,
-    card: String,
-    dice: String,
-    #[serde(rename = "box")]
-    category: String,
-}
-
-impl Fields for ScoreRequest {
-    fn fields() -> Vec<&'static str> {
-        [GameRequest::fields(), vec!["card", "dice", "box"]].concat()
-    }
-}
-
-/// A card after a box is scored: what the page's play writes.
-#[derive(Serialize)]
-pub(super) struct ScoredJson {
-    /// The card after.
-    card: String,
-    /// The points written in the box.
-    box_points: u32,
-    /// The points the move earned, bonuses included.
-    points: u32,
-    /// The card's total after.
-    total: u32,
-    /// Whether the card is full.
-    full: bool,
-}
-
 pub(super) async fn card_score(Strict(request): Strict<ScoreRequest>) -> Answer<ScoredJson> {
-    let game = request.game.game()?;
-    let mut card = Card::parse(&request.card, game).map_err(ApiError::bad)?;
-    let roll = parse_dice(&request.dice).map_err(ApiError::bad)?;
-    let category = game.rules.parse_box(&request.category).map_err(ApiError::bad)?;
-    let state = card.state();
-    let (Some(scoring), Some(t)) =
-        (game.score(category, roll, state.filled, state.yahtzee_50), state.score(game, category, roll))
-    else {
-        return Err(ApiError::bad(format!(
-            "{} cannot take {roll} now (filled, or not allowed by the rules)",
-            request.category
-        )));
-    };
-    card.write(category, scoring);
-    let full = card.state().is_terminal();
-    Ok(Json(ScoredJson {
-        card: card.to_string(),
-        box_points: scoring.box_points,
-        points: t.points,
-        total: card.points(),
-        full,
-    }))
+    requests::card_score(&request).map(Json)
 }
 
-#[derive(Debug, Deserialize)]
-pub(super) struct ViewRequest {
-    #[serde(flatten)]
-    game: GameRequest,
-    card: String,
-    #[serde(default)]
-    dice: Option<String>,
-}
-
-impl Fields for ViewRequest {
-    fn fields() -> Vec<&'static str> {
-        [GameRequest::fields(), vec!["card", "dice"]].concat()
-    }
-}
-
-/// A card as the page draws it: its boxes, their full names, what the dice (if given)
-/// would earn in each, and its totals ([`Card::view`]).
 pub(super) async fn card_view(Strict(request): Strict<ViewRequest>) -> Answer<CardView> {
-    let game = request.game.game()?;
-    let card = Card::parse(&request.card, game).map_err(ApiError::bad)?;
-    let roll = request.dice.as_deref().map(parse_dice).transpose().map_err(ApiError::bad)?;
-    Ok(Json(card.view(roll)))
+    requests::card_view(&request).map(Json)
 }
 
 #[derive(Debug, Deserialize)]

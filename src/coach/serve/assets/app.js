@@ -1,5 +1,6 @@
 "use strict";
-// yz serve's page: every number comes from the JSON API (the library's advisors); the page
+// yz's page: every number comes from the JSON API (the library's advisors, from the yz
+// server or in the browser); the page
 // holds the position being entered, the game being played (kept in the browser's storage)
 // and how to show them.
 
@@ -30,14 +31,91 @@ class ApiError extends Error {
   constructor(message, status, body) { super(message); this.status = status; this.body = body; }
 }
 
+// Where answers come from: the yz server that served the page, or, for a page from
+// scripts/build-web (or one whose server is gone), the solver in the browser: yz's library
+// built for WebAssembly in a Web Worker (worker.js), which answers the same requests.
+const solver = { local: false, worker: null, next: 0, waiting: new Map() };
+
 async function api(path, body, signal) {
-  const init = body === undefined ? { signal } : {
-    method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body), signal,
+  const pending = busy();
+  try {
+    if (solver.local) return await inBrowser(path, body);
+    const init = body === undefined ? { signal } : {
+      method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body), signal,
+    };
+    const response = await fetch(path, init);
+    const answer = await response.json().catch(() => ({ error: response.statusText }));
+    if (!response.ok) throw new ApiError(answer.error || response.statusText, response.status, answer);
+    return answer;
+  } finally {
+    pending.done();
+  }
+}
+
+// Whether a yz server answers the page's API (else the page runs its own solver).
+async function serverAnswers() {
+  try {
+    const response = await fetch("/api/rules");
+    return response.ok && (response.headers.get("Content-Type") || "").includes("json");
+  } catch (error) {
+    return false;
+  }
+}
+
+function inBrowser(path, body) {
+  if (!solver.worker) {
+    solver.worker = new Worker("worker.js");
+    solver.worker.onmessage = (event) => {
+      const { id, status, answer, progress } = event.data;
+      if (progress) { showSolving(progress); return; }
+      const { resolve, reject } = solver.waiting.get(id);
+      solver.waiting.delete(id);
+      if (status === 200) resolve(answer);
+      else reject(new ApiError(answer.error || `error ${status}`, status, answer));
+    };
+    // No worker.js (a page of a yz server that is gone): every request waiting fails.
+    solver.worker.onerror = () => {
+      const message = "neither the yz server nor a solver in the browser answers: start yz serve again, " +
+        "or open the app built by scripts/build-web";
+      solver.waiting.forEach(({ reject }) => reject(new ApiError(message, 503, { error: message })));
+      solver.waiting.clear();
+      solver.worker = null;
+    };
+  }
+  const id = ++solver.next;
+  return new Promise((resolve, reject) => {
+    solver.waiting.set(id, { resolve, reject });
+    solver.worker.postMessage({ id, path, body });
+  });
+}
+
+// ---- waits ----
+
+// A request that has run 300 ms shows the busy marker until every request is answered.
+const waits = { pending: 0, timer: null };
+function busy() {
+  waits.pending += 1;
+  if (!waits.timer) waits.timer = setTimeout(() => { $("busy").hidden = false; }, 300);
+  return {
+    done() {
+      waits.pending -= 1;
+      if (waits.pending > 0) return;
+      clearTimeout(waits.timer);
+      waits.timer = null;
+      $("busy").hidden = true;
+      $("busy-bar").removeAttribute("value");
+      $("busy-text").textContent = "Working\u2026";
+    },
   };
-  const response = await fetch(path, init);
-  const answer = await response.json().catch(() => ({ error: response.statusText }));
-  if (!response.ok) throw new ApiError(answer.error || response.statusText, response.status, answer);
-  return answer;
+}
+
+// The browser's solver reports a table's solve: its share shown on the busy marker.
+function showSolving({ done, total }) {
+  const share = Math.floor((100 * done) / Math.max(total, 1));
+  $("busy").hidden = false;
+  $("busy-bar").max = 100;
+  $("busy-bar").value = share;
+  $("busy-text").textContent = `Solving the ${rulesName()} table in your browser (once per rule set): ${share}%`;
 }
 
 function showError(error) { $("error").textContent = error ? (error.message || String(error)) : ""; }
@@ -838,6 +916,8 @@ function savePrefs() {
 }
 
 async function start() {
+  solver.local = !(await serverAnswers());
+  document.body.dataset.solver = solver.local ? "browser" : "server";
   page.rules = await api("/api/rules");
   await loadViews();
   $("rules").innerHTML = page.rules.map((r) => `<option>${r.name}</option>`).join("");
@@ -871,7 +951,7 @@ async function start() {
   document.addEventListener("keydown", onKey);
   window.addEventListener("hashchange", openHash);
   if (!openHash()) showTab(page.play && !page.play.over && page.play.decisions > 0 ? "play" : "advisor");
-  if ("serviceWorker" in navigator && window.isSecureContext) navigator.serviceWorker.register("/sw.js").catch(() => {});
+  if ("serviceWorker" in navigator && window.isSecureContext) navigator.serviceWorker.register("sw.js").catch(() => {});
   document.body.dataset.ready = "true";
 }
 
