@@ -90,10 +90,11 @@ fn entered_dice_and_choices_are_checked() {
     let lost = parse_dice("1,2,3,5,6").unwrap();
     assert!(matches!(session.roll(Some(lost)), Err(PlayError::LostKeep { .. })));
     session.roll(Some(parse_dice("3,3,3,3,6").unwrap())).unwrap();
-    // Scoring with a reroll left stands for keeping all five, then the box.
-    let feedback = session.decide(Choice::Score(Category::Threes)).unwrap();
-    assert_eq!(feedback.len(), 2);
-    assert_eq!(feedback[0].chosen.choice, Choice::Keep(parse_dice("3,3,3,3,6").unwrap().as_keep()));
+    // Scoring with a reroll left is one decision: the box, against the best option there.
+    let feedback = session.decide(Choice::Score(Category::Threes)).unwrap().unwrap();
+    assert_eq!((feedback.rolls_left, feedback.chosen.choice), (RollsLeft::ONE, Choice::Score(Category::Threes)));
+    assert!(matches!(feedback.best.choice, Choice::Keep(_)));
+    assert!(feedback.loss >= 0.0);
     assert_eq!(session.record().to_text().lines().last(), Some("13356 keep 33 33336 threes=12"));
     session.roll(Some(parse_dice("3,3,3,3,3").unwrap())).unwrap();
     assert!(matches!(session.decide(Choice::Score(Category::Threes)), Err(PlayError::BoxNotAllowed("threes"))));

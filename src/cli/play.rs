@@ -133,10 +133,8 @@ pub fn run(args: PlayArgs, data: &Path) -> Result<()> {
         };
         match session.decide(choice) {
             Ok(feedback) => {
-                if args.feedback == FeedbackWhen::Each {
-                    for f in &feedback {
-                        println!("  {}", judged(f, game, args.target.is_some()));
-                    }
+                if let Some(f) = feedback.filter(|_| args.feedback == FeedbackWhen::Each) {
+                    println!("  {}", judged(&f, game, args.target.is_some()));
                 }
                 if matches!(choice, Choice::Score(_)) {
                     save_record(session.record(), &save)?;

@@ -9,7 +9,8 @@
 use rand::SeedableRng;
 use rand::rngs::ChaCha8Rng;
 
-use crate::coach::record::{Location, Record, RecordError, Turn};
+use crate::coach::record::{Decision, Location, Record, RecordError, Turn};
+use crate::coach::review::judge;
 use crate::game::{Card, Category, Game, KeepId, RollId};
 use crate::game::{Choice, RollsLeft, Valued};
 use crate::players::{MatchPlayer, Position, Seat};
@@ -245,14 +246,13 @@ impl<'a> Session<'a> {
     }
 
     /// Makes the mover's `choice`: a keep (the dice not kept are rolled next) or a box (the
-    /// turn ends; a box with rerolls left stops rolling). The player's decisions come back
-    /// valued (a box with rerolls left counts the keeps of all five dice it stands for
-    /// first); the opponent's come back empty.
-    pub fn decide(&mut self, choice: Choice) -> Result<Vec<Feedback>, PlayError> {
+    /// turn ends; a box with rerolls left stops rolling). The player's decision comes back
+    /// valued as `yz review` values it (a box with rerolls left against the best option
+    /// there); the opponent's come back empty.
+    pub fn decide(&mut self, choice: Choice) -> Result<Option<Feedback>, PlayError> {
         let (roll, rolls_left) = self.dice().ok_or(PlayError::NotRolled)?;
         let game = self.record.game();
         let card = self.record.cards()[self.mover()].clone();
-        let mut steps = Vec::new();
         match choice {
             Choice::Keep(keep) => {
                 if rolls_left == RollsLeft::NONE {
@@ -261,33 +261,20 @@ impl<'a> Session<'a> {
                 if !keep.is_within(roll) {
                     return Err(PlayError::NotInRoll { keep, roll });
                 }
-                steps.push((rolls_left, choice));
             }
             Choice::Score(category) => {
                 let state = card.state();
                 if game.score(category, roll, state.filled, state.yahtzee_50).is_none() {
                     return Err(PlayError::BoxNotAllowed(game.rules.box_name(category)));
                 }
-                for left in (1..=rolls_left.get()).rev() {
-                    steps.push((RollsLeft::new(left).expect("1 or 2"), Choice::Keep(roll.as_keep())));
-                }
-                steps.push((RollsLeft::NONE, choice));
             }
         }
-        let mut feedback = Vec::new();
+        let mut feedback = None;
         if self.mover() == PLAYER {
-            for &(left, step) in &steps {
-                let ranked = self.coach.rank(game, &card, roll, left)?;
-                let chosen = *ranked.iter().find(|v| v.choice == step).expect("an allowed choice is ranked");
-                feedback.push(Feedback {
-                    rolls_left: left,
-                    roll,
-                    chosen,
-                    best: ranked[0],
-                    loss: ranked[0].value - chosen.value,
-                });
-            }
-            self.feedback.extend_from_slice(&feedback);
+            let decision = Decision { roll, rolls_left, choice };
+            let (chosen, best, loss) = judge(&decision, |left| self.coach.rank(game, &card, roll, left))?;
+            self.feedback.push(Feedback { rolls_left, roll, chosen, best, loss });
+            feedback = self.feedback.last().copied();
         }
         match choice {
             Choice::Keep(keep) => {

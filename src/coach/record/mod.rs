@@ -190,17 +190,17 @@ pub struct Decision {
 }
 
 impl Turn {
-    /// The turn's three decisions: a keep with two rerolls left, a keep with one, and the
-    /// box. A turn scored early keeps all five dice at each reroll it skipped, which is
-    /// what stopping is.
-    pub fn decisions(&self) -> [Decision; 3] {
-        let at = |i: usize| self.rolls[i.min(self.rolls.len() - 1)];
-        let keep = |i: usize| self.keeps.get(i).copied().unwrap_or_else(|| at(i).as_keep());
-        [
-            Decision { roll: at(0), rolls_left: RollsLeft::TWO, choice: Choice::Keep(keep(0)) },
-            Decision { roll: at(1), rolls_left: RollsLeft::ONE, choice: Choice::Keep(keep(1)) },
-            Decision { roll: at(2), rolls_left: RollsLeft::NONE, choice: Choice::Score(self.category) },
-        ]
+    /// The turn's decisions, one per action: a keep before each reroll taken, then the box
+    /// with the rerolls still left (a turn scored after its first roll is one decision,
+    /// scoring with two rerolls left, as the player made it).
+    pub fn decisions(&self) -> Vec<Decision> {
+        let keeps = self.keeps.iter().zip(&self.rolls).zip([RollsLeft::TWO, RollsLeft::ONE]);
+        let mut decisions: Vec<Decision> = keeps
+            .map(|((&keep, &roll), rolls_left)| Decision { roll, rolls_left, choice: Choice::Keep(keep) })
+            .collect();
+        let rolls_left = [RollsLeft::TWO, RollsLeft::ONE, RollsLeft::NONE][self.keeps.len()];
+        decisions.push(Decision { roll: self.final_roll(), rolls_left, choice: Choice::Score(self.category) });
+        decisions
     }
 
     /// The final roll, the one scored.
@@ -514,12 +514,9 @@ mod tests {
             at: Location::Turn(1),
         };
         record.push(turn.clone()).unwrap();
-        let d = turn.decisions();
-        assert_eq!(d[0].choice, Choice::Keep(yahtzee.as_keep()));
-        assert_eq!(d[1].choice, Choice::Keep(yahtzee.as_keep()));
         assert_eq!(
-            d[2],
-            Decision { roll: yahtzee, rolls_left: RollsLeft::NONE, choice: Choice::Score(Category::Yahtzee) }
+            turn.decisions(),
+            [Decision { roll: yahtzee, rolls_left: RollsLeft::TWO, choice: Choice::Score(Category::Yahtzee) }]
         );
         let again = Turn { at: Location::Turn(2), ..turn };
         let err = record.push(again).unwrap_err();

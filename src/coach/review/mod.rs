@@ -27,7 +27,7 @@ use serde::Serialize;
 pub use breakdown::{Aspects, Breakdown};
 pub use duel_turn::{DuelTurn, DuelTurnJson, EMP1_ERROR_PER_MOVE, EXACT_MAX_OPEN};
 
-use crate::coach::record::{Location, Record};
+use crate::coach::record::{Decision, Location, Record};
 use crate::duel::cards::Cards;
 use crate::duel::source::{Position, SourceError, TableLookup};
 use crate::game::{Card, Game, RollId};
@@ -212,11 +212,22 @@ pub fn review(record: &Record, options: ReviewOptions, progress: &dyn Progress) 
     Ok(Review { game, measure, decisions, players, mistakes })
 }
 
-/// The choice made and the best one among `ranked` (best first).
-fn judge(ranked: &[Valued], made: Choice) -> (Valued, Valued, f64) {
+/// The choice made in `d` and the best one, from `rank` (the options at some rerolls
+/// left, best first), and what the choice lost. A box scored with rerolls left is worth
+/// what it is worth with none, against the best option where it was chosen.
+pub(crate) fn judge<E>(
+    d: &Decision,
+    mut rank: impl FnMut(RollsLeft) -> Result<Vec<Valued>, E>,
+) -> Result<(Valued, Valued, f64), E> {
+    let ranked = rank(d.rolls_left)?;
     let best = ranked[0];
-    let chosen = *ranked.iter().find(|v| v.choice == made).expect("a checked record's choice is among the options");
-    (chosen, best, best.value - chosen.value)
+    let chosen_among = match d.choice {
+        Choice::Score(_) if d.rolls_left != RollsLeft::NONE => rank(RollsLeft::NONE)?,
+        _ => ranked,
+    };
+    let chosen =
+        *chosen_among.iter().find(|v| v.choice == d.choice).expect("a checked record's choice is among the options");
+    Ok((chosen, best, best.value - chosen.value))
 }
 
 fn solo_decisions(record: &Record, table: &SoloTable) -> Vec<DecisionReview> {
@@ -225,12 +236,15 @@ fn solo_decisions(record: &Record, table: &SoloTable) -> Vec<DecisionReview> {
     for (i, (turn, cards)) in record.replay().into_iter().enumerate() {
         let card = &cards[0];
         for d in turn.decisions() {
-            let ranked: Vec<Valued> = solo::advise(table, game, card, d.roll, d.rolls_left)
-                .expect("a checked record's turn is on an open card")
-                .into_iter()
-                .map(|r| Valued { choice: r.choice, points: r.points, value: r.expected_final })
-                .collect();
-            let (chosen, best, loss) = judge(&ranked, d.choice);
+            let rank = |rolls_left| -> Result<Vec<Valued>, std::convert::Infallible> {
+                let ranked = solo::advise(table, game, card, d.roll, rolls_left)
+                    .expect("a checked record's turn is on an open card");
+                Ok(ranked
+                    .into_iter()
+                    .map(|r| Valued { choice: r.choice, points: r.points, value: r.expected_final })
+                    .collect())
+            };
+            let Ok((chosen, best, loss)) = judge(&d, rank);
             out.push(DecisionReview {
                 turn: i + 1,
                 at: turn.at,
@@ -277,8 +291,7 @@ fn duel_decisions(
         };
         let values = DuelTurn::new(&cards, &position, lookup, open_targets, progress)?;
         for d in turn.decisions() {
-            let ranked = values.rank(d.roll, d.rolls_left)?;
-            let (chosen, best, loss) = judge(&ranked, d.choice);
+            let (chosen, best, loss) = judge(&d, |rolls_left| values.rank(d.roll, rolls_left))?;
             out.push(DecisionReview {
                 turn: i + 1,
                 at: turn.at,
