@@ -499,6 +499,16 @@ function share() {
 }
 
 // Opens the position a link's fragment holds; false if it holds none.
+// A game's link: the game of its seed (and rules), dealt anew unless it is the one being
+// played, or the player keeps a game in progress.
+function openGameLink(seed) {
+  showTab("play");
+  if (seed === null || !/^[0-9]+$/.test(seed) || (page.play && String(page.play.seed) === seed)) return;
+  if (gameInProgress() && !confirm(`Start the game of seed ${seed}? The one in progress is lost.`)) return;
+  $("seed").value = seed;
+  $("seed").dataset.typed = "true";
+  newGame();
+}
 function openHash() {
   if (location.hash.length < 2) return false;
   const params = new URLSearchParams(location.hash.slice(1));
@@ -516,6 +526,10 @@ function openHash() {
   setCardText("opp", params.get("opp") || "");
   if (params.get("target")) $("target").value = params.get("target");
   const tab = params.get("tab");
+  if (tab === "play") {
+    openGameLink(params.get("seed"));
+    return true;
+  }
   showTab(["advisor", "duel", "target"].includes(tab) ? tab : "advisor");
   return true;
 }
@@ -551,8 +565,12 @@ function loadGame() {
 
 function gameInProgress() { return page.play && !page.play.over && page.play.decisions > 0; }
 
+// A new game is dealt from the seed the player typed, else from a fresh random one (shown,
+// and in the game's link, so that the game can be dealt again).
 function newGame() {
-  const seed = Number($("seed").value) || 0;
+  const typed = $("seed").dataset.typed === "true";
+  const seed = typed ? Number($("seed").value) || 0 : crypto.getRandomValues(new Uint32Array(1))[0] % 1000000;
+  $("seed").dataset.typed = "false";
   page.play = { rules: rulesName(), seed, rng: seed >>> 0, card: "", lines: [], feedback: [], decisions: 0, total: 0, turnNumber: 0, over: false };
   page.undo = [];
   startTurn();
@@ -605,6 +623,10 @@ function renderPlay() {
   $("hint").disabled = play.over;
   $("play-record").value = ["yz-record 1", `rules ${play.rules}`, ...play.lines].join("\n") + "\n";
   $("feedback").replaceChildren(...play.feedback.map(feedbackItem));
+  const last = play.feedback[play.feedback.length - 1];
+  $("last-feedback").innerHTML = last && $("play-feedback").checked ? `<span class="turn">Turn ${last.turn}:</span> ${last.text}` : "";
+  $("last-feedback").className = last && last.loss > TOLERANCE ? "loss" : "";
+  $("game-link").href = "#" + new URLSearchParams({ tab: "play", rules: play.rules, seed: String(play.seed) });
   renderGameOver();
   drawPlayCard(play).catch(showError);
 }
@@ -698,23 +720,43 @@ async function scoreBox(name) {
       page.keeping = keepGame($("play-record").value);
     } else {
       startTurn();
+      // The score's button is gone with the card redrawn: focus stays in the game, where
+      // Enter rerolls.
+      $("reroll").focus();
     }
   } catch (error) { showError(error); }
 }
 
+// The best choice now, with a button that makes it: keeping all five dice with rerolls
+// left is scoring now (it is worth the same), so the hint names the box.
 async function hint() {
   const play = page.play;
-  if (!play || play.over) return;
+  if (!play || play.over) return null;
   try {
     const advice = await playAdvice(play.rollsLeft);
-    const best = advice.options[0];
+    let best = advice.options[0];
+    if (best.action === "keep" && best.keep.length === 5) best = (await playAdvice(0)).options[0];
+    if (page.play !== play) return null;
     play.advised = best.action === "keep" ? keepMask(play.dice, best.keep) : null;
-    const allKept = best.action === "keep" && best.keep.length === 5;
-    $("hint-answer").textContent = `Hint: ${allKept ? "keep all five (or score now)" : choiceWords(best)}, ` +
-      `expected final score ${points(best.expected_final)}.`;
+    const words = best.action === "score" && play.rollsLeft > 0 ? `${choiceWords(best)} now` : choiceWords(best);
+    $("hint-answer").innerHTML = `Hint: ${words}, expected final score ${points(best.expected_final)}. ` +
+      `<button type="button" id="apply" data-choice="${choiceKey(best)}">Do it <kbd>A</kbd></button>`;
+    $("apply").addEventListener("click", () => apply(best));
     saveGame();
     renderDice($("play-dice"), play.dice, toggleKeep, play.kept, play.advised);
-  } catch (error) { showError(error); }
+    return best;
+  } catch (error) { showError(error); return null; }
+}
+
+// Makes the hinted choice in one step: keeps its dice and rerolls, or scores its box.
+async function apply(choice) {
+  const play = page.play;
+  const best = choice || await hint();
+  if (!best || page.play !== play || play.over) return;
+  if (best.action === "score") { await scoreBox(best.category); } else {
+    play.kept = keepMask(play.dice, best.keep);
+    await reroll();
+  }
 }
 
 function renderGameOver() {
@@ -906,6 +948,7 @@ function onKey(event) {
   if (event.key >= "1" && event.key <= "5" && !event.ctrlKey) toggleKeep(Number(event.key) - 1);
   else if ((event.key === "Enter" && !onButton) || event.key === "r") reroll();
   else if (event.key === "h") hint();
+  else if (event.key === "a") apply(null);
   else if (event.key === "u" || (event.key === "z" && event.ctrlKey)) undo();
   else return;
   event.preventDefault();
@@ -946,6 +989,7 @@ async function start() {
   });
   $("reroll").addEventListener("click", reroll);
   $("hint").addEventListener("click", hint);
+  $("seed").addEventListener("input", () => { $("seed").dataset.typed = "true"; });
   $("undo").addEventListener("click", undo);
   $("review-run").addEventListener("click", review);
   document.addEventListener("keydown", onKey);
