@@ -175,6 +175,30 @@ fn answers_are_the_command_lines() {
 /// computes it beside it (each is one core's half minute): the same answer, Glenn 2007
 /// §II-D's "about 0.503" (0.503623 with ties counting half: docs/published.md), and a
 /// second request answered from what the first computed.
+/// The reasons of the best choices: the advice's own choices in its order, each with an
+/// analysis whose expected final score is the choice's; a bad `top` refused.
+#[test]
+fn the_reasons_are_the_advices_best_choices() {
+    let position =
+        r#""card":"ones=3,twos=6,threes=9,fours=8,fives=15,3k=20,4k=0,fh=25,ss=30","dice":"66635","rolls_left":1"#;
+    let (status, advice) = post_json("/api/solo/advise", &format!("{{{position}}}"));
+    assert_eq!(status, 200, "{advice}");
+    let (status, reasons) = post_json("/api/solo/why", &format!("{{{position},\"top\":2}}"));
+    assert_eq!(status, 200, "{reasons}");
+    let reasons = reasons["options"].as_array().unwrap();
+    assert_eq!(reasons.len(), 2);
+    for (reason, option) in reasons.iter().zip(advice["options"].as_array().unwrap()) {
+        assert_eq!(
+            (&reason["action"], &reason["keep"], &reason["expected_final"]),
+            (&option["action"], &option["keep"], &option["expected_final"])
+        );
+        let analysed = reason["aspects"]["expected_final"].as_f64().unwrap();
+        assert!((analysed - option["expected_final"].as_f64().unwrap()).abs() < 1e-9, "{reason}");
+    }
+    let (status, error) = post_json("/api/solo/why", &format!("{{{position},\"top\":0}}"));
+    assert_eq!((status, error["error"].as_str().unwrap()), (400, "top 0 is not 1 to 5 choices"));
+}
+
 #[test]
 fn the_best_reply_is_the_command_lines_and_glenns() {
     let data = &server().1;

@@ -5,6 +5,8 @@
 //!   two-player;
 //! - [`history`]: a summary of each reviewed game, kept over time;
 //! - [`play`]: a coached game, dice rolled or entered, each decision judged as it is made;
+//! - [`why`]: what a choice gives and gives up, aspect by aspect (a review's breakdowns,
+//!   the advisor's reasons);
 //! - [`requests`]: the web app's requests, checked and answered whatever carries them;
 //! - [`wasm`]: the same requests answered in the browser, by the library built for
 //!   WebAssembly (`scripts/build-web`);
@@ -19,6 +21,7 @@ pub mod requests;
 pub mod review;
 #[cfg(feature = "serve")]
 pub mod serve;
+pub mod why;
 // Built for the browser; natively only for its tests and docs.
 #[cfg(any(target_arch = "wasm32", test, doc))]
 pub mod wasm;

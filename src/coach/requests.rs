@@ -11,8 +11,10 @@ use std::path::Path;
 use http::StatusCode;
 use serde::{Deserialize, Serialize};
 
+use crate::coach::why::{Aspects, Explainer};
 use crate::game::{Card, CardView, Game, RollId, RollsLeft, Rules, parse_dice};
-use crate::solo::{self, FutureValue};
+use crate::progress::Progress;
+use crate::solo::{self, FutureValue, OptimalPolicy, SolvedValues, WithinTurn};
 
 /// A refused or failed request: its status and the message shown.
 #[derive(Clone, Debug)]
@@ -274,4 +276,109 @@ pub fn card_view(request: &ViewRequest) -> Result<CardView, ApiError> {
     let card = Card::parse(&request.card, game).map_err(ApiError::bad)?;
     let roll = request.dice.as_deref().map(parse_dice).transpose().map_err(ApiError::bad)?;
     Ok(card.view(roll))
+}
+
+/// Most choices one reasons request sets side by side.
+pub const MAX_REASONS: usize = 5;
+
+/// The best choices of a position, to set side by side with what each gives.
+#[derive(Debug, Deserialize)]
+pub struct ReasonsRequest {
+    #[serde(flatten)]
+    turn: TurnRequest,
+    /// How many of the best choices (1 to [`MAX_REASONS`]; default 3).
+    #[serde(default = "default_reasons")]
+    top: usize,
+}
+
+fn default_reasons() -> usize {
+    3
+}
+
+impl Fields for ReasonsRequest {
+    fn fields() -> Vec<&'static str> {
+        [TurnRequest::fields(), vec!["top"]].concat()
+    }
+}
+
+impl ReasonsRequest {
+    /// The game alone (to find its table before the rest is read).
+    pub fn game(&self) -> Result<Game, ApiError> {
+        self.turn.game()
+    }
+}
+
+/// A choice with what the whole card ends with after it, in expectation.
+#[derive(Serialize)]
+pub struct ReasonJson {
+    /// The choice, its expected final score and its gap to the best.
+    #[serde(flatten)]
+    option: solo::advise::RankedJson,
+    /// The rest of the game after it, aspect by aspect.
+    aspects: Aspects,
+}
+
+/// The best choices of a position, best first, each with its aspects.
+#[derive(Serialize)]
+pub struct ReasonsJson {
+    options: Vec<ReasonJson>,
+}
+
+/// Why the best choices of a position rank as they do (`/api/solo/why`): the exact
+/// analysis of the rest of the game after each of the `top` best (a tenth of a second or
+/// so each), which stops once `progress` is cancelled.
+pub fn solo_reasons<V: SolvedValues + Sync>(
+    values: &V,
+    request: &ReasonsRequest,
+    progress: &dyn Progress,
+) -> Result<ReasonsJson, ApiError> {
+    if !(1..=MAX_REASONS).contains(&request.top) {
+        return Err(ApiError::bad(format!("top {} is not 1 to {MAX_REASONS} choices", request.top)));
+    }
+    let (game, card, roll, rolls_left) = request.turn.read()?;
+    let ranked = solo::advise(values, game, &card, roll, rolls_left).map_err(ApiError::bad)?;
+    let policy = OptimalPolicy::solved(game, values);
+    let explain = Explainer::new(game, &policy);
+    let options = ranked
+        .iter()
+        .take(request.top)
+        .map(|r| {
+            let within = WithinTurn { roll, rolls_left, choice: r.choice };
+            let aspects = explain
+                .aspects(&card, within, progress)
+                .map_err(|cancelled| ApiError::new(StatusCode::SERVICE_UNAVAILABLE, cancelled.to_string()))?;
+            Ok(ReasonJson { option: r.to_json(&card, roll), aspects })
+        })
+        .collect::<Result<_, ApiError>>()?;
+    Ok(ReasonsJson { options })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each choice's aspects come from an analysis of the rest of the game that agrees with
+    /// the table: its expected final score is the choice's value, and the boxes and bonuses
+    /// add up to it.
+    #[test]
+    fn the_reasons_of_the_best_choices_add_up_to_their_values() {
+        let game = Game::full(Rules::OFFICIAL);
+        let table = solo::solve(game);
+        let card = "ones=3,twos=6,threes=9,fours=8,fives=15,3k=20,4k=0,fh=25,ss=30";
+        let body = serde_json::json!({ "card": card, "dice": "66635", "rolls_left": 1, "top": 3 });
+        let reasons = solo_reasons(&table, &parse(body).unwrap(), &crate::progress::Silent).unwrap();
+        let json = serde_json::to_value(&reasons).unwrap();
+        let options = json["options"].as_array().unwrap();
+        assert_eq!(options.len(), 3);
+        for option in options {
+            let (value, aspects) = (option["expected_final"].as_f64().unwrap(), &option["aspects"]);
+            assert!((aspects["expected_final"].as_f64().unwrap() - value).abs() < 1e-9, "{option}");
+            let boxes: f64 = aspects["boxes"].as_array().unwrap().iter().map(|b| b["expected"].as_f64().unwrap()).sum();
+            let bonus = 35.0 * aspects["upper_bonus"].as_f64().unwrap() + aspects["extra_bonus"].as_f64().unwrap();
+            assert!((boxes + bonus - value).abs() < 1e-9, "{option}: boxes {boxes} + bonuses {bonus}");
+        }
+        let too_many = serde_json::json!({ "card": card, "dice": "66635", "rolls_left": 1, "top": 6 });
+        let error = solo_reasons(&table, &parse(too_many).unwrap(), &crate::progress::Silent).err().unwrap();
+        assert_eq!(error.message, "top 6 is not 1 to 5 choices");
+    }
 }

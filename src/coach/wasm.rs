@@ -3,7 +3,7 @@
 //! Worker (`worker.js`), with no server.
 //!
 //! It answers what needs no table on disk: the rule sets, cards, scoring, and solitaire
-//! advice from tables it solves itself (a few seconds each, reported through the imported
+//! advice and its reasons from tables it solves itself (a few seconds each, reported through the imported
 //! `yz.progress(done, total)`, then kept). Target tables, two-player advice, reviews and
 //! the game history are the server's (`yz serve`): asked here, they are refused with a
 //! message that says so ([`needs_server`]).
@@ -132,6 +132,11 @@ fn answer(route: &str, body: &str) -> Result<String, ApiError> {
             let request: requests::TurnRequest = requests::parse(parsed()?)?;
             let table = solo_table(request.game()?);
             json(requests::solo_advise(&*table, &request)?)
+        }
+        "/api/solo/why" => {
+            let request: requests::ReasonsRequest = requests::parse(parsed()?)?;
+            let table = solo_table(request.game()?);
+            json(requests::solo_reasons(&*table, &request, &crate::progress::Silent)?)
         }
         "/api/solo/beat"
         | "/api/targets/advise"

@@ -17,14 +17,13 @@
 //! ([`crate::solo::analyze_from`]): P(upper bonus), P(five of a kind scored), and the
 //! expected points of every box and of the whole card.
 
-mod breakdown;
 pub mod duel_turn;
 
 use std::path::Path;
 
 use serde::Serialize;
 
-pub use breakdown::{Aspects, Breakdown};
+pub use crate::coach::why::{Aspects, Breakdown};
 pub use duel_turn::{DuelTurn, DuelTurnJson, EMP1_ERROR_PER_MOVE, EXACT_MAX_OPEN};
 
 use crate::coach::record::{Decision, Location, Record};
@@ -204,7 +203,7 @@ pub fn review(record: &Record, options: ReviewOptions, progress: &dyn Progress) 
     worst.sort_by(|&a, &b| decisions[b].loss.total_cmp(&decisions[a].loss).then(a.cmp(&b)));
     worst.truncate(options.top);
     let policy = solo::OptimalPolicy::solved(game, &table);
-    let explain = breakdown::Explainer::new(game, &policy);
+    let explain = crate::coach::why::Explainer::new(game, &policy);
     let mistakes = worst
         .into_iter()
         .map(|i| Ok((i, explain.breakdown(&decisions[i], progress).map_err(|_| ReviewError::Cancelled)?)))

@@ -101,6 +101,7 @@ pub fn router(config: ServeConfig) -> Router {
     let state = Arc::new(api::App::new(config));
     let api = Router::new()
         .route("/api/solo/advise", post(api::solo_advise))
+        .route("/api/solo/why", post(api::solo_why))
         .route("/api/solo/beat", post(api::solo_beat))
         .route("/api/targets/advise", post(api::targets_advise))
         .route("/api/targets/curve", post(api::targets_curve))

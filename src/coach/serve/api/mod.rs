@@ -19,7 +19,8 @@ use crate::coach::history::{self, HistoryEntry, HistoryError};
 use crate::coach::record::Record;
 use crate::coach::requests::ApiError;
 use crate::coach::requests::{
-    self, Fields, GameRequest, RulesJson, ScoreRequest, ScoredJson, TurnRequest, ViewRequest,
+    self, Fields, GameRequest, ReasonsJson, ReasonsRequest, RulesJson, ScoreRequest, ScoredJson, TurnRequest,
+    ViewRequest,
 };
 use crate::coach::review::{self, DuelTurn, DuelTurnJson, ReviewError};
 use crate::duel::source::{Position, TableLookup};
@@ -74,6 +75,18 @@ pub(super) async fn solo_advise(
 ) -> Answer<solo::advise::AdviceJson> {
     let table = app.solo(request.game()?).await?;
     requests::solo_advise(&*table, &request).map(Json)
+}
+
+/// Why the best choices of a position rank as they do: each analysed to the end of the
+/// game (a tenth of a second or so each), off the async threads, stopped if the client
+/// hangs up.
+pub(super) async fn solo_why(
+    State(app): State<Arc<App>>,
+    Strict(request): Strict<ReasonsRequest>,
+) -> Answer<ReasonsJson> {
+    let table = app.solo(request.game()?).await?;
+    let (cancel, _cancel_on_drop) = Cancel::pair();
+    blocking(move || requests::solo_reasons(&*table, &request, &cancel).map(Json)).await
 }
 
 /// Every rule set the app plays.

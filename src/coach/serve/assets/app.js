@@ -321,6 +321,7 @@ function clearAnswer() {
   showError(null);
   $("summary").textContent = "";
   $("options").innerHTML = "";
+  $("reasons").innerHTML = "";
   $("mistakes").innerHTML = "";
   $("curve").innerHTML = "";
   // SVG elements have no `hidden` property: the attribute is set itself.
@@ -329,6 +330,37 @@ function clearAnswer() {
 }
 
 // Draws the options; `asked` names the position they answer (for the browser check).
+// What the best choices give, side by side: the expected final score, the bonus and
+// Yahtzee chances, the extra bonus and the boxes where they differ most, with the best's
+// case against the next one in words.
+function renderReasons(options, stop) {
+  if (options.length < 2) { $("reasons").innerHTML = ""; return; }
+  const name = (o, i) => (i === 0 && stop ? `${choiceWords(stop)} now` : choiceWords(o));
+  const pct = (p) => percent(p);
+  const rows = [["expected final score", (a) => a.expected_final, points],
+    ["upper bonus chance", (a) => a.upper_bonus, pct]];
+  if (options[0].aspects.five_of_a_kind !== undefined) rows.push([`${label(rulesInfo().boxes.includes("yatzy") ? "yatzy" : "yahtzee")} scored`, (a) => a.five_of_a_kind, pct]);
+  if (rulesInfo().boxes.includes("yahtzee")) rows.push(["extra bonus (expected)", (a) => a.extra_bonus, points]);
+  const spread = options[0].aspects.boxes.map((b, k) => {
+    const values = options.map((o) => o.aspects.boxes[k].expected);
+    return { k, name: b.box, spread: Math.max(...values) - Math.min(...values) };
+  }).sort((x, y) => y.spread - x.spread).filter((b) => b.spread > 0.005).slice(0, 3);
+  spread.forEach((b) => rows.push([`${label(b.name)} (expected points)`, (a) => a.boxes[b.k].expected, points, label(b.name)]));
+  const [best, next] = options;
+  const differences = rows.slice(1).map(([what, get, shown, box]) => [box || what, get(best.aspects), get(next.aspects), shown, box])
+    .filter(([, a, b]) => Math.abs(a - b) > 0.0005)
+    .map(([what, a, b, shown, box]) => `${what} ${shown(a)} instead of ${shown(b)}${box ? " points expected" : ""}`);
+  const gain = best.expected_final - next.expected_final;
+  const words = `Against \u201c${name(next, 1)}\u201d, \u201c${name(best, 0)}\u201d ` +
+    (gain <= TOLERANCE ? "is worth as much" : `gains ${points(gain)} points`) +
+    (differences.length ? `: ${differences.join("; ")}.` : ".");
+  $("reasons").innerHTML = `<h2>Why</h2><p id="reasons-words">${words}</p>` +
+    `<table class="list reasons"><tr><th scope="col">after the choice</th>` +
+    options.map((o, i) => `<th scope="col">${name(o, i)}</th>`).join("") + "</tr>" +
+    rows.map(([what, get, shown]) => `<tr><th scope="row">${what}</th>` +
+      options.map((o) => `<td>${shown(get(o.aspects))}</td>`).join("") + "</tr>").join("") + "</table>";
+}
+
 function renderOptions(options, value, unit, asked) {
   const best = options.length ? options[0][value] : 0;
   const shown = unit === "points" ? points : percent;
@@ -369,8 +401,25 @@ async function advise() {
     if (tab === "advisor") {
       const answer = await api("/api/solo/advise", position);
       if (!current()) return;
-      $("summary").textContent = `Expected final score with best play: ${points(answer.options[0].expected_final)}`;
+      const first = answer.options[0];
+      // Keeping all five with rerolls left is scoring now: the summary names the box.
+      const stop = position.rolls_left > 0 && first.action === "keep" && first.keep.length === 5
+        ? (await api("/api/solo/advise", { ...position, rolls_left: 0 })).options[0] : null;
+      if (!current()) return;
+      $("summary").textContent = (stop ? `Best: ${choiceWords(stop)} now. ` : "") +
+        `Expected final score with best play: ${points(first.expected_final)}`;
       renderOptions(answer.options, "expected_final", "points", key);
+      // The reasons analyse the rest of the game after each choice (up to seconds on an
+      // empty card): asked for with a button.
+      if (answer.options.length > 1) {
+        $("reasons").innerHTML = `<button type="button" id="why">Why? The best ${Math.min(3, answer.options.length)} compared</button>`;
+        $("why").addEventListener("click", async () => {
+          try {
+            const reasons = await api("/api/solo/why", { ...position, top: Math.min(3, answer.options.length) });
+            if (current()) renderReasons(reasons.options, stop);
+          } catch (error) { if (current()) showError(error); }
+        });
+      }
     } else if (tab === "duel") {
       const answer = await patient(() => api("/api/duel/advise", {
         rules: position.rules, me: position.card, opp: cardText("opp"), dice: position.dice, rolls_left: position.rolls_left,

@@ -1,13 +1,15 @@
-//! What a mistake costs, aspect by aspect: the exact analysis of the rest of the game under
-//! optimal solitaire play after the choice made and after the best one.
+//! Why a choice: what it gives and gives up, aspect by aspect (the expected final score,
+//! the upper bonus, the five of a kind, the extra bonus, each box), by the exact analysis of
+//! the rest of the game under optimal solitaire play after it. A review breaks a mistake
+//! down this way against the best choice; the advisor sets the best choices side by side.
 
 use serde::Serialize;
 
-use super::DecisionReview;
+use crate::coach::review::DecisionReview;
 use crate::game::{Card, Category, Game};
 use crate::progress::{Cancelled, Progress};
 use crate::simulate::PlanCache;
-use crate::solo::{OptimalPolicy, SoloTable, Start, WithinTurn, analyze_from};
+use crate::solo::{OptimalPolicy, SolvedValues, Start, WithinTurn, analyze_from};
 
 /// The rest of the game after a choice, played optimally for the expected score, and the
 /// card before it: what the whole card ends with, in expectation.
@@ -45,26 +47,30 @@ pub struct Breakdown {
     pub best: Aspects,
 }
 
-/// Breaks mistakes down, planning each score state once over all of them.
-pub(super) struct Explainer<'p, 't> {
+/// Explains choices against a solved solitaire table (read from a file, or solved in
+/// memory), planning each score state once over all the choices it explains.
+pub struct Explainer<'p, 't, V: SolvedValues + Sync> {
     game: Game,
-    plans: PlanCache<'p, OptimalPolicy<'t, SoloTable>>,
+    plans: PlanCache<'p, OptimalPolicy<'t, V>>,
 }
 
-impl<'p, 't> Explainer<'p, 't> {
-    pub(super) fn new(game: Game, policy: &'p OptimalPolicy<'t, SoloTable>) -> Explainer<'p, 't> {
+impl<'p, 't, V: SolvedValues + Sync> Explainer<'p, 't, V> {
+    /// An explainer of `game`'s choices under `policy` ([`OptimalPolicy::solved`]).
+    pub fn new(game: Game, policy: &'p OptimalPolicy<'t, V>) -> Explainer<'p, 't, V> {
         Explainer { game, plans: PlanCache::new(policy) }
     }
 
     /// The breakdown of decision `d`: two analyses of the rest of the game, which stop
     /// once `progress` is cancelled.
-    pub(super) fn breakdown(&self, d: &DecisionReview, progress: &dyn Progress) -> Result<Breakdown, Cancelled> {
+    pub fn breakdown(&self, d: &DecisionReview, progress: &dyn Progress) -> Result<Breakdown, Cancelled> {
         let aspects =
             |choice| self.aspects(&d.card, WithinTurn { roll: d.roll, rolls_left: d.rolls_left, choice }, progress);
         Ok(Breakdown { chosen: aspects(d.chosen.choice)?, best: aspects(d.best.choice)? })
     }
 
-    fn aspects(&self, card: &Card, within: WithinTurn, progress: &dyn Progress) -> Result<Aspects, Cancelled> {
+    /// What the whole card ends with, in expectation, after the choice `within` makes on
+    /// `card` (the rest of the game played optimally); stops once `progress` is cancelled.
+    pub fn aspects(&self, card: &Card, within: WithinTurn, progress: &dyn Progress) -> Result<Aspects, Cancelled> {
         let (game, rules) = (self.game, self.game.rules);
         let start = Start { state: card.state(), points: card.points(), within: Some(within) };
         let analysis = analyze_from(game, &self.plans, start, progress)?;
