@@ -222,3 +222,23 @@ mod tests {
         assert_eq!(cgroup_room(files(&[])), None);
     }
 }
+
+/// Elapsed time for reports, and zero where the platform has no clock: WebAssembly in a
+/// browser, where `Instant::now` panics (the web app's solver times nothing it shows).
+#[derive(Clone, Copy, Debug)]
+pub struct Stopwatch(Option<std::time::Instant>);
+
+impl Stopwatch {
+    /// Starts timing now.
+    pub fn start() -> Stopwatch {
+        #[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
+        return Stopwatch(None);
+        #[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
+        return Stopwatch(Some(std::time::Instant::now()));
+    }
+
+    /// The time since [`Stopwatch::start`] (zero without a clock).
+    pub fn elapsed(&self) -> std::time::Duration {
+        self.0.map_or(std::time::Duration::ZERO, |started| started.elapsed())
+    }
+}

@@ -6,15 +6,21 @@
 //! field is refused, naming it): `{"rule": "yatzy"}` must not get advice under the
 //! official rules. A refusal is an [`ApiError`]: an HTTP status and the CLI's message.
 
+use std::ops::Deref;
 use std::path::Path;
 
 use http::StatusCode;
 use serde::{Deserialize, Serialize};
 
+use crate::coach::record::Record;
+use crate::coach::review::{DuelTurn, DuelTurnJson, ReviewError};
 use crate::coach::why::{Aspects, Explainer};
+use crate::duel::cards::Cards;
+use crate::duel::source::{Position, TableLookup};
 use crate::game::{Card, CardView, Game, RollId, RollsLeft, Rules, parse_dice};
 use crate::progress::Progress;
 use crate::solo::{self, FutureValue, OptimalPolicy, SolvedValues, WithinTurn};
+use crate::targets::TargetTable;
 
 /// A refused or failed request: its status and the message shown.
 #[derive(Clone, Debug)]
@@ -276,6 +282,114 @@ pub fn card_view(request: &ViewRequest) -> Result<CardView, ApiError> {
     let card = Card::parse(&request.card, game).map_err(ApiError::bad)?;
     let roll = request.dice.as_deref().map(parse_dice).transpose().map_err(ApiError::bad)?;
     Ok(card.view(roll))
+}
+
+impl From<ReviewError> for ApiError {
+    /// A table that cannot be read is the server's failure; anything else is the request's.
+    fn from(error: ReviewError) -> ApiError {
+        match error {
+            ReviewError::Solo(_) | ReviewError::Targets(_) => ApiError::internal(error),
+            _ => ApiError::bad(error),
+        }
+    }
+}
+
+/// A two-player position: both cards (the mover's first), the score difference where the
+/// game has one, the dice and the rerolls left.
+#[derive(Debug, Deserialize)]
+pub struct DuelRequest {
+    #[serde(flatten)]
+    game: GameRequest,
+    me: String,
+    opp: String,
+    #[serde(default)]
+    diff: Option<i32>,
+    dice: String,
+    rolls_left: u8,
+}
+
+impl Fields for DuelRequest {
+    fn fields() -> Vec<&'static str> {
+        [GameRequest::fields(), vec!["me", "opp", "diff", "dice", "rolls_left"]].concat()
+    }
+}
+
+impl DuelRequest {
+    /// The game alone (to find its card tables before the rest is read).
+    pub fn game(&self) -> Result<Game, ApiError> {
+        self.game.game()
+    }
+
+    /// The position on `cards` (the game's card tables), the dice and the rerolls left.
+    pub fn read(&self, cards: &Cards) -> Result<(Position, RollId, RollsLeft), ApiError> {
+        let roll = parse_dice(&self.dice).map_err(ApiError::bad)?;
+        let rolls_left = RollsLeft::new(self.rolls_left).map_err(ApiError::bad)?;
+        let p = Position::parse(cards, &self.me, &self.opp, self.diff).map_err(ApiError::bad)?;
+        Ok((p, roll, rolls_left))
+    }
+}
+
+/// Advice on a two-player position (`/api/duel/advise`): exact where `lookup`'s tables hold
+/// it or the game below it is small enough to solve now, else EMP(1) from the target
+/// table `targets` gives (asked for only then).
+pub fn duel_advise<T: Deref<Target = TargetTable>>(
+    cards: &Cards,
+    p: &Position,
+    roll: RollId,
+    rolls_left: RollsLeft,
+    lookup: TableLookup,
+    targets: impl FnOnce() -> Result<T, ApiError>,
+    progress: &dyn Progress,
+) -> Result<DuelTurnJson, ApiError> {
+    let turn = DuelTurn::new(cards, p, lookup, targets, progress)?;
+    let ranked = turn.rank(roll, rolls_left).map_err(ApiError::bad)?;
+    Ok(DuelTurnJson::new(&turn, p, roll, rolls_left, &ranked))
+}
+
+/// A record to review, and how many of its mistakes to break down.
+#[derive(Debug, Deserialize)]
+pub struct ReviewRequest {
+    /// The record, text or JSON, as `yz review` reads a file.
+    record: String,
+    /// How many mistakes to break down (at most [`MAX_TOP`]).
+    #[serde(default = "default_top")]
+    top: usize,
+}
+
+impl Fields for ReviewRequest {
+    fn fields() -> Vec<&'static str> {
+        vec!["record", "top"]
+    }
+}
+
+fn default_top() -> usize {
+    3
+}
+
+/// Most mistakes a review request may ask to break down.
+pub const MAX_TOP: usize = 10;
+
+impl ReviewRequest {
+    /// The record (a whole card) and the mistakes to break down.
+    pub fn read(&self) -> Result<(Record, usize), ApiError> {
+        let record = whole_record(&self.record)?;
+        if self.top > MAX_TOP {
+            return Err(ApiError::bad(format!(
+                "top {} is more than the {MAX_TOP} mistakes a review breaks down",
+                self.top
+            )));
+        }
+        Ok((record, self.top))
+    }
+}
+
+/// The record in `text` (text or JSON, as `yz review` reads a file), of a whole card.
+pub fn whole_record(text: &str) -> Result<Record, ApiError> {
+    let record = Record::parse(text).map_err(ApiError::bad)?;
+    Game::full(record.game().rules)
+        .eq(&record.game())
+        .then_some(record)
+        .ok_or_else(|| ApiError::bad("the web app reviews whole cards; for a game of some boxes use yz review"))
 }
 
 /// Most choices one reasons request sets side by side.

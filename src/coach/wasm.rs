@@ -2,11 +2,13 @@
 //! (`wasm32-unknown-unknown`, `scripts/build-web`) answers the page's requests in a Web
 //! Worker (`worker.js`), with no server.
 //!
-//! It answers what needs no table on disk: the rule sets, cards, scoring, and solitaire
-//! advice and its reasons from tables it solves itself (a few seconds each, reported through the imported
-//! `yz.progress(done, total)`, then kept). Target tables, two-player advice, reviews and
-//! the game history are the server's (`yz serve`): asked here, they are refused with a
-//! message that says so ([`needs_server`]).
+//! It answers what needs no table on disk: the rule sets, cards, scoring, solitaire advice,
+//! its reasons and reviews from tables it solves itself (a second or two each, reported through the
+//! imported `yz.progress(done, total)`, then kept), and two-player advice where the game
+//! below the position is small enough to solve exactly here ([`BROWSER_DUEL_POSITIONS`]).
+//! Target tables, larger two-player positions, two-player reviews and the game history
+//! are the server's (`yz serve`): asked here, they are refused with a message that says so
+//! ([`needs_server`]).
 //!
 //! The boundary is bytes, not bindings: the worker writes a request (`route`, a newline,
 //! the JSON body) into the buffer [`yz_request`] returns, calls [`yz_answer`] (the answer's
@@ -21,9 +23,13 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use http::StatusCode;
 
 use super::requests::{self, ApiError};
+use super::review::{self, ReviewOptions};
+use crate::duel::source::TableLookup;
 use crate::game::Game;
 use crate::progress::Progress;
 use crate::solo::SoloSolution;
+use crate::targets::TargetTable;
+use std::path::Path;
 
 #[cfg(target_arch = "wasm32")]
 #[link(wasm_import_module = "yz")]
@@ -138,12 +144,27 @@ fn answer(route: &str, body: &str) -> Result<String, ApiError> {
             let table = solo_table(request.game()?);
             json(requests::solo_reasons(&*table, &request, &crate::progress::Silent)?)
         }
-        "/api/solo/beat"
-        | "/api/targets/advise"
-        | "/api/targets/curve"
-        | "/api/duel/advise"
-        | "/api/review"
-        | "/api/history" => Err(needs_server(route)),
+        "/api/duel/advise" => {
+            let request: requests::DuelRequest = requests::parse(parsed()?)?;
+            let cards = crate::duel::cards::Cards::new(request.game()?);
+            let (p, roll, rolls_left) = request.read(&cards)?;
+            // No tables on disk here: exact where the game below is small enough to solve.
+            let lookup =
+                TableLookup { given: None, data: Path::new(""), on_the_fly: BROWSER_DUEL_POSITIONS, gpu: false };
+            let too_large = || -> Result<&TargetTable, ApiError> { Err(needs_server(route)) };
+            json(requests::duel_advise(&cards, &p, roll, rolls_left, lookup, too_large, &crate::progress::Silent)?)
+        }
+        "/api/review" => {
+            let (record, top) = requests::parse::<requests::ReviewRequest>(parsed()?)?.read()?;
+            if record.players().len() > 1 {
+                return Err(needs_server("/api/review"));
+            }
+            let table = solo_table(record.game());
+            let options =
+                ReviewOptions { data: Path::new(""), top, tolerance: review::DEFAULT_TOLERANCE, on_the_fly: 0 };
+            json(review::review_against(&record, &*table, options, &crate::progress::Silent)?.to_json(&record))
+        }
+        "/api/solo/beat" | "/api/targets/advise" | "/api/targets/curve" | "/api/history" => Err(needs_server(route)),
         _ => Err(ApiError::new(StatusCode::NOT_FOUND, "no such page or API route")),
     }
 }
@@ -154,18 +175,25 @@ pub fn needs_server(route: &str) -> ApiError {
     let what = match route {
         "/api/solo/beat" => "the best reply to the optimal player",
         "/api/targets/advise" | "/api/targets/curve" => "target advice (a target table of over a gigabyte)",
-        "/api/duel/advise" => "two-player advice",
-        "/api/review" => "reviews",
+        "/api/duel/advise" => {
+            "two-player advice on a position this large (over 2 million positions below it, which the browser \
+             solves exactly; EMP(1) estimates it from a target table)"
+        }
+        "/api/review" => "the review of a two-player game",
         _ => "the game history",
     };
     ApiError::new(
         StatusCode::NOT_IMPLEMENTED,
         format!(
-            "{what} needs the yz server: this page runs the solitaire advisor and play in the browser; \
-             run `yz serve` and open the page from it for the rest"
+            "{what} needs the yz server: in the browser this page gives solitaire advice, play and two-player \
+             endgames; run `yz serve` and open the page from it for the rest"
         ),
     )
 }
+
+/// Most positions the browser solves below a two-player position (a few seconds): beyond,
+/// the advice is the server's (its tables, or EMP(1)'s estimate).
+pub const BROWSER_DUEL_POSITIONS: u64 = 2_000_000;
 
 /// The solitaire table of `game`: solved on first use (a few seconds), then kept.
 fn solo_table(game: Game) -> Rc<SoloSolution> {
@@ -221,6 +249,21 @@ mod tests {
         assert_eq!(answer, direct);
     }
 
+    /// A solitaire game reviewed in the browser, from the table it solves, is the review
+    /// of `yz review`, from the table on disk.
+    #[test]
+    fn the_browser_reviews_a_solitaire_game_as_yz_review_does() {
+        let text = include_str!("../../docs/records/solo-game.txt");
+        let body = serde_json::json!({ "record": text, "top": 2 }).to_string();
+        let (status, answer) = ask_text("/api/review", &body);
+        assert_eq!(status, 200, "{answer}");
+        let data = tempfile::tempdir().unwrap();
+        let record = crate::coach::record::Record::parse(text).unwrap();
+        let options = ReviewOptions { data: data.path(), top: 2, tolerance: review::DEFAULT_TOLERANCE, on_the_fly: 0 };
+        let reviewed = review::review(&record, options, &crate::progress::Silent).unwrap();
+        assert_eq!(answer, serde_json::to_string(&reviewed.to_json(&record)).unwrap());
+    }
+
     #[test]
     fn the_browser_refuses_what_it_cannot_answer_with_a_reason() {
         let (status, answer) = ask("/api/solo/advise", r#"{"card": "", "dice": "1335", "rolls_left": 2}"#);
@@ -234,8 +277,15 @@ mod tests {
         let (status, answer) = ask("/api/solo/advise", "{not json");
         assert_eq!(status, 400);
         assert!(answer["error"].as_str().unwrap().starts_with("the request body is not JSON"), "{answer}");
-        let (status, answer) = ask("/api/duel/advise", "{}");
+        let (status, answer) = ask("/api/duel/advise", r#"{"me": "", "opp": "", "dice": "13356", "rolls_left": 2}"#);
         assert_eq!(status, 501);
+        assert!(
+            answer["error"].as_str().unwrap().starts_with("two-player advice on a position this large"),
+            "{answer}"
+        );
+        let duel = "yz-record 1\nplayers ann bob\nann: 13356 chance=18\n";
+        let (status, answer) = ask("/api/review", &serde_json::json!({ "record": duel }).to_string());
+        assert_eq!(status, 501, "{answer}");
         assert!(answer["error"].as_str().unwrap().contains("run `yz serve`"), "{answer}");
         assert_eq!(ask("/api/nothing", "").0, 404);
         let (status, answer) = ask("/api/rules", "");

@@ -33,7 +33,7 @@ use crate::game::{Card, Game, RollId};
 use crate::game::{Choice, ChoiceJson, RollsLeft, Valued};
 use crate::progress::Progress;
 use crate::progress::Silent;
-use crate::solo::{self, SoloTable};
+use crate::solo::{self, SoloTable, SolvedValues};
 use crate::store::TableError;
 use crate::store::open_or_solve;
 use crate::targets::TargetTable;
@@ -106,7 +106,7 @@ pub struct DecisionReview {
 pub struct PlayerTotals {
     /// The player's name.
     pub name: String,
-    /// Decisions reviewed (three per turn).
+    /// Decisions reviewed (one per action: up to three per turn).
     pub decisions: usize,
     /// Their losses summed: the loss of the game.
     pub total_loss: f64,
@@ -176,10 +176,21 @@ impl Review {
 /// Reviews every decision of `record`; the solves it needs (tables, the game below a
 /// two-player position) are reported to `progress`.
 pub fn review(record: &Record, options: ReviewOptions, progress: &dyn Progress) -> Result<Review, ReviewError> {
+    let table = open_or_solve::<SoloTable>(options.data, record.game(), &Silent).map_err(ReviewError::Solo)?;
+    review_against(record, &table, options, progress)
+}
+
+/// [`review`] with the game's solitaire table given (read from a file, or solved in
+/// memory as the browser does).
+pub fn review_against<V: SolvedValues + Sync>(
+    record: &Record,
+    table: &V,
+    options: ReviewOptions,
+    progress: &dyn Progress,
+) -> Result<Review, ReviewError> {
     let game = record.game();
-    let table = open_or_solve::<SoloTable>(options.data, game, &Silent).map_err(ReviewError::Solo)?;
     let (measure, decisions) = if record.players().len() == 1 {
-        (Measure::ExpectedPoints, solo_decisions(record, &table))
+        (Measure::ExpectedPoints, solo_decisions(record, table))
     } else {
         (Measure::WinningChance, duel_decisions(record, options, progress)?)
     };
@@ -202,7 +213,7 @@ pub fn review(record: &Record, options: ReviewOptions, progress: &dyn Progress) 
     let mut worst: Vec<usize> = (0..decisions.len()).filter(|&i| decisions[i].loss > options.tolerance).collect();
     worst.sort_by(|&a, &b| decisions[b].loss.total_cmp(&decisions[a].loss).then(a.cmp(&b)));
     worst.truncate(options.top);
-    let policy = solo::OptimalPolicy::solved(game, &table);
+    let policy = solo::OptimalPolicy::solved(game, table);
     let explain = crate::coach::why::Explainer::new(game, &policy);
     let mistakes = worst
         .into_iter()
@@ -229,7 +240,7 @@ pub(crate) fn judge<E>(
     Ok((chosen, best, best.value - chosen.value))
 }
 
-fn solo_decisions(record: &Record, table: &SoloTable) -> Vec<DecisionReview> {
+fn solo_decisions(record: &Record, table: &impl solo::FutureValue) -> Vec<DecisionReview> {
     let game = record.game();
     let mut out = Vec::new();
     for (i, (turn, cards)) in record.replay().into_iter().enumerate() {

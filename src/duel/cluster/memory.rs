@@ -10,7 +10,6 @@
 
 use std::path::Path;
 use std::sync::Arc;
-use std::time::Instant;
 
 use bytemuck::Pod;
 use crossbeam_channel::{Receiver, Sender, bounded};
@@ -50,7 +49,7 @@ struct Current {
     before: Option<LayerShape>,
     shares: RankShares,
     writes: bool,
-    started: Instant,
+    started: crate::sys::Stopwatch,
 }
 
 /// Whole layers in memory over `ranks`, each finished layer kept by `K`.
@@ -91,7 +90,7 @@ impl<'s, 'a, V: DuelValue + Pod, R: Ranks, K: Keep<V>> InMemory<'s, 'a, V, R, K>
 impl<V: DuelValue + Pod, R: Ranks, K: Keep<V>> Frontier<V> for InMemory<'_, '_, V, R, K> {
     fn begin(&mut self, layer: usize) -> Result<Begun, ClusterError> {
         let (space, me, size) = (self.space, self.ranks.rank(), self.ranks.size());
-        let started = Instant::now();
+        let started = crate::sys::Stopwatch::start();
         let (shape, columns) = match self.next.take() {
             Some((shape, columns)) => (shape, Some(columns)),
             None => (LayerShape::new(space, layer), None),
@@ -123,7 +122,7 @@ impl<V: DuelValue + Pod, R: Ranks, K: Keep<V>> Frontier<V> for InMemory<'_, '_, 
         }
         // The next layer's rows are read and written: free them before the exchange.
         let (held_values, held_layout) = self.held.take().map_or((0, 0), |h| (h.values.len() as u64, h.kept.bytes()));
-        let exchange_started = Instant::now();
+        let exchange_started = crate::sys::Stopwatch::start();
         let kept = shares.kept_tile(space, &shape, me);
         let exchanged = exchange(ranks, space, &shape, &shares, tile, values)?;
         let exchange_seconds = exchange_started.elapsed().as_secs_f64();

@@ -16,16 +16,14 @@ use serde::{Deserialize, Serialize};
 mod app;
 
 use crate::coach::history::{self, HistoryEntry, HistoryError};
-use crate::coach::record::Record;
 use crate::coach::requests::ApiError;
 use crate::coach::requests::{
-    self, Fields, GameRequest, ReasonsJson, ReasonsRequest, RulesJson, ScoreRequest, ScoredJson, TurnRequest,
-    ViewRequest,
+    self, DuelRequest, Fields, GameRequest, ReasonsJson, ReasonsRequest, ReviewRequest, RulesJson, ScoreRequest,
+    ScoredJson, TurnRequest, ViewRequest,
 };
-use crate::coach::review::{self, DuelTurn, DuelTurnJson, ReviewError};
-use crate::duel::source::{Position, TableLookup};
-use crate::game::RollsLeft;
-use crate::game::{Card, CardView, Game, parse_dice};
+use crate::coach::review::{self, DuelTurnJson};
+use crate::duel::source::TableLookup;
+use crate::game::{Card, CardView};
 use crate::solo;
 use crate::targets::advise::{self as target_advise, TargetAdviceJson};
 use crate::targets::payoff::{self, BeatReport};
@@ -35,16 +33,6 @@ use app::{BODY_BUDGET_KIB, Cancel, LARGE_BODY_BUDGET_KIB, SMALL_BODY_BYTES, bloc
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         (self.status, Json(self.body())).into_response()
-    }
-}
-
-impl From<ReviewError> for ApiError {
-    /// A table that cannot be read is the server's failure; anything else is the request's.
-    fn from(error: ReviewError) -> ApiError {
-        match error {
-            ReviewError::Solo(_) | ReviewError::Targets(_) => ApiError::internal(error),
-            _ => ApiError::bad(error),
-        }
     }
 }
 
@@ -186,24 +174,6 @@ pub(super) async fn card_view(Strict(request): Strict<ViewRequest>) -> Answer<Ca
     requests::card_view(&request).map(Json)
 }
 
-#[derive(Debug, Deserialize)]
-pub(super) struct DuelRequest {
-    #[serde(flatten)]
-    game: GameRequest,
-    me: String,
-    opp: String,
-    #[serde(default)]
-    diff: Option<i32>,
-    dice: String,
-    rolls_left: u8,
-}
-
-impl Fields for DuelRequest {
-    fn fields() -> Vec<&'static str> {
-        [GameRequest::fields(), vec!["me", "opp", "diff", "dice", "rolls_left"]].concat()
-    }
-}
-
 /// Advice on a two-player position, whatever its size: exact where tables hold it or the
 /// game below is small enough to solve now, else EMP(1) from the target table (a first
 /// request for it starts its build and is told how far it is).
@@ -211,9 +181,7 @@ pub(super) async fn duel_advise(
     State(app): State<Arc<App>>,
     Strict(request): Strict<DuelRequest>,
 ) -> Answer<DuelTurnJson> {
-    let game = request.game.game()?;
-    let roll = parse_dice(&request.dice).map_err(ApiError::bad)?;
-    let rolls_left = RollsLeft::new(request.rolls_left).map_err(ApiError::bad)?;
+    let game = request.game()?;
     // The card tables are built once per game, under the gate: a request is admitted (or
     // refused as busy) before it builds them. Once built, a bad request is refused as such
     // whatever else runs.
@@ -224,7 +192,7 @@ pub(super) async fn duel_advise(
     let runtime = tokio::runtime::Handle::current();
     blocking(move || {
         let cards = cached.unwrap_or_else(|| app.cards(game));
-        let p = Position::parse(&cards, &request.me, &request.opp, request.diff).map_err(ApiError::bad)?;
+        let (p, roll, rolls_left) = request.read(&cards)?;
         let _gate = match gate {
             Some(gate) => gate,
             None => app.heavy_gate()?,
@@ -233,57 +201,18 @@ pub(super) async fn duel_advise(
             TableLookup { given: None, data: &app.config.data, on_the_fly: app.config.duel_positions, gpu: false };
         // Asked for only where no exact values can be had.
         let targets = || runtime.block_on(app.targets(game));
-        let turn = DuelTurn::new(&cards, &p, lookup, targets, &cancel)?;
-        let ranked = turn.rank(roll, rolls_left).map_err(ApiError::bad)?;
-        Ok(Json(DuelTurnJson::new(&turn, &p, roll, rolls_left, &ranked)))
+        requests::duel_advise(&cards, &p, roll, rolls_left, lookup, targets, &cancel).map(Json)
     })
     .await
 }
-
-#[derive(Debug, Deserialize)]
-pub(super) struct ReviewRequest {
-    /// The record, text or JSON, as `yz review` reads a file.
-    record: String,
-    /// How many mistakes to break down (at most 10).
-    #[serde(default = "default_top")]
-    top: usize,
-}
-
-impl Fields for ReviewRequest {
-    fn fields() -> Vec<&'static str> {
-        vec!["record", "top"]
-    }
-}
-
-fn default_top() -> usize {
-    3
-}
-
-/// Most mistakes a review request may ask to break down.
-const MAX_TOP: usize = 10;
 
 pub(super) async fn review(
     State(app): State<Arc<App>>,
     Strict(request): Strict<ReviewRequest>,
 ) -> Answer<review::ReviewJson> {
-    let record = whole_record(&request.record)?;
-    if request.top > MAX_TOP {
-        return Err(ApiError::bad(format!(
-            "top {} is more than the {MAX_TOP} mistakes a review breaks down",
-            request.top
-        )));
-    }
-    let (record, reviewed) = app.review(record, request.top).await?;
+    let (record, top) = request.read()?;
+    let (record, reviewed) = app.review(record, top).await?;
     Ok(Json(reviewed.to_json(&record)))
-}
-
-/// The record in `text` (text or JSON, as `yz review` reads a file), of a whole card.
-fn whole_record(text: &str) -> Result<Record, ApiError> {
-    let record = Record::parse(text).map_err(ApiError::bad)?;
-    Game::full(record.game().rules)
-        .eq(&record.game())
-        .then_some(record)
-        .ok_or_else(|| ApiError::bad("the web app reviews whole cards; for a game of some boxes use yz review"))
 }
 
 #[derive(Debug, Deserialize)]
@@ -305,7 +234,7 @@ pub(super) async fn history_add(
     State(app): State<Arc<App>>,
     Strict(request): Strict<HistoryRequest>,
 ) -> Answer<Vec<HistoryEntry>> {
-    let record = whole_record(&request.record)?;
+    let record = requests::whole_record(&request.record)?;
     let key = record.to_text();
     let known = lock(&app.reviewed).iter().find(|(text, _)| *text == key).map(|(_, players)| players.clone());
     let players = match known {

@@ -310,6 +310,13 @@ function wouldHtml(w) {
 
 function rollsLeft() { return Number(document.querySelector("input[name=rolls-left]:checked").value); }
 
+// The answer on screen is of an older position until the new one comes: dimmed and
+// marked busy meanwhile, never shown as the new position's.
+function markStale(stale) {
+  $("answer").classList.toggle("stale", stale);
+  $("answer").setAttribute("aria-busy", String(stale));
+}
+
 function positionChanged() {
   renderDice($("dice"), page.dice, cycleDie);
   $("share-url").hidden = true;
@@ -319,6 +326,7 @@ function positionChanged() {
 
 function clearAnswer() {
   showError(null);
+  markStale(false);
   $("summary").textContent = "";
   $("options").innerHTML = "";
   $("reasons").innerHTML = "";
@@ -373,6 +381,7 @@ function renderOptions(options, value, unit, asked) {
       `<td class="gap">${lossText(gap, lossUnit)}</td></tr>`;
   });
   $("options").dataset.position = asked;
+  markStale(false);
   $("options").innerHTML = `<caption class="hint">Every choice, best first</caption>` +
     `<tr><th scope="col">choice</th><th scope="col">${head}</th><th scope="col">gap</th></tr>` + rows.join("");
   const first = options[0];
@@ -391,6 +400,7 @@ async function advise() {
   const position = { rules: rulesName(), card: cardText("me"), dice: page.dice.join(""), rolls_left: rollsLeft() };
   const key = [tab, position.card, position.dice, position.rolls_left,
     tab === "duel" ? cardText("opp") : tab === "target" ? $("target").value : ""].join("|");
+  if ($("options").dataset.position !== key && $("options").innerHTML) markStale(true);
   try {
     const cards = [["me", position.card]].concat(tab === "duel" ? [["opp", cardText("opp")]] : []);
     const views = await Promise.all(cards.map(([, card]) =>
@@ -441,7 +451,7 @@ async function advise() {
       if (current() && page.tab === "target") drawCurve(curve, target);
     }
   } catch (error) {
-    if (current()) { clearAnswer(); showError(error); }
+    if (current()) { clearAnswer(); markStale(false); showError(error); }
   }
 }
 
@@ -912,18 +922,23 @@ async function keepGame(record) {
   try { await api("/api/history", { record }); } catch (error) { showError(error); }
 }
 
+// The games kept, one row each: the first player's (the one coached) figures, the
+// opponent apart; a solitaire game's loss in points, a two-player game's in winning chance.
 async function showHistory() {
   try {
     const entries = await api("/api/history");
-    const rows = entries.map((e) => e.players.map((p) =>
-      `<tr data-when="${e.when}"><td>${new Date(1000 * e.when).toLocaleString([], { dateStyle: "short", timeStyle: "short" })}</td>` +
-      `<td class="wide">${e.rules}</td><td class="wide">${p.name}</td><td>${p.points}</td><td>${p.decisions}</td>` +
-      `<td>${p.mean_loss.toFixed(3)}</td></tr>`).join(""));
+    const rows = entries.map((e) => {
+      const [me, opp] = e.players;
+      const loss = opp ? `${(100 * me.mean_loss).toFixed(3)} pp` : `${me.mean_loss.toFixed(3)} points`;
+      return `<tr data-when="${e.when}"><td>${new Date(1000 * e.when).toLocaleString([], { dateStyle: "short", timeStyle: "short" })}</td>` +
+        `<td class="wide">${e.rules}</td><td class="wide">${me.name}</td><td>${me.points}</td><td>${me.decisions}</td>` +
+        `<td>${loss}</td><td>${opp ? `${opp.name}, ${opp.points}` : "none"}</td></tr>`;
+    });
     $("history-table").innerHTML = entries.length
       ? `<tr><th scope="col">when</th><th scope="col" class="wide">rules</th><th scope="col" class="wide">player</th><th scope="col">points</th>` +
-        `<th scope="col">decisions</th><th scope="col">mean loss</th></tr>` + rows.join("")
+        `<th scope="col">decisions</th><th scope="col">mean loss</th><th scope="col">opponent</th></tr>` + rows.join("")
       : `<caption class="hint">No games kept yet: tick the box above, then play or review a game.</caption>`;
-    drawHistory(entries);
+    drawHistory(entries.filter((e) => e.players.length === 1));
   } catch (error) { showError(error); }
 }
 
@@ -939,7 +954,7 @@ function drawHistory(entries) {
     `<line class="axis" x1="${left}" x2="${left}" y1="${top}" y2="${h - bottom}"/>` +
     `<text x="${left - 6}" y="${top + 4}" text-anchor="end">${most.toFixed(2)}</text>` +
     `<text x="${left - 6}" y="${h - bottom + 4}" text-anchor="end">0</text>` +
-    `<text x="${w / 2}" y="${h - 8}" text-anchor="middle">games, oldest first (mean loss per decision)</text>` +
+    `<text x="${w / 2}" y="${h - 8}" text-anchor="middle">solitaire games, oldest first (mean loss per decision, points)</text>` +
     `<path class="curve" d="${losses.map((v, i) => `${i ? "L" : "M"}${x(i).toFixed(1)},${y(v).toFixed(1)}`).join(" ")}"/>`;
   svg.toggleAttribute("hidden", false);
 }
