@@ -653,9 +653,14 @@ function checkpoint() {
   if (page.undo.length > UNDO_DEPTH) page.undo.shift();
 }
 
+// Takes back the last decision; it stays in the game's account as taken back (with what
+// it lost), though no longer in its record or its count.
 function undo() {
   if (!page.undo.length) return;
+  const taken = page.play.feedback[page.play.feedback.length - 1];
+  const before = page.play.undone || [];
   page.play = JSON.parse(page.undo.pop());
+  page.play.undone = taken ? before.concat([taken]) : before;
   $("hint-answer").textContent = "";
   saveGame();
   renderPlay();
@@ -682,6 +687,9 @@ function renderPlay() {
   $("hint").disabled = play.over;
   $("play-record").value = ["yz-record 1", `rules ${play.rules}`, ...play.lines].join("\n") + "\n";
   $("feedback").replaceChildren(...play.feedback.map(feedbackItem));
+  const undone = play.undone || [];
+  $("undone").replaceChildren(...undone.map(feedbackItem));
+  $("undone-box").hidden = undone.length === 0;
   const last = play.feedback[play.feedback.length - 1];
   $("last-feedback").innerHTML = last && $("play-feedback").checked ? `<span class="turn">Turn ${last.turn}:</span> ${last.text}` : "";
   $("last-feedback").className = last && last.loss > TOLERANCE ? "loss" : "";
@@ -828,6 +836,8 @@ function renderGameOver() {
   box.innerHTML = `<h2>Game over: ${play.total} points</h2>` +
     `<p>${play.decisions} decisions, mean loss ${(losses / Math.max(1, play.decisions)).toFixed(2)} points per decision ` +
     `(${losses.toFixed(2)} in all).</p>` +
+    ((play.undone || []).length ? `<p>${play.undone.length} decision${play.undone.length === 1 ? "" : "s"} taken back ` +
+      `(losing ${play.undone.reduce((sum, f) => sum + f.loss, 0).toFixed(2)} points before the undo).</p>` : "") +
     (worst.length ? `<p>Worst decisions:</p><ol>${worst.map((f) => `<li>Turn ${f.turn}: ${f.text}</li>`).join("")}</ol>`
       : "<p>Every decision was a best choice.</p>") +
     `<p><button type="button" id="open-review" class="primary">Open the review</button></p>`;
