@@ -223,12 +223,19 @@ function cycleDie(i) {
   positionChanged();
 }
 
+// The dice typed: five faces 1-6; digits typed after five push the oldest out (typing over
+// a position works), and anything else is said beside the field, never ignored silently.
+const DICE_HELP = "Click a die, or type five faces (13356).";
 function readDiceText() {
-  const faces = $("dice-text").value.replace(/[^0-9]/g, "").split("").map(Number);
-  if (faces.length === 5 && faces.every((f) => f >= 1 && f <= 6)) {
-    page.dice = faces;
-    positionChanged();
-  }
+  const typed = $("dice-text").value.replace(/[^0-9]/g, "");
+  const bad = typed.replace(/[1-6]/g, "");
+  $("dice-help").textContent = bad ? `A die shows 1 to 6, not ${bad[0]}.`
+    : typed.length < 5 ? `${5 - typed.length} more to type: five faces (13356).` : DICE_HELP;
+  if (bad || typed.length < 5) return;
+  const faces = typed.slice(-5).split("").map(Number);
+  if (typed.length > 5) $("dice-text").value = faces.join("");
+  page.dice = faces;
+  positionChanged();
 }
 
 // ---- the score card ----
@@ -451,7 +458,12 @@ async function advise() {
       if (current() && page.tab === "target") drawCurve(curve, target);
     }
   } catch (error) {
-    if (current()) { clearAnswer(); markStale(false); showError(error); }
+    if (!current()) return;
+    // A box being typed into is refused until its number is whole ("2" of "25"): its
+    // error shows once the typing pauses, not at each digit.
+    const typing = document.activeElement && document.activeElement.matches("input[data-card]");
+    const shown = () => { if (current()) { clearAnswer(); markStale(false); showError(error); } };
+    if (typing && error instanceof ApiError && error.status === 400) setTimeout(shown, 1200); else shown();
   }
 }
 
