@@ -1035,9 +1035,20 @@ function onKey(event) {
   else if ((event.key === "Enter" && !onButton) || event.key === "r") reroll();
   else if (event.key === "h") hint();
   else if (event.key === "a") apply(null);
+  else if (event.key === "c" || ((event.key === "ArrowDown" || event.key === "ArrowUp") && onButton)) moveInCard(event.key);
   else if (event.key === "u" || (event.key === "z" && event.ctrlKey)) undo();
   else return;
   event.preventDefault();
+}
+
+// The card from the keyboard: C goes to its first open box, the arrows from box to box,
+// Enter scores (instead of tabbing through every control on the way).
+function moveInCard(key) {
+  const open = [...document.querySelectorAll("#play-card button[data-score]:not([disabled])")];
+  if (!open.length) return;
+  const at = open.indexOf(document.activeElement);
+  const next = key === "c" || at < 0 ? 0 : key === "ArrowDown" ? Math.min(at + 1, open.length - 1) : Math.max(at - 1, 0);
+  open[next].focus();
 }
 
 function savePrefs() {
