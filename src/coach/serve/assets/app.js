@@ -333,6 +333,7 @@ function positionChanged() {
 
 function clearAnswer() {
   showError(null);
+  $("follow").hidden = true;
   markStale(false);
   $("summary").textContent = "";
   $("options").innerHTML = "";
@@ -376,6 +377,30 @@ function renderReasons(options, stop) {
       options.map((o) => `<td>${shown(get(o.aspects))}</td>`).join("") + "</tr>").join("") + "</table>";
 }
 
+// Follows a real game in the advisor: the best choice made on the position shown. A box
+// is written on the card (by the library's scoring, bonuses included) and a new turn
+// starts; a keep leaves a reroll fewer. Either way the dice field waits for the next roll.
+async function playBest() {
+  const best = page.best;
+  if (!best) return;
+  const { position, choice } = best;
+  try {
+    if (choice.action === "score") {
+      const scored = await api("/api/card/score", { rules: position.rules, card: position.card, dice: position.dice, box: choice.category });
+      setCardText("me", scored.card);
+      document.querySelector('input[data-rolls-left="2"]').checked = true;
+      $("dice-help").textContent = scored.full ? "The card is full." : "A new turn: type the first roll.";
+    } else {
+      document.querySelector(`input[data-rolls-left="${position.rolls_left - 1}"]`).checked = true;
+      $("dice-help").textContent = `Kept ${choice.keep.length ? choice.keep.join(",") : "nothing"}: reroll the others and type all five.`;
+    }
+    page.best = null;
+    $("dice-text").focus();
+    $("dice-text").select();
+    positionChanged();
+  } catch (error) { showError(error); }
+}
+
 function renderOptions(options, value, unit, asked) {
   const best = options.length ? options[0][value] : 0;
   const shown = unit === "points" ? points : percent;
@@ -408,6 +433,9 @@ async function advise() {
   const key = [tab, position.card, position.dice, position.rolls_left,
     tab === "duel" ? cardText("opp") : tab === "target" ? $("target").value : ""].join("|");
   if ($("options").dataset.position !== key && $("options").innerHTML) markStale(true);
+  // The best choice to play is the new position's, once it comes.
+  page.best = null;
+  $("follow").hidden = true;
   try {
     const cards = [["me", position.card]].concat(tab === "duel" ? [["opp", cardText("opp")]] : []);
     const views = await Promise.all(cards.map(([, card]) =>
@@ -426,6 +454,8 @@ async function advise() {
       $("summary").textContent = (stop ? `Best: ${choiceWords(stop)} now. ` : "") +
         `Expected final score with best play: ${points(first.expected_final)}`;
       renderOptions(answer.options, "expected_final", "points", key);
+      page.best = { position, choice: stop || first };
+      $("follow").hidden = false;
       // The reasons analyse the rest of the game after each choice (up to seconds on an
       // empty card): asked for with a button.
       if (answer.options.length > 1) {
@@ -1085,6 +1115,7 @@ async function start() {
     newGame();
   });
   $("reroll").addEventListener("click", reroll);
+  $("play-best").addEventListener("click", playBest);
   $("hint").addEventListener("click", hint);
   $("seed").addEventListener("input", () => { $("seed").dataset.typed = "true"; });
   $("undo").addEventListener("click", undo);
