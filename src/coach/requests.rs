@@ -439,8 +439,9 @@ pub struct ReasonsJson {
 }
 
 /// Why the best choices of a position rank as they do (`/api/solo/why`): the exact
-/// analysis of the rest of the game after each of the `top` best (a tenth of a second or
-/// so each), which stops once `progress` is cancelled.
+/// analysis of the rest of the game after each of the `top` best (a fraction of a second
+/// each late in a game, seconds on an empty card, where every state is reached), which
+/// stops once `progress` is cancelled.
 pub fn solo_reasons<V: SolvedValues + Sync>(
     values: &V,
     request: &ReasonsRequest,

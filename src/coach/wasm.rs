@@ -175,18 +175,19 @@ pub fn needs_server(route: &str) -> ApiError {
     let what = match route {
         "/api/solo/beat" => "the best reply to the optimal player",
         "/api/targets/advise" | "/api/targets/curve" => "target advice (a target table of over a gigabyte)",
-        "/api/duel/advise" => {
-            "two-player advice on a position this large (over 2 million positions below it, which the browser \
-             solves exactly; EMP(1) estimates it from a target table)"
-        }
+        "/api/duel/advise" => &format!(
+            "two-player advice on a position this large (over {} million positions below it, which the browser \
+             solves exactly; EMP(1) estimates it from a target table)",
+            BROWSER_DUEL_POSITIONS / 1_000_000
+        ),
         "/api/review" => "the review of a two-player game",
         _ => "the game history",
     };
     ApiError::new(
         StatusCode::NOT_IMPLEMENTED,
         format!(
-            "{what} needs the yz server: in the browser this page gives solitaire advice, play and two-player \
-             endgames; run `yz serve` and open the page from it for the rest"
+            "{what} needs the yz server: in the browser this page gives solitaire advice, play, reviews and \
+             two-player endgames; run `yz serve` and open the page from it for the rest"
         ),
     )
 }

@@ -66,15 +66,20 @@ pub(super) async fn solo_advise(
 }
 
 /// Why the best choices of a position rank as they do: each analysed to the end of the
-/// game (a tenth of a second or so each), off the async threads, stopped if the client
-/// hangs up.
+/// game (a fraction of a second late in a game, seconds on an empty card), as heavy work:
+/// admitted under the heavy gate, off the async threads, stopped if the client hangs up.
 pub(super) async fn solo_why(
     State(app): State<Arc<App>>,
     Strict(request): Strict<ReasonsRequest>,
 ) -> Answer<ReasonsJson> {
+    let gate = app.heavy_gate()?;
     let table = app.solo(request.game()?).await?;
     let (cancel, _cancel_on_drop) = Cancel::pair();
-    blocking(move || requests::solo_reasons(&*table, &request, &cancel).map(Json)).await
+    blocking(move || {
+        let _gate = gate;
+        requests::solo_reasons(&*table, &request, &cancel).map(Json)
+    })
+    .await
 }
 
 /// Every rule set the app plays.

@@ -448,8 +448,7 @@ async function advise() {
       if (!current()) return;
       const first = answer.options[0];
       // Keeping all five with rerolls left is scoring now: the summary names the box.
-      const stop = position.rolls_left > 0 && first.action === "keep" && first.keep.length === 5
-        ? (await api("/api/solo/advise", { ...position, rolls_left: 0 })).options[0] : null;
+      const stop = await scoreNow(first, position.rolls_left, () => api("/api/solo/advise", { ...position, rolls_left: 0 }));
       if (!current()) return;
       $("summary").textContent = (stop ? `Best: ${choiceWords(stop)} now. ` : "") +
         `Expected final score with best play: ${points(first.expected_final)}`;
@@ -495,6 +494,13 @@ async function advise() {
     const shown = () => { if (current()) { clearAnswer(); markStale(false); showError(error); } };
     if (typing && error instanceof ApiError && error.status === 400) setTimeout(shown, 1200); else shown();
   }
+}
+
+// Keeping all five dice with rerolls left is scoring now (it is worth the same): the best
+// box then, from `adviceWithNone` (the advice with no reroll left); null for any other best.
+async function scoreNow(best, rollsLeft, adviceWithNone) {
+  if (rollsLeft === 0 || best.action !== "keep" || best.keep.length !== 5) return null;
+  return (await adviceWithNone()).options[0];
 }
 
 // Asks `request` until the server takes it: while the target table is being built it shows
@@ -843,8 +849,7 @@ async function hint() {
   if (!play || play.over) return null;
   try {
     const advice = await playAdvice(play.rollsLeft);
-    let best = advice.options[0];
-    if (best.action === "keep" && best.keep.length === 5) best = (await playAdvice(0)).options[0];
+    const best = (await scoreNow(advice.options[0], play.rollsLeft, () => playAdvice(0))) || advice.options[0];
     if (page.play !== play) return null;
     play.advised = best.action === "keep" ? keepMask(play.dice, best.keep) : null;
     const words = best.action === "score" && play.rollsLeft > 0 ? `${choiceWords(best)} now` : choiceWords(best);
