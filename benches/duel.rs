@@ -7,10 +7,10 @@
 use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, SamplingMode, Throughput, criterion_group, criterion_main};
-use yz::duel::calibrate::{LayerSample, SyntheticNext};
-use yz::duel::cluster::solve_layers;
-use yz::duel::count::{count_layers, count_layers_from};
+use yz::duel::sizing::calibrate::{LayerSample, SyntheticNext};
+use yz::duel::sizing::count::{count_layers, count_layers_from};
 use yz::duel::solve::{solve_tile, solve_tile_in_strips, strip_lanes};
+use yz::duel::sweep::solve_layers;
 use yz::duel::{Cards, LayerShape, Space, Tile, WinDraw};
 use yz::game::{Category, CategorySet, Game, NUM_ROLLS, RollId, Rules};
 use yz::turn::lanes::LaneValue;

@@ -12,9 +12,9 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use yz::duel::cluster::solve_layers;
 use yz::duel::gpu::{Gpu, Phases};
 use yz::duel::solve::solve_tile;
+use yz::duel::sweep::solve_layers;
 use yz::duel::{Cards, LayerShape, Space, Tile};
 use yz::game::{Game, Rules};
 

@@ -68,11 +68,7 @@ enum Command {
 }
 
 fn data_dir(flag: Option<PathBuf>) -> PathBuf {
-    let env = |name| std::env::var_os(name).filter(|v| !v.is_empty()).map(PathBuf::from);
-    flag.or_else(|| env("YZ_DATA"))
-        .or_else(|| env("XDG_DATA_HOME").map(|d| d.join("yz")))
-        .or_else(|| env("HOME").map(|h| h.join(".local/share/yz")))
-        .unwrap_or_else(|| PathBuf::from("yz-data"))
+    flag.unwrap_or_else(yz::store::default_data_dir)
 }
 
 fn main() -> ExitCode {

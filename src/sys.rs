@@ -1,6 +1,10 @@
 //! Facts about the machine and the batch job this process runs in, read by whoever sizes
 //! work to them: the memory available (the least of the machine's, the control group's and
-//! the address space's), the disk free, and what a Slurm allocation grants each rank.
+//! the address space's), the disk free, and what a Slurm allocation grants each rank; and
+//! the library's other calls to the operating system (priorities, limits, flushing a file
+//! system, whether a process runs, CPU time), each with its safety argument once, and
+//! nothing where the platform has no such call. Memory maps are made in one place too:
+//! [`crate::store`]'s reader.
 
 /// The memory of one rank of this job and the machine's memory it is a share of.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
@@ -164,6 +168,117 @@ fn statvfs_free(_path: &std::path::Path) -> std::io::Result<(u64, u64)> {
 
 /// An environment of `pairs` only, read as `std::env::var` would be: for tests of what a
 /// job's variables decide.
+/// Raises this process's open-file limit to its hard limit (the usual soft limit, 1,024,
+/// is what a server's slow clients exhaust) and returns the descriptors it may hold: the
+/// limit now in force, or 1,024 where it cannot be read.
+pub fn raise_open_file_limit() -> u64 {
+    #[cfg(unix)]
+    {
+        let mut limit = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+        // SAFETY: getrlimit and setrlimit read and write the one struct passed.
+        unsafe {
+            if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) != 0 {
+                return 1024;
+            }
+            let raised = libc::rlimit { rlim_cur: limit.rlim_max, rlim_max: limit.rlim_max };
+            if libc::setrlimit(libc::RLIMIT_NOFILE, &raised) == 0 { limit.rlim_max } else { limit.rlim_cur }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        1024
+    }
+}
+
+/// Lowers the calling thread's scheduling priority (nice 10), so that light work at the
+/// default priority goes first on a busy machine (Linux; elsewhere nothing).
+pub fn lower_this_threads_priority() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: setpriority and gettid only read their arguments; a thread id names this thread.
+    unsafe {
+        libc::setpriority(libc::PRIO_PROCESS, libc::gettid() as libc::id_t, 10);
+    }
+}
+
+/// Makes `command`'s child run at a lower priority (nice 10) and die with this process
+/// (Linux; elsewhere nothing): a child doing heavy work for a server.
+pub fn run_child_below(command: &mut std::process::Command) {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::process::CommandExt;
+        // SAFETY: between fork and exec the closure makes two system calls, which take no
+        // lock and allocate nothing.
+        unsafe {
+            command.pre_exec(|| {
+                libc::setpriority(libc::PRIO_PROCESS, 0, 10);
+                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+                Ok(())
+            });
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = command;
+}
+
+/// Hands memory that heavy work freed back to the system (glibc keeps freed pages in its
+/// per-thread arenas otherwise, so a server that ran a solve would hold its peak for good).
+pub fn release_freed_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only walks the allocator's own free lists.
+    unsafe {
+        libc::malloc_trim(0);
+    }
+}
+
+/// Flushes the whole file system holding `handle` to its device (Linux's `syncfs`): one
+/// call for a batch of files written there.
+#[cfg(target_os = "linux")]
+pub fn sync_file_system(handle: &std::fs::File) -> std::io::Result<()> {
+    use std::os::fd::AsRawFd;
+    // SAFETY: syncfs only reads the descriptor, which `handle` keeps open.
+    if unsafe { libc::syncfs(handle.as_raw_fd()) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// Whether process `pid` runs on this host (where it cannot be told: yes).
+pub fn process_runs(pid: i32) -> bool {
+    #[cfg(unix)]
+    {
+        // SAFETY: signal 0 only checks that the process exists; nothing is sent.
+        pid <= 0
+            || unsafe { libc::kill(pid, 0) } == 0
+            || std::io::Error::last_os_error().raw_os_error() != Some(libc::ESRCH)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = pid;
+        true
+    }
+}
+
+/// CPU time this process has used so far (user and system, every thread), where the
+/// platform tells it.
+pub fn process_cpu_seconds() -> Option<f64> {
+    #[cfg(unix)]
+    {
+        let mut usage = std::mem::MaybeUninit::<libc::rusage>::uninit();
+        // SAFETY: getrusage fills the struct it is given and touches nothing else.
+        if unsafe { libc::getrusage(libc::RUSAGE_SELF, usage.as_mut_ptr()) } != 0 {
+            return None;
+        }
+        // SAFETY: a zero return means the struct was filled.
+        let usage = unsafe { usage.assume_init() };
+        let seconds = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
+        Some(seconds(usage.ru_utime) + seconds(usage.ru_stime))
+    }
+    #[cfg(not(unix))]
+    {
+        None
+    }
+}
+
 #[cfg(test)]
 pub(crate) fn environment<'a>(pairs: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<String> + 'a {
     move |name| pairs.iter().find(|(k, _)| *k == name).map(|(_, v)| v.to_string())

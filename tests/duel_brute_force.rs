@@ -10,7 +10,7 @@
 use std::cell::RefCell;
 use std::collections::HashMap;
 
-use yz::duel::cluster::solve_layers;
+use yz::duel::sweep::solve_layers;
 use yz::duel::{Cards, LayerValues, Space, WinDraw};
 use yz::game::{ALL_CATEGORIES, Category, CategorySet, Game, RollId, Rules, ScoreState, StateId, Transition};
 

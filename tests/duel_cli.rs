@@ -4,7 +4,7 @@ use std::path::Path;
 
 use super::cli::{fails_with, json, yz};
 
-use yz::duel::count::count_layers;
+use yz::duel::sizing::count::count_layers;
 use yz::duel::{Cards, Space};
 use yz::game::{Game, Rules};
 
@@ -108,8 +108,12 @@ fn corrupt_shards_and_bad_positions_are_refused() {
         &["duel", "value", "--first", "3", "--me", "twos=4", "--opp", ""],
         "as the opponent (moving first this round) or one fewer (moving second)",
     );
-    fails_with(d, &["duel", "value", "--first", "3", "--me", "", "--opp", "", "--diff", "7"], "--diff 7 cannot occur");
-    fails_with(d, &["duel", "value", "--first", "3", "--me", "ones=7", "--opp", ""], "--me");
+    fails_with(
+        d,
+        &["duel", "value", "--first", "3", "--me", "", "--opp", "", "--diff", "7"],
+        "a difference of 7 (the mover's points minus the opponent's) cannot occur",
+    );
+    fails_with(d, &["duel", "value", "--first", "3", "--me", "ones=7", "--opp", ""], "the mover's card: ones=7");
     // The full game from its start does not fit one machine's memory, so it would stream:
     // refused up front with the disk its tables and scratch need (tens of TiB).
     fails_with(d, &["duel", "solve"], "GiB more disk at once");
@@ -318,7 +322,7 @@ fn memory_advice_is_in_totals() {
 fn gpu_flags_without_the_gpu_build_say_what_to_build() {
     let dir = tempfile::tempdir().unwrap();
     let position = ["duel", "value", "--first", "3", "--me", "", "--opp", "", "--gpu"];
-    fails_with(dir.path(), &position, "--gpu: this yz was built without the `gpu` feature");
+    fails_with(dir.path(), &position, "could not run on the GPU: this yz was built without the `gpu` feature");
     let plan = ["duel", "plan", "--first", "3", "--ranks", "2", "--gpu", "--sample", "100000", "--runs", "1"];
     fails_with(dir.path(), &plan, "give --gpu-rate LANE_UPDATES_PER_S");
     yz(dir.path(), &["duel", "solve", "--first", "4"]);

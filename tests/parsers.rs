@@ -21,11 +21,12 @@ use super::cli::yz;
 
 use yz::duel::advise::{PositionSource, Tables};
 use yz::duel::cards::window;
-use yz::duel::cluster::{Alone, SolveOptions, solve_tables};
+use yz::duel::cluster::Alone;
 use yz::duel::shard::{
     Column, MANIFEST_FILE, MANIFEST_KIND, Manifest, SHARD_KIND, check_manifest, read_shard, verify_file, verify_listed,
     verify_tables,
 };
+use yz::duel::sweep::{SolveOptions, solve_tables};
 use yz::duel::{Cards, LayerShape, Space};
 use yz::game::RollsLeft;
 use yz::game::{

@@ -2,7 +2,7 @@
 //! choices against the exact two-player values where the search reaches the end of the game.
 
 use yz::duel::advise::{Solved, advise};
-use yz::duel::cluster::solve_layers;
+use yz::duel::sweep::solve_layers;
 use yz::duel::{Cards, Space};
 use yz::game::Choice;
 use yz::game::RollsLeft;

@@ -90,6 +90,8 @@ fn draws_are_checked_against_their_values() {
         let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
         assert_eq!(out.status.code(), Some(2), "{why}: {stderr}");
         assert!(stderr.contains(draw_file) && stderr.contains("--resume --no-draws"), "{why}: {stderr}");
+        // One damaged file is counted as one: the remedy is said after the list, not in it.
+        assert!(stderr.contains("(1 bad file)"), "{why}: {stderr}");
     };
     refused("forged");
 
@@ -261,7 +263,7 @@ fn the_full_games_manifest_is_written_and_read_back() {
     let space = yz::duel::Space::whole_game(&cards);
     let dir = tempfile::tempdir().unwrap();
     let rehearsal =
-        yz::duel::cluster::rehearse::rehearse(&space, (1024, 511), 0, (8, true), SHARD_POSITIONS, dir.path()).unwrap();
+        yz::duel::sizing::rehearse::rehearse(&space, (1024, 511), 0, (8, true), SHARD_POSITIONS, dir.path()).unwrap();
     let shards: usize = rehearsal.layers.iter().map(|l| l.shards).sum();
     assert_eq!(shards, 993_794);
     let busiest = rehearsal.layers.iter().filter(|l| l.layer == 14 || l.layer == 15).map(|l| l.shards);

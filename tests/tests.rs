@@ -7,6 +7,8 @@ mod duel_cli;
 mod forge;
 mod golden;
 mod hostile;
+mod hostile_cli;
+mod hostile_writers;
 mod move_errors;
 mod parsers;
 mod pattern;

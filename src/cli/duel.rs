@@ -9,15 +9,18 @@ use serde_json::json;
 
 use super::progress::Bar;
 use super::{GameArgs, print_json, print_report};
-use yz::duel::cluster::estimate::{GpuAsk, Measure, plan_solve};
-use yz::duel::cluster::setup::{Sizing, Solution, check_rank, check_ranks, mem_per_rank_bytes};
-use yz::duel::cluster::{LayerReport, Ranks, SolveOptions, SolveReport, StartValue, resumed_game};
-use yz::duel::count::{CountReport, group};
+use yz::duel::cluster::Ranks;
+use yz::duel::cluster::budget::Budget;
 use yz::duel::covering::{self, Asked};
-use yz::duel::fit::Budget;
-use yz::duel::plan::ASSUMED_PCIE_BYTES_PER_SECOND;
-use yz::duel::plan::gib;
+use yz::duel::sizing::count::CountReport;
+use yz::duel::sizing::estimate::{GpuAsk, Measure, plan_solve};
+use yz::duel::sizing::job::{Nodes, PlannedJob};
+use yz::duel::sizing::plan::ASSUMED_PCIE_BYTES_PER_SECOND;
+use yz::duel::sizing::setup::{Sizing, Solution, check_rank, check_ranks, mem_per_rank_bytes};
 use yz::duel::source::{Position, TableLookup, table_dir};
+use yz::duel::sweep::{LayerReport, SolveOptions, SolveReport, StartValue, resumed_game};
+use yz::duel::units::gib;
+use yz::duel::units::group;
 use yz::duel::{Cards, Space};
 use yz::game::RollsLeft;
 use yz::game::{Game, RollId, parse_dice};
@@ -108,6 +111,8 @@ pub enum DuelCommand {
         layers: LayerArgs,
         #[command(flatten)]
         calibration: Calibration,
+        #[command(flatten)]
+        job: Box<JobArgs>,
         /// Instead of measuring rates, build rank R's real partition and layout structures
         /// at every layer (no values computed) and report their measured bytes beside the
         /// plan's figures: the plan's memory claim, measured on one machine.
@@ -154,6 +159,64 @@ pub struct Calibration {
     /// of PCIe 5.0 x16).
     #[arg(long, value_name = "GB_PER_S", requires = "gpu_rate")]
     pcie_gbps: Option<f64>,
+}
+
+/// The batch job `duel plan` sizes, where its nodes are given (`scripts/submit` asks the
+/// scheduler for what it reports).
+#[derive(Args)]
+pub struct JobArgs {
+    /// Size a batch job of this many nodes (`--ranks` must be nodes × tasks per node): its
+    /// memory per rank, whether it streams, and the time limits of the solve and of the
+    /// verify after it, or why those nodes cannot run it.
+    #[arg(long, value_name = "NODES")]
+    job_nodes: Option<u64>,
+    /// Ranks on each node of the job (with GPUs, one per GPU).
+    #[arg(long, value_name = "TASKS", default_value_t = 1, requires = "job_nodes")]
+    job_tasks_per_node: u64,
+    /// Cores of each rank of the job [a node's CPUs over its ranks].
+    #[arg(long, value_name = "CPUS", requires = "job_nodes")]
+    job_cpus_per_task: Option<u64>,
+    /// Cores of a node, where known: the job's ranks and cores must fit one.
+    #[arg(long, value_name = "CPUS", requires = "job_nodes")]
+    job_node_cpus: Option<u64>,
+    /// Memory of a node, in MiB, where known: a rank asks for at most its share.
+    #[arg(long, value_name = "MIB", requires = "job_nodes")]
+    job_node_mem_mib: Option<u64>,
+    /// `--mem-per-rank` was chosen by the user (asked for as it is), not a node's share.
+    #[arg(long, requires = "job_nodes")]
+    job_mem_given: bool,
+    /// The partition's time limit, in Slurm's syntax ("2-00:00:00", "infinite").
+    #[arg(long, value_name = "TIME", requires = "job_nodes")]
+    job_max_time: Option<String>,
+    /// The solve's time limit was given (a longer planned time is not refused).
+    #[arg(long, requires = "job_nodes")]
+    job_time_given: bool,
+    /// Each node's disk for tables and scratch, in TB.
+    #[arg(long, value_name = "TB", requires = "job_nodes")]
+    job_disk_per_node: Option<f64>,
+    /// Each rank runs its turns on a GPU, priced at `--gpu-rate`.
+    #[arg(long, requires_all = ["job_nodes", "gpu_rate"])]
+    job_gpus: bool,
+}
+
+impl JobArgs {
+    /// The job's nodes, where given.
+    fn nodes(&self) -> Option<Nodes> {
+        let count = self.job_nodes?;
+        let nodes = Nodes {
+            count,
+            tasks_per_node: self.job_tasks_per_node,
+            cpus_per_task: self.job_cpus_per_task,
+            node_cpus: self.job_node_cpus,
+            node_mem_mib: self.job_node_mem_mib,
+            mem_given: self.job_mem_given,
+            max_time: self.job_max_time.clone(),
+            time_given: self.job_time_given,
+            disk_per_node_tb: self.job_disk_per_node,
+            gpus: self.job_gpus,
+        };
+        Some(nodes)
+    }
 }
 
 /// Which layers a solve runs and writes.
@@ -249,10 +312,10 @@ pub fn run(command: DuelCommand, data: &Path, as_json: bool) -> Result<()> {
     match command {
         DuelCommand::Count { game, scope } => count(game.game()?, &scope, as_json),
         DuelCommand::MoveErrors(args) => super::move_errors::run(args, data, as_json),
-        DuelCommand::Plan { game, scope, ranks, mem_per_rank, layers, calibration, rehearse_rank } => {
+        DuelCommand::Plan { game, scope, ranks, mem_per_rank, layers, calibration, job, rehearse_rank } => {
             match rehearse_rank {
                 Some(rank) => rehearse(game.game()?, &scope, &layers, (ranks, mem_per_rank), rank, as_json),
-                None => plan(game.game()?, &scope, &layers, ranks, mem_per_rank, &calibration, as_json),
+                None => plan(game.game()?, &scope, &layers, (ranks, mem_per_rank), (&calibration, &job), as_json),
             }
         }
         DuelCommand::Solve { game: flags, scope, out, resume, layers, force, mem_per_rank, gpu, scratch } => {
@@ -393,7 +456,7 @@ fn solve_on(
         None => rank_memory(|name| std::env::var(name).ok(), memory_limit()).map(Budget::Machine),
     };
     let scratch = memory.scratch.clone().unwrap_or_else(|| {
-        yz::duel::cluster::stream::default_scratch(dir, |name| std::env::var(name).ok(), ranks.size())
+        yz::duel::sweep::stream::default_scratch(dir, |name| std::env::var(name).ok(), ranks.size())
     });
     let sizing = Sizing::in_budget(&space, options.clone(), ranks.size() as u64, budget, Some(&scratch))?;
     let positions = sizing.positions();
@@ -465,9 +528,8 @@ fn plan(
     game: Game,
     scope: &Scope,
     layer_args: &LayerArgs,
-    ranks: u64,
-    mem_per_rank: f64,
-    calibration: &Calibration,
+    (ranks, mem_per_rank): (u64, f64),
+    (calibration, job): (&Calibration, &JobArgs),
     as_json: bool,
 ) -> Result<()> {
     check_ranks(ranks)?;
@@ -495,7 +557,10 @@ fn plan(
         }
     };
     let report = plan_solve(&space, options, (ranks, mem_per_rank), &measure, measuring, &Bar::new(as_json))?;
-    print_report(&report, as_json);
+    match job.nodes() {
+        Some(nodes) => print_report(&PlannedJob::new(report, &nodes), as_json),
+        None => print_report(&report, as_json),
+    }
     Ok(())
 }
 
@@ -510,11 +575,11 @@ fn rehearse_streamed(
     as_json: bool,
 ) -> Result<()> {
     let spec = sizing.spec;
-    let draws = spec.value_bytes == yz::duel::plan::DRAW_VALUE_BYTES;
+    let draws = spec.value_bytes == yz::duel::sizing::plan::DRAW_VALUE_BYTES;
     if !as_json {
         eprintln!("building rank {rank}'s passes at {ranks} ranks of {:.1} GiB, streamed ...", gib(budget));
     }
-    let rehearsal = yz::duel::cluster::rehearse::rehearse_streamed(
+    let rehearsal = yz::duel::sizing::rehearse::rehearse_streamed(
         space,
         (ranks as usize, rank as usize),
         (sizing.options.stop_after, in_memory),
@@ -616,8 +681,8 @@ fn rehearse(
     }
     // The manifest goes into a directory of its own, removed when the rehearsal ends.
     let manifest_dir = tempfile::tempdir().context("creating a directory for the rehearsed manifest")?;
-    let draws = spec.value_bytes == yz::duel::plan::DRAW_VALUE_BYTES;
-    let rehearsal = yz::duel::cluster::rehearse::rehearse(
+    let draws = spec.value_bytes == yz::duel::sizing::plan::DRAW_VALUE_BYTES;
+    let rehearsal = yz::duel::sizing::rehearse::rehearse(
         &space,
         (ranks as usize, rank as usize),
         options.stop_after,
@@ -626,7 +691,7 @@ fn rehearse(
         manifest_dir.path(),
     )?;
     let layers = &rehearsal.layers;
-    let peak = |f: fn(&yz::duel::cluster::rehearse::RankLayer) -> u64| layers.iter().map(f).max().unwrap_or(0);
+    let peak = |f: fn(&yz::duel::sizing::rehearse::RankLayer) -> u64| layers.iter().map(f).max().unwrap_or(0);
     let (peak_layout, peak_total) = (peak(|l| l.layout_bytes), peak(|l| l.layout_bytes + l.value_bytes));
     let seconds = started.elapsed().as_secs_f64();
     if as_json {

@@ -126,13 +126,24 @@ pub fn append(path: &Path, entry: HistoryEntry) -> Result<Vec<HistoryEntry>, His
     append_keeping(path, entry, MAX_ENTRIES)
 }
 
-/// [`append`], keeping the last `most` games.
-fn append_keeping(path: &Path, entry: HistoryEntry, most: usize) -> Result<Vec<HistoryEntry>, HistoryError> {
-    let _lock = lock(path)?;
-    let mut entries = read(path)?;
+/// `entries` with `entry` added, dropping the oldest beyond [`MAX_ENTRIES`]: the history
+/// a page keeps in the browser, where there is no data directory, grows as the file does.
+pub fn with_entry(entries: Vec<HistoryEntry>, entry: HistoryEntry) -> Vec<HistoryEntry> {
+    keeping_last(entries, entry, MAX_ENTRIES)
+}
+
+/// `entries` with `entry` added, the last `most` of them.
+fn keeping_last(mut entries: Vec<HistoryEntry>, entry: HistoryEntry, most: usize) -> Vec<HistoryEntry> {
     entries.push(entry);
     let excess = entries.len().saturating_sub(most);
     entries.drain(..excess);
+    entries
+}
+
+/// [`append`], keeping the last `most` games.
+fn append_keeping(path: &Path, entry: HistoryEntry, most: usize) -> Result<Vec<HistoryEntry>, HistoryError> {
+    let _lock = lock(path)?;
+    let entries = keeping_last(read(path)?, entry, most);
     let payload = serde_json::to_vec(&entries).expect("a history serialises");
     store::write_atomic(path, KIND.name, &KIND.metadata_without_game(), &payload).map_err(HistoryError::Write)?;
     Ok(entries)

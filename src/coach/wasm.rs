@@ -4,11 +4,14 @@
 //!
 //! It answers what needs no table on disk: the rule sets, cards, scoring, solitaire advice,
 //! its reasons and reviews from tables it solves itself (a second or two each, reported through the
-//! imported `yz.progress(done, total)`, then kept), and two-player advice where the game
-//! below the position is small enough to solve exactly here ([`BROWSER_DUEL_POSITIONS`]).
-//! Target tables, larger two-player positions, two-player reviews and the game history
-//! are the server's (`yz serve`): asked here, they are refused with a message that says so
-//! ([`needs_server`]).
+//! imported `yz.progress(done, total)`, then kept), target advice and curves once the game
+//! below the position is small enough to solve here ([`BROWSER_TARGET_VALUES`]: the curves
+//! are kept for the rest of the game), and two-player advice where the game below the
+//! position is small enough to solve exactly ([`BROWSER_DUEL_POSITIONS`]). Earlier target
+//! advice (the whole table), larger two-player positions and two-player reviews are the
+//! server's (`yz serve`): asked here, they are refused with a message that says so
+//! ([`needs_server`]). The game history is the page's own (its storage), each game added
+//! by the library here as the server adds it to its file ([`requests::PageHistoryRequest`]).
 //!
 //! The boundary is bytes, not bindings: the worker writes a request (`route`, a newline,
 //! the JSON body) into the buffer [`yz_request`] returns, calls [`yz_answer`] (the answer's
@@ -22,13 +25,14 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use http::StatusCode;
 
+use super::record::Record;
 use super::requests::{self, ApiError};
 use super::review::{self, ReviewOptions};
 use crate::duel::source::TableLookup;
-use crate::game::Game;
+use crate::game::{Game, ScoreState};
 use crate::progress::Progress;
 use crate::solo::SoloSolution;
-use crate::targets::TargetTable;
+use crate::targets::{TargetCurves, TargetTable};
 use std::path::Path;
 
 #[cfg(target_arch = "wasm32")]
@@ -84,6 +88,9 @@ thread_local! {
     static ANSWER: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
     /// The solitaire tables solved so far, by game.
     static SOLO: RefCell<HashMap<Game, Rc<SoloSolution>>> = RefCell::new(HashMap::new());
+    /// The target curves solved below a position, by game (the latest position asked that
+    /// earlier curves did not cover).
+    static TARGETS: RefCell<HashMap<Game, Rc<TargetCurves<f32>>>> = RefCell::new(HashMap::new());
 }
 
 /// Room for a request of `len` bytes: the worker writes it there, then calls [`yz_answer`].
@@ -134,10 +141,16 @@ fn answer(route: &str, body: &str) -> Result<String, ApiError> {
         "/api/rules" => json(requests::rules()),
         "/api/card/view" => json(requests::card_view(&requests::parse(parsed()?)?)?),
         "/api/card/score" => json(requests::card_score(&requests::parse(parsed()?)?)?),
+        "/api/play/turn" => json(requests::play_turn(&requests::parse(parsed()?)?)?),
         "/api/solo/advise" => {
             let request: requests::TurnRequest = requests::parse(parsed()?)?;
             let table = solo_table(request.game()?);
             json(requests::solo_advise(&*table, &request)?)
+        }
+        "/api/solo/judge" => {
+            let request: requests::JudgeRequest = requests::parse(parsed()?)?;
+            let table = solo_table(request.turn().game()?);
+            json(requests::solo_judge(&*table, &request)?)
         }
         "/api/solo/why" => {
             let request: requests::ReasonsRequest = requests::parse(parsed()?)?;
@@ -156,15 +169,26 @@ fn answer(route: &str, body: &str) -> Result<String, ApiError> {
         }
         "/api/review" => {
             let (record, top) = requests::parse::<requests::ReviewRequest>(parsed()?)?.read()?;
-            if record.players().len() > 1 {
-                return Err(needs_server("/api/review"));
-            }
-            let table = solo_table(record.game());
-            let options =
-                ReviewOptions { data: Path::new(""), top, tolerance: review::DEFAULT_TOLERANCE, on_the_fly: 0 };
-            json(review::review_against(&record, &*table, options, &crate::progress::Silent)?.to_json(&record))
+            json(review_in_browser(&record, top)?.to_json(&record))
         }
-        "/api/solo/beat" | "/api/targets/advise" | "/api/targets/curve" | "/api/history" => Err(needs_server(route)),
+        "/api/history" => {
+            let request: requests::PageHistoryRequest = requests::parse(parsed()?)?;
+            let record = request.record()?;
+            let players = review_in_browser(&record, 0)?.players;
+            json(request.added(record.game().rules, &players))
+        }
+        "/api/targets/advise" => {
+            let request: requests::TargetRequest = requests::parse(parsed()?)?;
+            let (game, card, _, _) = request.turn().read()?;
+            let curves = target_curves(game, card.state())?;
+            json(requests::target_advice(&mut &*curves, &request)?)
+        }
+        "/api/targets/curve" => {
+            let card = requests::parse::<requests::CurveRequest>(parsed()?)?.card()?;
+            let curves = target_curves(card.game, card.state())?;
+            json(requests::target_curve(&mut &*curves, &card)?)
+        }
+        "/api/solo/beat" => Err(needs_server(route)),
         _ => Err(ApiError::new(StatusCode::NOT_FOUND, "no such page or API route")),
     }
 }
@@ -174,20 +198,19 @@ fn answer(route: &str, body: &str) -> Result<String, ApiError> {
 pub fn needs_server(route: &str) -> ApiError {
     let what = match route {
         "/api/solo/beat" => "the best reply to the optimal player",
-        "/api/targets/advise" | "/api/targets/curve" => "target advice (a target table of over a gigabyte)",
         "/api/duel/advise" => &format!(
             "two-player advice on a position this large (over {} million positions below it, which the browser \
              solves exactly; EMP(1) estimates it from a target table)",
             BROWSER_DUEL_POSITIONS / 1_000_000
         ),
-        "/api/review" => "the review of a two-player game",
-        _ => "the game history",
+        _ => "the review of a two-player game",
     };
     ApiError::new(
         StatusCode::NOT_IMPLEMENTED,
         format!(
-            "{what} needs the yz server: in the browser this page gives solitaire advice, play, reviews and \
-             two-player endgames; run `yz serve` and open the page from it for the rest"
+            "{what} needs the yz server: in the browser this page gives solitaire advice, play, reviews, \
+             target advice late in a game and two-player endgames; run `yz serve` and open the page from it \
+             for the rest"
         ),
     )
 }
@@ -195,6 +218,45 @@ pub fn needs_server(route: &str) -> ApiError {
 /// Most positions the browser solves below a two-player position (a few seconds): beyond,
 /// the advice is the server's (its tables, or EMP(1)'s estimate).
 pub const BROWSER_DUEL_POSITIONS: u64 = 2_000_000;
+
+/// Most curve values the browser solves below a solitaire position for target advice
+/// ([`crate::targets::solve::values_below`]; a few seconds): beyond, the advice is the
+/// server's, from its target table.
+pub const BROWSER_TARGET_VALUES: u64 = 15_000_000;
+
+/// Open boxes of the official card from which its target advice is within
+/// [`BROWSER_TARGET_VALUES`] (11.9 million values below three upper boxes filled), for the
+/// refusals.
+const BROWSER_TARGET_BOXES: usize = 8;
+
+/// The target curves below `position` of `game`: those solved for an earlier position of
+/// the same game where they cover it, else solved now (refused beyond
+/// [`BROWSER_TARGET_VALUES`]) and kept in their place.
+fn target_curves(game: Game, position: ScoreState) -> Result<Rc<TargetCurves<f32>>, ApiError> {
+    let held = TARGETS.with_borrow(|held| held.get(&game).cloned());
+    if let Some(curves) = held.filter(|curves| curves.covers(position)) {
+        return Ok(curves);
+    }
+    let values = crate::targets::solve::values_below(game, position);
+    if values > BROWSER_TARGET_VALUES {
+        return Err(ApiError::new(
+            StatusCode::NOT_IMPLEMENTED,
+            format!(
+                "target advice this early in a game needs the yz server: below this position lie {:.1} million \
+                 curve values to solve, and the browser solves up to {} million (the official card's from {} open \
+                 boxes on); run `yz serve` and open the page from it for its target table",
+                values as f64 / 1e6,
+                BROWSER_TARGET_VALUES / 1_000_000,
+                BROWSER_TARGET_BOXES
+            ),
+        ));
+    }
+    // The curves held go before the new ones are solved: one set in memory at a time.
+    TARGETS.with_borrow_mut(|held| held.remove(&game));
+    let curves = Rc::new(crate::targets::solve::solve_below(game, position, &ToWorker::default()));
+    TARGETS.with_borrow_mut(|held| held.insert(game, Rc::clone(&curves)));
+    Ok(curves)
+}
 
 /// The solitaire table of `game`: solved on first use (a few seconds), then kept.
 fn solo_table(game: Game) -> Rc<SoloSolution> {
@@ -204,6 +266,17 @@ fn solo_table(game: Game) -> Rc<SoloSolution> {
     let table = Rc::new(crate::solo::solve_reporting(game, &ToWorker::default()));
     SOLO.with_borrow_mut(|tables| tables.insert(game, Rc::clone(&table)));
     table
+}
+
+/// The review of a solitaire game's `record` from the table the browser solves, its `top`
+/// mistakes broken down; a two-player game's needs the server's tables.
+fn review_in_browser(record: &Record, top: usize) -> Result<review::Review, ApiError> {
+    if record.players().len() > 1 {
+        return Err(needs_server("/api/review"));
+    }
+    let table = solo_table(record.game());
+    let options = ReviewOptions { data: Path::new(""), top, tolerance: review::DEFAULT_TOLERANCE, on_the_fly: 0 };
+    Ok(review::review_against(record, &*table, options, &crate::progress::Silent)?)
 }
 
 /// An answer as JSON text, its fields in the order the server writes them.
@@ -250,6 +323,41 @@ mod tests {
         assert_eq!(answer, direct);
     }
 
+    /// The page's game judges each decision in the browser as the library does.
+    #[test]
+    fn the_browser_judges_a_decision_as_the_library_does() {
+        let body = r#"{"card": "ones=3,fh=25", "dice": "22356", "rolls_left": 1, "keep": "56"}"#;
+        let (status, answer) = ask_text("/api/solo/judge", body);
+        assert_eq!(status, 200, "{answer}");
+        let table = crate::solo::solve(Game::full(crate::game::Rules::OFFICIAL));
+        let direct = requests::solo_judge(&table, &requests::parse(serde_json::from_str(body).unwrap()).unwrap());
+        assert_eq!(answer, serde_json::to_string(&direct.unwrap()).unwrap());
+    }
+
+    /// The page's history in the browser: a game added by the library, with its review's
+    /// totals and the page's clock, after the games kept, the oldest dropped beyond what the
+    /// server's file keeps; a two-player game's needs the server's review.
+    #[test]
+    fn the_browser_adds_a_game_to_the_page_s_history_as_the_server_does() {
+        let text = include_str!("../../docs/records/solo-game.txt");
+        let record = Record::parse(text).unwrap();
+        let data = tempfile::tempdir().unwrap();
+        let options = ReviewOptions { data: data.path(), top: 0, tolerance: review::DEFAULT_TOLERANCE, on_the_fly: 0 };
+        let players = review::review(&record, options, &crate::progress::Silent).unwrap().players;
+        let entry = crate::coach::history::HistoryEntry::new(1_800_000_000, record.game().rules, &players);
+        let old = crate::coach::history::HistoryEntry { when: 7, ..entry.clone() };
+        let full = vec![old; crate::coach::history::MAX_ENTRIES];
+        let body = serde_json::json!({ "record": text, "when": 1_800_000_000u64, "history": full }).to_string();
+        let (status, answer) = ask("/api/history", &body);
+        assert_eq!(status, 200, "{answer}");
+        let kept: Vec<crate::coach::history::HistoryEntry> = serde_json::from_value(answer).unwrap();
+        assert_eq!(kept.len(), crate::coach::history::MAX_ENTRIES);
+        assert_eq!(kept.last(), Some(&entry));
+        let duel = "yz-record 1\nrules official\nplayers ann bob\nann: 11111 yahtzee=50\n";
+        let body = serde_json::json!({ "record": duel, "when": 1u64, "history": [] }).to_string();
+        assert_eq!(ask("/api/history", &body).0, 501);
+    }
+
     /// A solitaire game reviewed in the browser, from the table it solves, is the review
     /// of `yz review`, from the table on disk.
     #[test]
@@ -263,6 +371,41 @@ mod tests {
         let options = ReviewOptions { data: data.path(), top: 2, tolerance: review::DEFAULT_TOLERANCE, on_the_fly: 0 };
         let reviewed = review::review(&record, options, &crate::progress::Silent).unwrap();
         assert_eq!(answer, serde_json::to_string(&reviewed.to_json(&record)).unwrap());
+    }
+
+    /// Target advice late in a game is solved in the browser below the position: the
+    /// library's advice from those curves, and their curve; a later position of the same
+    /// game reads the curves already solved; an early one is refused with the figures.
+    #[test]
+    fn the_browser_gives_target_advice_below_a_late_position() {
+        use crate::targets::advise::{TargetAdviceJson, advise_from};
+        let game = Game::full(crate::game::Rules::OFFICIAL);
+        let text = "ones=3,twos=6,threes=9,fours=12,fives=15,sixes=18,3k=20,fh=25";
+        let card = crate::game::Card::parse(text, game).unwrap();
+        let (roll, rolls_left) = (crate::game::parse_dice("44456").unwrap(), crate::game::RollsLeft::new(1).unwrap());
+        let curves = crate::targets::solve::solve_below::<f32>(game, card.state(), &crate::progress::Silent);
+        let ranked = advise_from(&mut &curves, &card, roll, rolls_left, 250).unwrap();
+        let direct = serde_json::to_string(&TargetAdviceJson::new(&card, roll, rolls_left, 250, &ranked)).unwrap();
+        let body = serde_json::json!({ "card": text, "dice": "44456", "rolls_left": 1, "target": 250 }).to_string();
+        let (status, answer) = ask_text("/api/targets/advise", &body);
+        assert_eq!((status, answer), (200, direct));
+        let (status, curve) = ask("/api/targets/curve", &serde_json::json!({ "card": text }).to_string());
+        assert_eq!(status, 200, "{curve}");
+        let at_least = curve["at_least"].as_array().unwrap();
+        assert_eq!(at_least[0][0], card.points());
+        let start = curves.curve(card.state());
+        assert!(at_least.iter().all(
+            |p| p[1].as_f64().unwrap() as f32 == start.at(i64::from(p[0].as_u64().unwrap() as u32 - card.points()))
+        ));
+        let later = format!("{text},chance=22");
+        let (status, _) = ask("/api/targets/curve", &serde_json::json!({ "card": later }).to_string());
+        assert_eq!(status, 200);
+        assert!(TARGETS.with_borrow(|held| held[&game].below() == Some(card.state())), "the curves held serve it");
+        let (status, answer) =
+            ask("/api/targets/advise", r#"{"card": "", "dice": "13356", "rolls_left": 2, "target": 250}"#);
+        assert_eq!(status, 501, "{answer}");
+        let error = answer["error"].as_str().unwrap();
+        assert!(error.contains("million curve values") && error.contains("yz serve"), "{error}");
     }
 
     #[test]

@@ -5,7 +5,6 @@
 
 use serde::Serialize;
 
-use crate::coach::review::DecisionReview;
 use crate::game::{Card, Category, Game};
 use crate::progress::{Cancelled, Progress};
 use crate::simulate::PlanCache;
@@ -38,15 +37,6 @@ pub struct BoxExpectation {
     pub expected: f64,
 }
 
-/// A mistake's breakdown: the aspects after the choice made and after the best one.
-#[derive(Clone, Debug, Serialize)]
-pub struct Breakdown {
-    /// After the choice made.
-    pub chosen: Aspects,
-    /// After the best choice.
-    pub best: Aspects,
-}
-
 /// Explains choices against a solved solitaire table (read from a file, or solved in
 /// memory), planning each score state once over all the choices it explains.
 pub struct Explainer<'p, 't, V: SolvedValues + Sync> {
@@ -58,14 +48,6 @@ impl<'p, 't, V: SolvedValues + Sync> Explainer<'p, 't, V> {
     /// An explainer of `game`'s choices under `policy` ([`OptimalPolicy::solved`]).
     pub fn new(game: Game, policy: &'p OptimalPolicy<'t, V>) -> Explainer<'p, 't, V> {
         Explainer { game, plans: PlanCache::new(policy) }
-    }
-
-    /// The breakdown of decision `d`: two analyses of the rest of the game, which stop
-    /// once `progress` is cancelled.
-    pub fn breakdown(&self, d: &DecisionReview, progress: &dyn Progress) -> Result<Breakdown, Cancelled> {
-        let aspects =
-            |choice| self.aspects(&d.card, WithinTurn { roll: d.roll, rolls_left: d.rolls_left, choice }, progress);
-        Ok(Breakdown { chosen: aspects(d.chosen.choice)?, best: aspects(d.best.choice)? })
     }
 
     /// What the whole card ends with, in expectation, after the choice `within` makes on

@@ -14,7 +14,7 @@
 //! computes (every mover × its opponents) and of the rows it keeps (its movers × every
 //! opponent): about `1/P` of the layer's pairs each. Row lengths and rank loads are sums
 //! over card pairs that depend on the two cards only through their bounds, so they are
-//! summed over bound classes ([`per_card_sums`]), as in [`super::count`].
+//! summed over bound classes ([`per_card_sums`]), as in [`super::sizing::count`].
 
 use std::collections::HashMap;
 use std::ops::Range;

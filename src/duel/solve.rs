@@ -1,5 +1,5 @@
 //! The pairs of a layer of two-player Yahtzee solved from the layer after it (Pawlewicz §4,
-//! App. D); the sweep over layers is [`crate::duel::cluster`]'s.
+//! App. D); the sweep over layers is [`crate::duel::sweep`]'s.
 //!
 //! A position between turns is (mover's card A, opponent's card B, d = A's points − B's).
 //! Layer `t` holds the positions with `t` boxes filled on both cards together; the mover
@@ -404,7 +404,7 @@ mod tests {
     fn start_value<V: DuelValue + bytemuck::Pod>(categories: CategorySet) -> V {
         let cards = Cards::new(Game { rules: Rules::OFFICIAL, categories });
         let space = Space::whole_game(&cards);
-        let layer = crate::duel::cluster::solve_layers::<V>(&space, 0, |_| Ok(())).unwrap();
+        let layer = crate::duel::sweep::solve_layers::<V>(&space, 0, |_| Ok(())).unwrap();
         assert_eq!(layer.values.len(), 1);
         layer.values[0]
     }

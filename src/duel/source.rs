@@ -12,12 +12,14 @@ use std::path::{Path, PathBuf};
 
 use super::advise::{PositionSource, Solved, Tables};
 use super::cards::Cards;
-use super::count::{count_layers, count_layers_up_to, group};
-use super::plan::{PLAIN_VALUE_BYTES, PlanSpec, gib, plan};
 use super::shard::ShardError;
+use super::sizing::count::{count_layers, count_layers_up_to};
+use super::sizing::plan::{PLAIN_VALUE_BYTES, PlanSpec, plan};
 use super::solve::LayerValues;
 use super::space::{Space, SpaceError};
-use crate::duel::cluster::{ClusterError, solve_layers_on};
+use super::units::{gib, group};
+use crate::duel::cluster::ClusterError;
+use crate::duel::sweep::solve_layers_on;
 use crate::game::{Card, CardError, CategoryListError, Game, RollId, StateId};
 use crate::game::{ChoiceJson, RollsLeft, Valued};
 use crate::progress::Progress;
@@ -31,25 +33,28 @@ pub const ON_THE_FLY_POSITIONS: u64 = 200_000_000;
 #[derive(Debug, thiserror::Error)]
 pub enum SourceError {
     /// The solve below the position could not run on the GPU.
-    #[error("--gpu: {0}")]
+    #[error("the solve below the position could not run on the GPU: {0}")]
     Gpu(String),
     /// The mover's card does not parse.
-    #[error("--me: {0}")]
+    #[error("the mover's card: {0}")]
     Me(CardError),
     /// The opponent's card does not parse.
-    #[error("--opp: {0}")]
+    #[error("the opponent's card: {0}")]
     Opp(CardError),
-    /// A card that no game reaches (`flag` names whose).
-    #[error("{flag}: this card cannot occur in this game")]
+    /// A card that no game reaches (`whose`: the mover's or the opponent's).
+    #[error("{whose} card cannot occur in this game")]
     Unreachable {
-        /// `--me` or `--opp`.
-        flag: &'static str,
+        /// "the mover's" or "the opponent's".
+        whose: &'static str,
     },
     /// The cards break the turn order.
     #[error(transparent)]
     Space(#[from] SpaceError),
     /// A difference the two cards' points cannot make.
-    #[error("--diff {diff} cannot occur with these cards: their points allow {lo}..={hi}")]
+    #[error(
+        "a difference of {diff} (the mover's points minus the opponent's) cannot occur with these cards: their points \
+         allow {lo}..={hi}"
+    )]
     Diff {
         /// The difference given.
         diff: i32,
@@ -203,8 +208,8 @@ impl Position {
         let game = cards.game();
         let me = Card::parse(me, game).map_err(SourceError::Me)?;
         let opp = Card::parse(opp, game).map_err(SourceError::Opp)?;
-        let id = |card: &Card, flag| cards.index().id(card.state()).ok_or(SourceError::Unreachable { flag });
-        let (mover, opponent) = (id(&me, "--me")?, id(&opp, "--opp")?);
+        let id = |card: &Card, whose| cards.index().id(card.state()).ok_or(SourceError::Unreachable { whose });
+        let (mover, opponent) = (id(&me, "the mover's")?, id(&opp, "the opponent's")?);
         let (m, o) = (cards.filled(mover), cards.filled(opponent));
         if o != m && o != m + 1 {
             return Err(SpaceError::TurnOrder { mover: m, opponent: o }.into());
@@ -519,7 +524,7 @@ mod tests {
         let (v, values) = value(&cards, &p, none, &crate::progress::Silent).unwrap();
         assert_eq!(values.origin(), Origin::SolvedBelow);
         // The whole game's first value, solved apart: the same number, bit for bit.
-        let whole = crate::duel::cluster::solve_layers::<f32>(&Space::whole_game(&cards), 0, |_| Ok(())).unwrap();
+        let whole = crate::duel::sweep::solve_layers::<f32>(&Space::whole_game(&cards), 0, |_| Ok(())).unwrap();
         assert_eq!(v, f64::from(whole.values[0]));
         assert!(v > 0.0 && v < 1.0, "{v}");
         assert!(matches!(Position::parse(&cards, "", "", Some(7)), Err(SourceError::Diff { .. })));

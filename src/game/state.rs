@@ -54,6 +54,19 @@ impl ScoreState {
         self.filled == CategorySet::ALL
     }
 
+    /// Whether a game at `self` may come to `later` (or is there): boxes are only ever
+    /// filled, the upper total only grows, and the five-of-a-kind box's 50 is kept once
+    /// written, never written once the box is filled otherwise. Every successor of a state
+    /// it holds for holds it too, so these states are a game of their own: the game below
+    /// a position.
+    pub fn may_lead_to(self, later: ScoreState) -> bool {
+        let yahtzee_settled = self.filled.contains(Category::Yahtzee);
+        later.filled.is_superset(self.filled)
+            && later.upper_total >= self.upper_total
+            && (later.yahtzee_50 || !self.yahtzee_50)
+            && (!yahtzee_settled || later.yahtzee_50 == self.yahtzee_50)
+    }
+
     /// Scores `roll` in `category`, or `None` if the box is filled or the rules forbid it.
     pub fn score(self, game: Game, category: Category, roll: RollId) -> Option<Transition> {
         game.score(category, roll, self.filled, self.yahtzee_50).map(|scoring| self.apply(game, category, scoring))
@@ -263,6 +276,30 @@ mod tests {
 
     fn official() -> Game {
         Game::full(Rules::OFFICIAL)
+    }
+
+    /// Every successor of every state of the full game is a state it may lead to, and a
+    /// state leads to itself; a box emptied, a lower upper total or a lost 50 do not.
+    #[test]
+    fn a_state_leads_to_its_successors() {
+        let game = official();
+        let index = crate::game::StateIndex::new(game);
+        for id in (0..index.len() as u32).step_by(7) {
+            let state = index.state(crate::game::StateId(id));
+            assert!(state.may_lead_to(state));
+            for c in state.filled.complement().iter() {
+                for roll in RollId::all() {
+                    if let Some(t) = state.score(game, c, roll) {
+                        assert!(state.may_lead_to(t.next), "{state:?} to {:?}", t.next);
+                        assert!(!t.next.may_lead_to(state), "{:?} back to {state:?}", t.next);
+                    }
+                }
+            }
+        }
+        let card = |text| Card::parse(text, game).unwrap().state();
+        assert!(!card("yahtzee=0").may_lead_to(ScoreState { yahtzee_50: true, ..card("yahtzee=0,ones=1") }));
+        assert!(!card("sixes=18").may_lead_to(ScoreState { upper_total: 12, ..card("sixes=18,ones=0") }));
+        assert!(card("yahtzee=50").may_lead_to(card("yahtzee=50,fh=25")));
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! scored against the exact values below the position.
 
 use crate::duel::advise::{Solved, TurnEndings};
-use crate::duel::cluster::solve_layers;
+use crate::duel::sweep::solve_layers;
 use crate::duel::{Cards, Space};
 use crate::game::{Choice, RollsLeft, Valued};
 use crate::game::{KeepId, RollId, Transition};
@@ -20,7 +20,7 @@ use std::str::FromStr;
 use std::sync::Arc;
 
 use super::MoveErrorsError;
-use super::stats::MoveErrorReport;
+use super::stats::{GameErrors, MoveErrorReport, TurnErrors};
 
 /// How sharply the typical player prefers better moves: Pawlewicz's 100 in
 /// exp(100 · (v_i − max_j v_j)).
@@ -139,18 +139,6 @@ pub fn game_range(first: u64, games: u64) -> Result<Range<u64>, MoveErrorsError>
     let end = first.checked_add(games).filter(|_| (1..=MAX_MOVE_ERROR_GAMES).contains(&games));
     Ok(first..end.ok_or(MoveErrorsError::Games { first, games })?)
 }
-
-/// The errors of one strategy in one turn.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct TurnErrors {
-    /// Decisions met.
-    pub moves: u32,
-    /// Sum of their errors.
-    pub error: f64,
-}
-
-/// The errors of one game: by tested strategy, then by depth (from the first measured).
-pub type GameErrors = Vec<Vec<TurnErrors>>;
 
 /// A turn being measured: its exact values, the tested strategies' plans, their errors.
 struct MeasuredTurn<'c> {

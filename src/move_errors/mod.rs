@@ -38,8 +38,13 @@ use crate::duel::shard::ShardError;
 use crate::store::TableError;
 use crate::strategy::StrategyError;
 
-pub use measure::*;
-pub use stats::*;
+pub use measure::{
+    Depths, MAX_MOVE_ERROR_GAMES, MoveErrors, TYPICAL_SHARPNESS, Tested, TestedName, TestedNames, exact_endings,
+    game_range,
+};
+pub use stats::{
+    DepthErrors, ErrorSums, Estimate, GameErrors, MergeError, MoveErrorReport, StrategyErrors, TurnErrors,
+};
 
 /// Why a measurement failed.
 #[derive(Debug, thiserror::Error)]

@@ -5,7 +5,17 @@ use crate::simulate::Z_95;
 use serde::{Deserialize, Serialize};
 use std::ops::RangeInclusive;
 
-use super::measure::GameErrors;
+/// The errors of one strategy in one turn.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct TurnErrors {
+    /// Decisions met.
+    pub moves: u32,
+    /// Sum of their errors.
+    pub error: f64,
+}
+
+/// The errors of one game: by tested strategy, then by depth (from the first measured).
+pub type GameErrors = Vec<Vec<TurnErrors>>;
 
 /// A mean with the half-width of its 95% confidence interval.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -251,7 +261,6 @@ impl MoveErrorReport {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::move_errors::measure::TurnErrors;
 
     #[test]
     fn estimates_from_sums_are_the_textbook_ones() {

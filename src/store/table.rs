@@ -1,7 +1,7 @@
 //! Tables kept in a data directory under a name that follows from their game, solved the
 //! first time anyone asks for them: the solitaire table and the target table.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::{Checksum, StoreError, TableError};
 use crate::game::Game;
@@ -22,6 +22,17 @@ pub trait DataTable: Sized {
     fn file_name(game: Game) -> String {
         format!("{}.yzt", game.file_stem(Self::STEM))
     }
+}
+
+/// The data directory when none is named: `$YZ_DATA`, else `$XDG_DATA_HOME/yz`, else
+/// `~/.local/share/yz`, else `./yz-data` (each variable counted only when set and not
+/// empty). The command line, the server and the Python package all start from it.
+pub fn default_data_dir() -> PathBuf {
+    let env = |name| std::env::var_os(name).filter(|v| !v.is_empty()).map(PathBuf::from);
+    env("YZ_DATA")
+        .or_else(|| env("XDG_DATA_HOME").map(|d| d.join("yz")))
+        .or_else(|| env("HOME").map(|h| h.join(".local/share/yz")))
+        .unwrap_or_else(|| PathBuf::from("yz-data"))
 }
 
 /// The table of `game` in `data_dir`, solved and written first where there is none yet. A

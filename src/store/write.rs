@@ -59,14 +59,9 @@ pub fn write_atomic_with(
 pub fn sync_batch(dir: &Path, files: &[PathBuf]) -> Result<(), StoreError> {
     #[cfg(target_os = "linux")]
     {
-        use std::os::fd::AsRawFd;
         let _ = files;
         let handle = File::open(dir).map_err(io_error(dir, "open directory"))?;
-        // SAFETY: syncfs only reads the descriptor, which `handle` keeps open.
-        if unsafe { libc::syncfs(handle.as_raw_fd()) } != 0 {
-            return Err(io_error(dir, "sync file system")(std::io::Error::last_os_error()));
-        }
-        Ok(())
+        crate::sys::sync_file_system(&handle).map_err(io_error(dir, "sync file system"))
     }
     #[cfg(not(target_os = "linux"))]
     {
@@ -224,28 +219,12 @@ pub fn remove_dead_temp_files(path: &Path) -> std::io::Result<Vec<String>> {
         let (Ok(pid), true) = (pid.parse::<i32>(), is_temp_name(&file)) else { continue };
         let meta = entry.metadata()?;
         let idle = meta.modified().ok().and_then(|m| m.elapsed().ok()).is_some_and(|age| age >= DEAD_TEMP_AGE);
-        if meta.is_file() && idle && !process_runs(pid) {
+        if meta.is_file() && idle && !crate::sys::process_runs(pid) {
             fs::remove_file(entry.path())?;
             removed.push(file);
         }
     }
     Ok(removed)
-}
-
-/// Whether process `pid` runs on this host (where it cannot be told: yes).
-fn process_runs(pid: i32) -> bool {
-    #[cfg(unix)]
-    {
-        // SAFETY: signal 0 only checks that the process exists; nothing is sent.
-        pid <= 0
-            || unsafe { libc::kill(pid, 0) } == 0
-            || std::io::Error::last_os_error().raw_os_error() != Some(libc::ESRCH)
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = pid;
-        true
-    }
 }
 
 impl StoreWriter {

@@ -8,8 +8,8 @@
 
 use serde::Serialize;
 
-use super::solve::Curve;
-use super::table::TargetTable;
+use super::solve::{Curve, TargetCurves};
+use super::table::{CurveReader, TargetTable};
 use crate::game::{Card, Category, Game, KeepId, NUM_ROLLS, RollId, ScoreState};
 use crate::game::{ChoiceJson, RollsLeft};
 use crate::solo::Choice;
@@ -106,6 +106,9 @@ pub enum TargetAdviseError {
     /// The table could not be read.
     #[error(transparent)]
     Table(#[from] TableError),
+    /// Curves solved below another position lack this state's.
+    #[error("the curves held were solved below another position, not before the state {0:?}")]
+    NotSolved(ScoreState),
 }
 
 /// The points the future must still bring for a final total of at least `target` from
@@ -123,6 +126,29 @@ pub fn probability(table: &TargetTable, game: Game, card: &Card, target: i64) ->
     Ok(table.probability(card.state(), needed(card, target))?)
 }
 
+/// Where advice reads the curves of the states after a turn: a target table on disk
+/// ([`CurveReader`]) or curves solved in memory ([`TargetCurves`], the browser's, solved
+/// below the position).
+pub trait CurveSource {
+    /// The curve of `state` at the start of its turn.
+    fn curve_of(&mut self, state: ScoreState) -> Result<Curve<f32>, TargetAdviseError>;
+}
+
+impl CurveSource for CurveReader<'_> {
+    fn curve_of(&mut self, state: ScoreState) -> Result<Curve<f32>, TargetAdviseError> {
+        Ok(self.curve(state)?)
+    }
+}
+
+impl CurveSource for &TargetCurves<f32> {
+    fn curve_of(&mut self, state: ScoreState) -> Result<Curve<f32>, TargetAdviseError> {
+        if !self.covers(state) {
+            return Err(TargetAdviseError::NotSolved(state));
+        }
+        Ok(self.curve(state).clone())
+    }
+}
+
 /// Ranks every choice of the position `card`, `roll`, `rolls_left` rerolls still allowed,
 /// by the probability of a final total of at least `target`: every distinct keep when
 /// rerolls are left, every open box when none is. Best first; ties keep card order
@@ -136,6 +162,18 @@ pub fn advise(
     target: i64,
 ) -> Result<Vec<TargetRanked>, TargetAdviseError> {
     table.check_game(game)?;
+    advise_from(&mut table.reader(), card, roll, rolls_left, target)
+}
+
+/// [`advise`] from the curves of `source`, which must be those of the card's game.
+pub fn advise_from(
+    source: &mut impl CurveSource,
+    card: &Card,
+    roll: RollId,
+    rolls_left: RollsLeft,
+    target: i64,
+) -> Result<Vec<TargetRanked>, TargetAdviseError> {
+    let game = card.game;
     let state = card.state();
     if state.is_terminal() {
         return Err(TargetAdviseError::GameOver);
@@ -143,14 +181,13 @@ pub fn advise(
     let need = needed(card, target);
     // The probability after scoring `r` in `c`, by box and roll; a turn has a few dozen
     // distinct successors, each looked up once.
-    let mut reader = table.reader();
     let mut curves: Vec<(ScoreState, Curve<f32>)> = Vec::new();
-    let mut after_scoring = |c: Category, r: RollId| -> Result<Option<(u32, f32)>, TableError> {
+    let mut after_scoring = |c: Category, r: RollId| -> Result<Option<(u32, f32)>, TargetAdviseError> {
         let Some(t) = state.score(game, c, r) else { return Ok(None) };
         let position = match curves.iter().position(|(s, _)| *s == t.next) {
             Some(position) => position,
             None => {
-                curves.push((t.next, reader.curve(t.next)?));
+                curves.push((t.next, source.curve_of(t.next)?));
                 curves.len() - 1
             }
         };

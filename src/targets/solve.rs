@@ -9,6 +9,7 @@
 //! thread count.
 
 use crate::game::category::{Category, MAX_BOXES};
+use crate::game::index::NUM_UPPER_TOTALS;
 use crate::game::{Game, ScoreState, StateId, StateIndex};
 use crate::progress::{Progress, Silent};
 use crate::turn::lanes::{BLOCK, Lane, padded_lanes};
@@ -49,21 +50,32 @@ impl<T: Lane> Curve<T> {
     }
 }
 
-/// Every state's curve, by [`StateId`].
+/// Every state's curve, by [`StateId`]: of the whole game, or of the game below one
+/// position ([`solve_below`]), the other curves then left empty.
 #[derive(Clone, Debug)]
 pub struct TargetCurves<T> {
     index: StateIndex,
     curves: Vec<Curve<T>>,
+    /// The position the curves were solved below, and which states that solved (by
+    /// [`StateId`]); `None` for the whole game.
+    below: Option<(ScoreState, Vec<bool>)>,
 }
 
 impl<T: Lane> TargetCurves<T> {
     /// The curve of `state` at the start of its turn.
     ///
     /// # Panics
-    /// If the state is not part of the game.
+    /// If the state is not part of the game, or not below the position of a [`solve_below`].
     pub fn curve(&self, state: ScoreState) -> &Curve<T> {
         let id = self.index.id(state).unwrap_or_else(|| panic!("state {state:?} is not part of the game"));
+        assert!(self.covers(state), "state {state:?} is not below {:?}, where the curves were solved", self.below());
         &self.curves[id.0 as usize]
+    }
+
+    /// The position the curves were solved below ([`solve_below`]); `None` when every
+    /// state's curve is solved.
+    pub fn below(&self) -> Option<ScoreState> {
+        self.below.as_ref().map(|&(position, _)| position)
     }
 
     /// The curve at the start of the game.
@@ -71,12 +83,19 @@ impl<T: Lane> TargetCurves<T> {
         self.curve(ScoreState::start(self.index.game()))
     }
 
+    /// Whether the curve of `state` was solved: every state of the game, or of the game
+    /// below the position of a [`solve_below`].
+    pub fn covers(&self, state: ScoreState) -> bool {
+        let id = self.index.id(state);
+        id.is_some_and(|id| self.below.as_ref().is_none_or(|(_, solved)| solved[id.0 as usize]))
+    }
+
     /// The state index the curves follow.
     pub fn index(&self) -> &StateIndex {
         &self.index
     }
 
-    /// All curves by state id.
+    /// All curves by state id (empty where not [covered](TargetCurves::covers)).
     pub fn curves(&self) -> &[Curve<T>] {
         &self.curves
     }
@@ -101,13 +120,57 @@ pub fn solve<T: Lane>(game: Game) -> TargetCurves<T> {
 
 /// [`solve`], reporting the states solved to `progress`.
 pub fn solve_with_progress<T: Lane>(game: Game, progress: &dyn Progress) -> TargetCurves<T> {
+    solve_states(game, None, progress)
+}
+
+/// Solves the curves of `position` and of every state the game may come to from it
+/// ([`ScoreState::may_lead_to`]): all that advice on this position and the rest of its game
+/// reads, a small part of the table once a few boxes are filled. The other states' curves
+/// are left empty; each solved curve is the whole table's, bit for bit.
+pub fn solve_below<T: Lane>(game: Game, position: ScoreState, progress: &dyn Progress) -> TargetCurves<T> {
+    solve_states(game, Some(position), progress)
+}
+
+/// The curve values a [`solve_below`] `position` computes at most (one per state and
+/// threshold it can still reach, [`max_future_points`]): its size, known before solving.
+pub fn values_below(game: Game, position: ScoreState) -> u64 {
     let index = StateIndex::new(game);
-    progress.start("target table", index.len() as u64, "states");
+    let solved = states_below(&index, position);
+    (0..index.len() as u32)
+        .filter(|&id| solved[id as usize])
+        .map(|id| index.state(StateId(id)))
+        .filter(|state| !state.is_terminal())
+        .map(|state| u64::from(max_future_points(game, state)))
+        .sum()
+}
+
+/// Which states `position` may lead to, by [`StateId`]. An id stands for a class of upper
+/// totals with one future ([`StateIndex`]), such as the totals that earn no bonus whatever
+/// follows, 63 among them: it is kept where any of its totals may follow `position`.
+fn states_below(index: &StateIndex, position: ScoreState) -> Vec<bool> {
+    (0..index.len() as u32)
+        .map(|id| {
+            let state = index.state(StateId(id));
+            let member = |upper_total: u8| ScoreState { upper_total, ..state };
+            state.filled.is_superset(position.filled)
+                && (state.upper_total..NUM_UPPER_TOTALS as u8)
+                    .any(|u| position.may_lead_to(member(u)) && index.id(member(u)) == Some(StateId(id)))
+        })
+        .collect()
+}
+
+/// The curves of every state of `game`, or of those `below` may lead to.
+fn solve_states<T: Lane>(game: Game, below: Option<ScoreState>, progress: &dyn Progress) -> TargetCurves<T> {
+    let index = StateIndex::new(game);
+    let below = below.map(|position| (position, states_below(&index, position)));
     let mut curves: Vec<Curve<T>> = vec![Curve::default(); index.len()];
     let mut layers: Vec<Vec<StateId>> = vec![Vec::new(); MAX_BOXES + 1];
     for id in 0..index.len() as u32 {
-        layers[index.state(StateId(id)).filled.len()].push(StateId(id));
+        if below.as_ref().is_none_or(|(_, solved)| solved[id as usize]) {
+            layers[index.state(StateId(id)).filled.len()].push(StateId(id));
+        }
     }
+    progress.start("target table", layers.iter().map(|l| l.len() as u64).sum(), "states");
     sweep_backward(
         &mut curves,
         layers.iter().rev(),
@@ -118,7 +181,11 @@ pub fn solve_with_progress<T: Lane>(game: Game, progress: &dyn Progress) -> Targ
             if state.is_terminal() {
                 return Curve { first: 1, values: Vec::new() };
             }
-            let curve_of = |s: ScoreState| &curves[index.id(s).expect("successor is a state").0 as usize];
+            let curve_of = |s: ScoreState| {
+                let id = index.id(s).expect("successor is a state").0 as usize;
+                assert!(below.as_ref().is_none_or(|(_, solved)| solved[id]), "successor {s:?} of {state:?} not solved");
+                &curves[id]
+            };
             simd::dispatch(StateTurn { game, state, curve_of: &curve_of, scratch })
         },
         |curves, ids, solved| {
@@ -128,7 +195,7 @@ pub fn solve_with_progress<T: Lane>(game: Game, progress: &dyn Progress) -> Targ
         },
     );
     progress.finish();
-    TargetCurves { index, curves }
+    TargetCurves { index, curves, below }
 }
 
 /// Per-thread working memory of a solve over score states with lanes (the target curves,
@@ -234,5 +301,44 @@ mod tests {
         assert!(curves.start().mean() >= solo.start_value());
         let as_f32 = solve::<f32>(game);
         assert!((as_f32.start().mean() - curves.start().mean()).abs() < 1e-4);
+    }
+
+    /// The curves solved below a position are the whole table's, bit for bit, for every
+    /// state the position may lead to (upper totals merged into classes included: a bonus
+    /// already earned, a bonus out of reach), and only those are solved.
+    #[test]
+    fn curves_below_a_position_are_the_whole_tables() {
+        let rules = Rules::OFFICIAL;
+        let game = Game { rules, categories: rules.first(4).unwrap().with(Category::Sixes).with(Category::Yahtzee) };
+        let whole = solve::<f32>(game);
+        for card in
+            ["", "ones=3", "ones=0,twos=8", "fours=16,sixes=30", "ones=3,twos=6,threes=9,fours=12", "yahtzee=50"]
+        {
+            let position = crate::game::Card::parse(card, game).unwrap().state();
+            let below = solve_below::<f32>(game, position, &Silent);
+            assert_eq!(below.below(), Some(position));
+            let mut solved = 0;
+            let mut values = 0;
+            for id in 0..whole.index().len() as u32 {
+                let state = whole.index().state(StateId(id));
+                let members: Vec<ScoreState> = (0..64).map(|upper_total| ScoreState { upper_total, ..state }).collect();
+                let reachable =
+                    members.iter().any(|&m| position.may_lead_to(m) && whole.index().id(m) == Some(StateId(id)));
+                assert_eq!(below.covers(state) || reachable, reachable, "{card}: {state:?}");
+                if reachable {
+                    let (a, b) = (whole.curve(state), below.curves()[id as usize].clone());
+                    assert_eq!(a.first, b.first, "{card}: {state:?}");
+                    assert!(a.values.iter().zip(&b.values).all(|(x, y)| x.to_bits() == y.to_bits()), "{card}");
+                    assert_eq!(a.values.len(), b.values.len());
+                    solved += 1;
+                    values += a.values.len() as u64;
+                }
+            }
+            assert!(solved > 0 && values <= values_below(game, position), "{card}: {solved} states");
+            assert!(below.covers(position));
+        }
+        // Nothing below a position is solved where the game cannot come back to it.
+        let later = solve_below::<f32>(game, crate::game::Card::parse("ones=3", game).unwrap().state(), &Silent);
+        assert!(!later.covers(ScoreState::start(game)));
     }
 }

@@ -120,7 +120,11 @@ pub struct TargetTable {
 impl TargetTable {
     /// Writes `curves` atomically to `path` and returns its checksum. Blocks are compressed
     /// in parallel; the bytes do not depend on the number of threads.
+    ///
+    /// # Panics
+    /// If the curves are those of the game below a position: a table holds every state.
     pub fn write(curves: &TargetCurves<f32>, path: &Path) -> Result<Checksum, StoreError> {
+        assert!(curves.below().is_none(), "a target table holds every state's curve, not those below a position");
         let game = curves.index().game();
         let all = curves.curves();
         let mut value_start = Vec::with_capacity(all.len() + 1);

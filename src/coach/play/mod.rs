@@ -10,7 +10,7 @@ use rand::SeedableRng;
 use rand::rngs::ChaCha8Rng;
 
 use crate::coach::record::{Decision, Location, Record, RecordError, Turn};
-use crate::coach::review::judge;
+use crate::coach::review::judge_checked;
 use crate::game::{Card, Category, Game, KeepId, RollId};
 use crate::game::{Choice, RollsLeft, Valued};
 use crate::players::{MatchPlayer, Position, Seat};
@@ -272,7 +272,7 @@ impl<'a> Session<'a> {
         let mut feedback = None;
         if self.mover() == PLAYER {
             let decision = Decision { roll, rolls_left, choice };
-            let (chosen, best, loss) = judge(&decision, |left| self.coach.rank(game, &card, roll, left))?;
+            let (chosen, best, loss) = judge_checked(&decision, |left| self.coach.rank(game, &card, roll, left))?;
             self.feedback.push(Feedback { rolls_left, roll, chosen, best, loss });
             feedback = self.feedback.last().copied();
         }

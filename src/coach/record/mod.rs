@@ -438,8 +438,9 @@ fn parse_roll(token: &str) -> Result<RollId, Problem> {
     parse_faces(token, true).map(|faces| RollId::from_counts(counts(&faces)))
 }
 
-/// A keep as a record writes it.
-fn parse_keep(token: &str) -> Result<KeepId, Problem> {
+/// A keep as a record writes it (`33`, `3,3`, `-` for none): the one keep syntax of
+/// records and the web app's requests.
+pub(crate) fn parse_keep(token: &str) -> Result<KeepId, Problem> {
     parse_faces(token, false).map(|faces| KeepId::from_counts(counts(&faces)))
 }
 

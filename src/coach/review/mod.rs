@@ -23,7 +23,7 @@ use std::path::Path;
 
 use serde::Serialize;
 
-pub use crate::coach::why::{Aspects, Breakdown};
+pub use crate::coach::why::Aspects;
 pub use duel_turn::{DuelTurn, DuelTurnJson, EMP1_ERROR_PER_MOVE, EXACT_MAX_OPEN};
 
 use crate::coach::record::{Decision, Location, Record};
@@ -217,27 +217,61 @@ pub fn review_against<V: SolvedValues + Sync>(
     let explain = crate::coach::why::Explainer::new(game, &policy);
     let mistakes = worst
         .into_iter()
-        .map(|i| Ok((i, explain.breakdown(&decisions[i], progress).map_err(|_| ReviewError::Cancelled)?)))
+        .map(|i| Ok((i, Breakdown::of(&explain, &decisions[i], progress).map_err(|_| ReviewError::Cancelled)?)))
         .collect::<Result<_, ReviewError>>()?;
     Ok(Review { game, measure, decisions, players, mistakes })
 }
 
+/// A mistake's breakdown: the aspects after the choice made and after the best one.
+#[derive(Clone, Debug, Serialize)]
+pub struct Breakdown {
+    /// After the choice made.
+    pub chosen: Aspects,
+    /// After the best choice.
+    pub best: Aspects,
+}
+
+impl Breakdown {
+    /// The breakdown of decision `d` by `explain`: two analyses of the rest of the game,
+    /// which stop once `progress` is cancelled.
+    fn of<V: solo::SolvedValues + Sync>(
+        explain: &crate::coach::why::Explainer<'_, '_, V>,
+        d: &DecisionReview,
+        progress: &dyn Progress,
+    ) -> Result<Breakdown, crate::progress::Cancelled> {
+        let aspects = |choice| {
+            explain.aspects(&d.card, solo::WithinTurn { roll: d.roll, rolls_left: d.rolls_left, choice }, progress)
+        };
+        Ok(Breakdown { chosen: aspects(d.chosen.choice)?, best: aspects(d.best.choice)? })
+    }
+}
+
 /// The choice made in `d` and the best one, from `rank` (the options at some rerolls
-/// left, best first), and what the choice lost. A box scored with rerolls left is worth
-/// what it is worth with none, against the best option where it was chosen.
+/// left, best first), and what the choice lost: the one rule by which reviews, `yz play`
+/// and the web app's game judge a decision. A box scored with rerolls left is worth what
+/// it is worth with none, against the best option where it was chosen. `None` where the
+/// choice is not among the options (never for a checked record's).
 pub(crate) fn judge<E>(
     d: &Decision,
     mut rank: impl FnMut(RollsLeft) -> Result<Vec<Valued>, E>,
-) -> Result<(Valued, Valued, f64), E> {
+) -> Result<Option<(Valued, Valued, f64)>, E> {
     let ranked = rank(d.rolls_left)?;
     let best = ranked[0];
     let chosen_among = match d.choice {
         Choice::Score(_) if d.rolls_left != RollsLeft::NONE => rank(RollsLeft::NONE)?,
         _ => ranked,
     };
-    let chosen =
-        *chosen_among.iter().find(|v| v.choice == d.choice).expect("a checked record's choice is among the options");
-    Ok((chosen, best, best.value - chosen.value))
+    let chosen = chosen_among.iter().find(|v| v.choice == d.choice);
+    Ok(chosen.map(|&chosen| (chosen, best, best.value - chosen.value)))
+}
+
+/// [`judge`] for a decision whose choice was checked to be among the options (a checked
+/// record's, or one a coached game checked).
+pub(crate) fn judge_checked<E>(
+    d: &Decision,
+    rank: impl FnMut(RollsLeft) -> Result<Vec<Valued>, E>,
+) -> Result<(Valued, Valued, f64), E> {
+    Ok(judge(d, rank)?.expect("a checked choice is among the options"))
 }
 
 fn solo_decisions(record: &Record, table: &impl solo::FutureValue) -> Vec<DecisionReview> {
@@ -254,7 +288,7 @@ fn solo_decisions(record: &Record, table: &impl solo::FutureValue) -> Vec<Decisi
                     .map(|r| Valued { choice: r.choice, points: r.points, value: r.expected_final })
                     .collect())
             };
-            let Ok((chosen, best, loss)) = judge(&d, rank);
+            let Ok((chosen, best, loss)) = judge_checked(&d, rank);
             out.push(DecisionReview {
                 turn: i + 1,
                 at: turn.at,
@@ -301,7 +335,7 @@ fn duel_decisions(
         };
         let values = DuelTurn::new(&cards, &position, lookup, open_targets, progress)?;
         for d in turn.decisions() {
-            let (chosen, best, loss) = judge(&d, |rolls_left| values.rank(d.roll, rolls_left))?;
+            let (chosen, best, loss) = judge_checked(&d, |rolls_left| values.rank(d.roll, rolls_left))?;
             out.push(DecisionReview {
                 turn: i + 1,
                 at: turn.at,

@@ -10,10 +10,12 @@
 //! | `GET /manifest.webmanifest`, `/sw.js`, `/icon.svg` | what installs the page as an app |
 //! | `GET /api/rules` | the rule sets and their boxes |
 //! | `POST /api/solo/advise` | `yz --json solo advise` |
+//! | `POST /api/solo/judge` | a decision's loss, as `yz review` counts it |
 //! | `POST /api/solo/beat` | `yz --json solo beat` (computed once per rule set, then kept) |
 //! | `POST /api/targets/advise` | `yz --json targets advise` |
 //! | `POST /api/targets/curve` | P(final total ≥ t) for every t, from the target table |
-//! | `POST /api/card/score` | a card after scoring dice in a box (the page's play) |
+//! | `POST /api/card/score` | a card after scoring dice in a box (the advisor's "Play the best choice") |
+//! | `POST /api/play/turn` | the page's game after a turn: its record as the library writes it, and the card |
 //! | `POST /api/card/view` | a card's boxes, their names, what dice would earn in each, its totals ([`crate::game::CardView`]) |
 //! | `POST /api/duel/advise` | `yz --json duel advise`, with where the values come from and each card's points; from any position: EMP(1) where no exact values can be had ([`crate::coach::review::DuelTurn`]) |
 //! | `POST /api/review` | `yz --json review` |
@@ -101,11 +103,13 @@ pub fn router(config: ServeConfig) -> Router {
     let state = Arc::new(api::App::new(config));
     let api = Router::new()
         .route("/api/solo/advise", post(api::solo_advise))
+        .route("/api/solo/judge", post(api::solo_judge))
         .route("/api/solo/why", post(api::solo_why))
         .route("/api/solo/beat", post(api::solo_beat))
         .route("/api/targets/advise", post(api::targets_advise))
         .route("/api/targets/curve", post(api::targets_curve))
         .route("/api/card/score", post(api::card_score))
+        .route("/api/play/turn", post(api::play_turn))
         .route("/api/card/view", post(api::card_view))
         .route("/api/duel/advise", post(api::duel_advise))
         .route("/api/review", post(api::review))
@@ -151,16 +155,7 @@ const SPARE_DESCRIPTORS: u64 = 64;
 /// hard limit (the usual soft limit, 1,024, is what a thousand slow clients exhaust),
 /// less [`SPARE_DESCRIPTORS`], at most [`MAX_CONNECTIONS`].
 fn connection_cap() -> usize {
-    let mut limit = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
-    // SAFETY: getrlimit and setrlimit read and write the one struct passed.
-    let descriptors = unsafe {
-        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) != 0 {
-            1024
-        } else {
-            let raised = libc::rlimit { rlim_cur: limit.rlim_max, rlim_max: limit.rlim_max };
-            if libc::setrlimit(libc::RLIMIT_NOFILE, &raised) == 0 { limit.rlim_max } else { limit.rlim_cur }
-        }
-    };
+    let descriptors = crate::sys::raise_open_file_limit();
     (descriptors.saturating_sub(SPARE_DESCRIPTORS) as usize).clamp(16, MAX_CONNECTIONS)
 }
 

@@ -3,7 +3,11 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::budget::Budget;
+use super::ranks::RanksError;
 use crate::duel::shard::ShardError;
+use crate::duel::units::size;
+use crate::sys::RankMemory;
 
 /// Why a distributed solve stopped.
 #[derive(Debug, thiserror::Error)]
@@ -11,9 +15,33 @@ pub enum ClusterError {
     /// A table file could not be written or read, or does not verify.
     #[error(transparent)]
     Shard(#[from] ShardError),
-    /// The ranks could not exchange what they must.
+    /// The ranks could not pass what they must.
     #[error("exchange between ranks failed: {0}")]
-    Exchange(String),
+    Ranks(#[from] RanksError),
+    /// Values could not be compressed to be sent or written.
+    #[error("compressing {what}: {source}")]
+    Compress {
+        /// What was compressed.
+        what: String,
+        /// The compressor's error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A record the ranks shared does not read back.
+    #[error("the {what} the ranks shared do not read back: {source}")]
+    Record {
+        /// What the record holds.
+        what: &'static str,
+        /// Why it does not read.
+        #[source]
+        source: serde_json::Error,
+    },
+    /// The manifest rank 0 shared does not read back.
+    #[error("the manifest rank 0 shared does not read back: {0}")]
+    SharedManifest(String),
+    /// The thread writing shards stopped before its work was done.
+    #[error("the shard writer stopped before the layer's shards were written")]
+    WriterStopped,
     /// `--resume` found tables it cannot continue.
     #[error("cannot resume in {dir}: {reason}")]
     Resume {
@@ -80,16 +108,21 @@ pub enum ClusterError {
     },
     /// A streamed solve's memory per rank is below what its blocks need.
     #[error(transparent)]
-    Budget(#[from] super::stream::BelowFloor),
-    /// The tables and scratch do not fit the disk free for them (checked up front).
-    #[error(transparent)]
-    Disk(#[from] super::disk::DiskError),
+    Budget(#[from] BelowFloor),
     /// The GPU could not be opened or failed, or was asked for what it does not do.
     #[error("GPU: {0}")]
     Gpu(String),
     /// Whoever asked for the solve has gone (a client that hung up), so it stopped.
     #[error("the solve was cancelled: whoever asked for it has gone")]
     Cancelled,
+    /// Another rank failed (rank 0 reports it, with that rank's message).
+    #[error("rank {rank} stopped: {reason}")]
+    RankStopped {
+        /// The rank that failed.
+        rank: usize,
+        /// Its error, in words.
+        reason: String,
+    },
     /// Rank 0 stopped the solve (its own error says why).
     #[error("rank 0 stopped the solve; its message says why")]
     StoppedByRankZero,
@@ -130,4 +163,44 @@ pub enum Damage {
     /// The part does not decompress.
     #[error("it does not decompress: {0}")]
     Unreadable(String),
+}
+
+/// Why a streamed solve cannot run in its budget.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error(
+    "this streamed solve needs at least {} ({needed} bytes) a rank for layer {layer}: twice one row and one column of \
+     it, cut at shard boundaries, besides the per-card tables; {} in all at {ranks} rank(s), but {}",
+    size(*needed),
+    size(needed * ranks),
+    match budget {
+        Budget::PerRank(bytes) => {
+            format!("--mem-per-rank gives each rank {} ({} in all); give at least that", size(*bytes), size(bytes * ranks))
+        }
+        Budget::Machine(RankMemory { machine, per_rank, ranks_here }) => format!(
+            "this machine has {} available ({} for each of its {ranks_here} rank(s)); run where each rank has at least \
+             that",
+            size(*machine),
+            size(*per_rank)
+        ),
+    }
+)]
+pub struct BelowFloor {
+    /// The ranks of the solve.
+    pub ranks: u64,
+    /// The memory of each rank.
+    pub budget: Budget,
+    /// The least budget that streams every pass.
+    pub needed: u64,
+    /// The same in GiB.
+    pub needed_gib: f64,
+    /// The layer whose block needs it.
+    pub layer: usize,
+}
+
+impl BelowFloor {
+    /// The refusal of `ranks` ranks of `budget` each, where layer `layer` needs `needed`
+    /// bytes a rank.
+    pub fn new(ranks: u64, budget: Budget, needed: u64, layer: usize) -> BelowFloor {
+        BelowFloor { ranks, budget, needed, needed_gib: needed as f64 / (1u64 << 30) as f64, layer }
+    }
 }

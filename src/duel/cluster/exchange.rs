@@ -19,21 +19,21 @@ use crate::duel::{DuelValue, LayerShape, Space, Tile};
 const EXCHANGE_ZSTD_LEVEL: i32 = 1;
 
 /// The rows a rank received after a layer, and what the exchange cost.
-pub(super) struct Exchanged<V> {
+pub(crate) struct Exchanged<V> {
     /// The rows received, in layer order.
-    pub(super) values: Vec<V>,
+    pub(crate) values: Vec<V>,
     /// Bytes of values sent to other ranks, before compression.
-    pub(super) raw_bytes: u64,
+    pub(crate) raw_bytes: u64,
     /// The same, as sent.
-    pub(super) bytes: u64,
+    pub(crate) bytes: u64,
     /// Bytes of the per-row segment lengths used to assemble the rows.
-    pub(super) segment_bytes: u64,
+    pub(crate) segment_bytes: u64,
 }
 
 /// Sends each rank the rows it receives of this rank's computed pairs (`computed`: every
 /// mover against this rank's opponents), and assembles the rows this rank receives from
 /// every rank's pairs.
-pub(super) fn exchange<V: DuelValue + Pod>(
+pub(crate) fn exchange<V: DuelValue + Pod>(
     ranks: &impl Ranks,
     space: &Space,
     shape: &LayerShape,
@@ -54,7 +54,7 @@ pub(super) fn exchange<V: DuelValue + Pod>(
                 return Ok(Vec::new());
             }
             pack_part(bytemuck::cast_slice(values))
-                .map_err(|e| ClusterError::Exchange(format!("compressing for rank {r}: {e}")))
+                .map_err(|source| ClusterError::Compress { what: format!("the values for rank {r}"), source })
         })
         .collect::<Result<_, _>>()?;
     let raw_bytes: u64 =
@@ -67,7 +67,7 @@ pub(super) fn exchange<V: DuelValue + Pod>(
     let mut own = Placement::new(&segments, size, me);
     own.place(&mut values, slice(&shares.received[me]));
     drop(block);
-    let incoming = ranks.all_to_all(outgoing).map_err(ClusterError::Exchange)?;
+    let incoming = ranks.all_to_all(outgoing)?;
     // Every part is decompressed, checked and placed on a thread of its own: the parts'
     // segments are disjoint, so the threads write disjoint values.
     let into = Disjoint(values.as_mut_ptr(), values.len());
@@ -110,7 +110,7 @@ const PART_CHECKSUM_BYTES: usize = 8;
 /// zstd's compression and decompression of the same bytes: xxh3 reads tens of GB/s per
 /// core, zstd level 1 a few hundred MB/s to a few GB/s, so it adds a few percent to the
 /// exchange's compute at most.
-pub(super) fn pack_part(raw: &[u8]) -> std::io::Result<Vec<u8>> {
+pub(crate) fn pack_part(raw: &[u8]) -> std::io::Result<Vec<u8>> {
     if raw.is_empty() {
         return Ok(Vec::new());
     }
@@ -126,7 +126,7 @@ const UNPACK_PIECE_VALUES: usize = 1 << 16;
 /// them to `sink` piece by piece (whole values, in order, never more than `expected`
 /// bytes in all), and checks that exactly `expected` bytes came out with the sender's
 /// checksum. What `sink` saw of a damaged part is to be thrown away.
-pub(super) fn unpack_part<V: Pod>(packed: &[u8], expected: usize, mut sink: impl FnMut(&[V])) -> Result<(), Damage> {
+pub(crate) fn unpack_part<V: Pod>(packed: &[u8], expected: usize, mut sink: impl FnMut(&[V])) -> Result<(), Damage> {
     use std::io::Read;
     if packed.is_empty() && expected == 0 {
         return Ok(());
@@ -171,30 +171,72 @@ pub(super) fn unpack_part<V: Pod>(packed: &[u8], expected: usize, mut sink: impl
 }
 
 /// Whether any rank found anything (on every rank), and every rank's findings by rank (on
-/// rank 0; none elsewhere), where `mine` are this rank's: one gather and one broadcast, so that the ranks stop
-/// together rather than some run on into a collective operation the others have left
-/// (where an MPI job would hang).
-pub(super) fn gather_findings<T: Serialize + serde::de::DeserializeOwned>(
+/// rank 0; none elsewhere), where `mine` are this rank's ([`gather_then_decide`]).
+pub(crate) fn gather_findings<T: Serialize + serde::de::DeserializeOwned>(
     ranks: &impl Ranks,
     mine: &[T],
-    what: &str,
+    what: &'static str,
 ) -> Result<(bool, Vec<(usize, T)>), ClusterError> {
-    let all = ranks.gather(serde_json::to_vec(mine).expect("findings serialise")).map_err(ClusterError::Exchange)?;
-    let mut found = Vec::new();
-    for (rank, bytes) in all.iter().enumerate() {
-        let theirs: Vec<T> =
-            serde_json::from_slice(bytes).map_err(|e| ClusterError::Exchange(format!("{what}: {e}")))?;
-        found.extend(theirs.into_iter().map(|finding| (rank, finding)));
+    let mine = serde_json::to_vec(mine).expect("findings serialise");
+    let decide = |all: Vec<Vec<u8>>| -> Result<(bool, Vec<(usize, T)>), ClusterError> {
+        let mut found = Vec::new();
+        for (rank, bytes) in all.iter().enumerate() {
+            let theirs: Vec<T> =
+                serde_json::from_slice(bytes).map_err(|source| ClusterError::Record { what, source })?;
+            found.extend(theirs.into_iter().map(|finding| (rank, finding)));
+        }
+        Ok((!found.is_empty(), found))
+    };
+    gather_then_decide(ranks, mine, decide, |(any, _)| vec![u8::from(*any)], |bytes| Ok((bytes == [1], Vec::new())))
+}
+
+/// Every rank's `mine` gathered on rank 0, which decides from them alone
+/// ([`rank_zero_decides`]): the end of a layer or a pass (rank 0 lists what the ranks
+/// wrote), and a resume's verdict on the damage the ranks found.
+pub(crate) fn gather_then_decide<T>(
+    ranks: &impl Ranks,
+    mine: Vec<u8>,
+    decide: impl FnOnce(Vec<Vec<u8>>) -> Result<T, ClusterError>,
+    to_bytes: impl Fn(&T) -> Vec<u8>,
+    from_bytes: impl Fn(&[u8]) -> Result<T, ClusterError>,
+) -> Result<T, ClusterError> {
+    let all = ranks.gather(mine)?;
+    rank_zero_decides(ranks, || decide(all), to_bytes, from_bytes)
+}
+
+/// Rank 0 decides, every rank follows: `decide` runs on rank 0 alone and its answer goes
+/// to every rank (as `to_bytes` writes it and `from_bytes` reads it back); where it fails,
+/// rank 0 returns its error and the others [`ClusterError::StoppedByRankZero`], together,
+/// so that none runs on into a collective operation the others have left. The one way the
+/// ranks agree on what only rank 0 finds out (where a solve starts, whether a streamed pass
+/// is done, the manifest layers are listed in, and with [`gather_then_decide`] what the
+/// ranks found or wrote).
+pub(crate) fn rank_zero_decides<T>(
+    ranks: &impl Ranks,
+    decide: impl FnOnce() -> Result<T, ClusterError>,
+    to_bytes: impl Fn(&T) -> Vec<u8>,
+    from_bytes: impl Fn(&[u8]) -> Result<T, ClusterError>,
+) -> Result<T, ClusterError> {
+    if ranks.rank() == 0 {
+        let decided = decide();
+        let mut message = vec![u8::from(decided.is_ok())];
+        if let Ok(answer) = &decided {
+            message.extend(to_bytes(answer));
+        }
+        ranks.broadcast(message)?;
+        return decided;
     }
-    let verdict = ranks.broadcast(vec![u8::from(!found.is_empty())]).map_err(ClusterError::Exchange)?;
-    Ok((verdict == [1], found))
+    match ranks.broadcast(Vec::new())?.split_first() {
+        Some((1, answer)) => from_bytes(answer),
+        _ => Err(ClusterError::StoppedByRankZero),
+    }
 }
 
 /// Stops every rank if any rank received a damaged part of layer `layer`'s exchange
 /// (`damaged` on this rank: the sender and the damage): the receiver returns its
 /// [`ClusterError::DamagedPart`], rank 0 the first any rank found, and the others
 /// [`ClusterError::StoppedByRankZero`].
-pub(super) fn stop_on_damage(
+pub(crate) fn stop_on_damage(
     ranks: &impl Ranks,
     layer: usize,
     damaged: Option<(usize, Damage)>,

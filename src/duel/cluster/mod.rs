@@ -1,10 +1,9 @@
-//! The two-player solve spread over ranks (MPI processes, or one process alone): partition,
-//! exchange, shard writing, resume, and the check that the launcher started what it meant to.
-//! [`setup`] checks a solve's options and sizes its memory before it runs.
-//!
-//! Every duel solve runs one layer loop, `sweep`: whole layers in memory (`memory`: over
-//! ranks, or one process handing each layer to a function, [`solve_layers`]), streamed
-//! through scratch files ([`stream`]), or a damaged shard's rows recomputed (`repair`).
+//! The ranks of a two-player solve (MPI processes, threads standing in for them in tests,
+//! or one process alone) and what passes between them: the partition of each layer, the
+//! exchange of values after it, the rank-0-decides protocol every agreement goes through,
+//! the memory each rank may use, the check that the launcher started what it meant to,
+//! and why a solve over ranks stops. The layer loop that runs on them is
+//! [`crate::duel::sweep`]; sizing a solve before it runs, [`crate::duel::sizing`].
 //!
 //! # Partition
 //!
@@ -16,15 +15,6 @@
 //! those cards, which it holds. Every rank computes every mover against its own opponents,
 //! so each pair is computed alone exactly as in the single-process solve and the values do
 //! not depend on the number of ranks.
-//!
-//! # Layout
-//!
-//! No rank holds a structure with an entry per pair of a whole layer (the full game's
-//! largest layers have 6e9 pairs). A rank builds the per-card [`crate::duel::LayerShape`]
-//! (cards, one row start per mover), the [`partition::RankShares`] (a few numbers per rank
-//! and shard), and two [`crate::duel::Tile`]s per layer: the pairs it computes and the rows
-//! it keeps, `1/P` of the layer's pairs each. Row lengths and rank loads are summed over
-//! bound classes. [`rehearse`] builds one rank's structures without values, to measure them.
 //!
 //! # Exchange
 //!
@@ -44,57 +34,22 @@
 //! damaged slice stops every rank together (rank 0 learns of it and tells the others)
 //! before anything of the layer is written, naming the layer and both ranks.
 //!
-//! # Shards
-//!
-//! Shards are fixed mover ranges of a layer, or pieces of one long row
-//! ([`crate::duel::shard::shard_ranges`]), which do not depend on the number of ranks; a
-//! shard is written whole by the rank that holds most of its rows
-//! ([`partition::shard_owners`]; every piece of a row by the rank that keeps the row),
-//! which also receives that shard's other rows in the same all-to-all. The files are therefore bit-identical for any number of
-//! ranks. Rank 0 adds a layer to the manifest only once every rank reported its shards of
-//! that layer written, so the manifest never lists a file that is not complete.
-//!
-//! # Overlap
-//!
-//! A background writer thread (fed over a crossbeam channel) compresses and writes a
-//! layer's shards while the next layer is computed; the manifest follows one layer behind.
-//! The exchange itself is not overlapped with computing: it is a few percent of a layer's
-//! time or less (`scripts/bench-mpi` prints both), since a layer's turns cost thousands of
-//! lane updates per value and the exchange moves each value once.
-//!
 //! # Failures
 //!
 //! `--resume` continues from the last layer the manifest lists, after every listed shard
 //! was checked (split over the ranks); a layer that was being written when the job stopped
-//! is solved again (so is one whose exchange found a damaged slice). A rank that fails reports its rank and the reason, and the MPI job is
-//! aborted (see `cluster::mpi` in builds with the `mpi` feature).
+//! is solved again (so is one whose exchange found a damaged slice). A rank that fails
+//! reports its rank and the reason, and the MPI job is aborted (see `mpi` in builds with
+//! the `mpi` feature).
 
-pub mod costs;
-pub mod disk;
-mod error;
-pub mod estimate;
-mod exchange;
-mod kernel;
+pub mod budget;
+pub mod error;
+pub(crate) mod exchange;
 pub mod launch;
-mod memory;
 #[cfg(feature = "mpi")]
 pub mod mpi;
 pub mod partition;
 pub mod ranks;
-pub mod rehearse;
-mod repair;
-mod report;
-mod scratch;
-pub mod setup;
-mod shards;
-pub mod solve;
-mod start;
-pub mod stream;
-mod sweep;
 
 pub use error::{ClusterError, Damage};
-pub use memory::{solve_layers, solve_layers_on, solve_layers_until};
 pub use ranks::{Alone, Ranks};
-pub use report::{SolveReport, StartValue};
-pub use solve::{LayerReport, Outcome, SolveOptions, solve_tables};
-pub use start::resumed_game;

@@ -23,7 +23,7 @@ use mpi::{Count, Rank, Threading};
 
 use super::error::ClusterError;
 use super::launch::{self, LaunchMismatch};
-use super::ranks::{PIECE_BYTES, Ranks};
+use super::ranks::{PIECE_BYTES, Ranks, RanksError};
 
 /// Why the MPI ranks could not be set up.
 #[derive(Debug, thiserror::Error)]
@@ -99,12 +99,12 @@ impl World {
     }
 }
 
-fn count(len: usize) -> Result<Count, String> {
-    Count::try_from(len).map_err(|_| format!("a message of {len} bytes is over MPI's 2 GiB limit"))
+fn count(len: usize) -> Result<Count, RanksError> {
+    Count::try_from(len).map_err(|_| RanksError::TooLarge { bytes: len })
 }
 
 /// Offsets of consecutive parts of the given sizes.
-fn displacements(counts: &[Count]) -> Result<Vec<Count>, String> {
+fn displacements(counts: &[Count]) -> Result<Vec<Count>, RanksError> {
     let mut at = 0usize;
     counts
         .iter()
@@ -149,7 +149,7 @@ impl Ranks for World {
         self.piece_bytes
     }
 
-    fn exchange(&self, outgoing: &[&[u8]], incoming: &mut [&mut [u8]]) -> Result<(), String> {
+    fn exchange(&self, outgoing: &[&[u8]], incoming: &mut [&mut [u8]]) -> Result<(), RanksError> {
         // Point to point, so that no total counts in `int`; both ends know an empty
         // message, which is left out.
         mpi::request::scope(|scope| {
@@ -169,7 +169,7 @@ impl Ranks for World {
         Ok(())
     }
 
-    fn gather_round(&self, bytes: &[u8]) -> Result<Vec<Vec<u8>>, String> {
+    fn gather_round(&self, bytes: &[u8]) -> Result<Vec<Vec<u8>>, RanksError> {
         let root = self.world.process_at_rank(0);
         let length = count(bytes.len())?;
         let bytes = buffer(bytes.to_vec(), length as usize);
@@ -189,7 +189,7 @@ impl Ranks for World {
         Ok(split(&received, &counts))
     }
 
-    fn broadcast_round(&self, bytes: &mut [u8]) -> Result<(), String> {
+    fn broadcast_round(&self, bytes: &mut [u8]) -> Result<(), RanksError> {
         count(bytes.len())?;
         if !bytes.is_empty() {
             self.world.process_at_rank(0).broadcast_into(bytes);

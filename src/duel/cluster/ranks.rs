@@ -1,5 +1,20 @@
 //! The few collective operations the cluster solve needs, over MPI or within one process.
 
+/// Why ranks could not pass bytes between them.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum RanksError {
+    /// Another rank stopped before the operation ended (ranks that run as threads of one
+    /// process, as the tests' do; an MPI job aborts instead).
+    #[error("another rank stopped before the exchange ended")]
+    Stopped,
+    /// A message larger than MPI carries in one call.
+    #[error("a message of {bytes} bytes is over MPI's 2 GiB limit")]
+    TooLarge {
+        /// Its size.
+        bytes: usize,
+    },
+}
+
 /// The default size of the pieces an all-to-all sends its parts in: 1 GiB, well under
 /// MPI's `int` counts.
 pub const PIECE_BYTES: usize = 1 << 30;
@@ -15,7 +30,7 @@ pub trait Ranks {
     fn piece_bytes(&self) -> usize;
     /// One round of an all-to-all: sends `outgoing[r]` to rank `r` and receives what rank `r`
     /// sends this one into `incoming[r]`, whose length both ranks agreed on before.
-    fn exchange(&self, outgoing: &[&[u8]], incoming: &mut [&mut [u8]]) -> Result<(), String>;
+    fn exchange(&self, outgoing: &[&[u8]], incoming: &mut [&mut [u8]]) -> Result<(), RanksError>;
     /// Sends `outgoing[r]` to rank `r` (this rank's own entry is left out, empty) and returns
     /// what each rank sent to this one.
     ///
@@ -23,7 +38,7 @@ pub trait Ranks {
     /// go in rounds of [`Ranks::exchange`] that carry the next piece (at most
     /// [`Ranks::piece_bytes`]) of every part, as many rounds on every rank (as the largest
     /// part anywhere needs), however little it sends.
-    fn all_to_all(&self, outgoing: Vec<Vec<u8>>) -> Result<Vec<Vec<u8>>, String> {
+    fn all_to_all(&self, outgoing: Vec<Vec<u8>>) -> Result<Vec<Vec<u8>>, RanksError> {
         // To each rank: the length of its part, and this rank's largest part.
         let largest = outgoing.iter().map(Vec::len).max().unwrap_or(0) as u64;
         let lengths: Vec<[u64; 2]> = outgoing.iter().map(|part| [part.len() as u64, largest]).collect();
@@ -55,10 +70,10 @@ pub trait Ranks {
     }
     /// One round of a gather: every rank's `bytes` (at most [`Ranks::gather_piece_bytes`]
     /// of them) on rank 0, by rank; nothing on the others.
-    fn gather_round(&self, bytes: &[u8]) -> Result<Vec<Vec<u8>>, String>;
+    fn gather_round(&self, bytes: &[u8]) -> Result<Vec<Vec<u8>>, RanksError>;
     /// One round of a broadcast: rank 0's `bytes` (at most [`Ranks::piece_bytes`]) into
     /// every rank's `bytes`, whose length every rank knows.
-    fn broadcast_round(&self, bytes: &mut [u8]) -> Result<(), String>;
+    fn broadcast_round(&self, bytes: &mut [u8]) -> Result<(), RanksError>;
     /// The largest piece a rank sends in one [`Ranks::gather_round`]: small enough that
     /// rank 0 receives at most 1 GiB in all ([`GATHER_ROUND_BYTES`]), so that no count or
     /// displacement of the round nears MPI's `int` limit, whatever the rank count.
@@ -70,7 +85,7 @@ pub trait Ranks {
     /// Parts of any size arrive whole: after a round of their lengths, they go in
     /// [`Ranks::gather_round`]s of at most [`Ranks::gather_piece_bytes`] each, as many on
     /// every rank as the largest part needs (rank 0 broadcasts the count).
-    fn gather(&self, bytes: Vec<u8>) -> Result<Vec<Vec<u8>>, String> {
+    fn gather(&self, bytes: Vec<u8>) -> Result<Vec<Vec<u8>>, RanksError> {
         let lengths = self.gather_round(&(bytes.len() as u64).to_le_bytes())?;
         let lengths: Vec<usize> = lengths.iter().map(|l| read_u64(l) as usize).collect();
         let piece = self.gather_piece_bytes();
@@ -89,7 +104,7 @@ pub trait Ranks {
     }
     /// Rank 0's `bytes` on every rank (the others' `bytes` are ignored): its length, then
     /// [`Ranks::broadcast_round`]s of at most [`Ranks::piece_bytes`] each.
-    fn broadcast(&self, bytes: Vec<u8>) -> Result<Vec<u8>, String> {
+    fn broadcast(&self, bytes: Vec<u8>) -> Result<Vec<u8>, RanksError> {
         let mut length = (bytes.len() as u64).to_le_bytes();
         self.broadcast_round(&mut length)?;
         let mut bytes = if self.rank() == 0 { bytes } else { vec![0; read_u64(&length) as usize] };
@@ -130,20 +145,20 @@ impl Ranks for Alone {
     fn piece_bytes(&self) -> usize {
         PIECE_BYTES
     }
-    fn exchange(&self, outgoing: &[&[u8]], incoming: &mut [&mut [u8]]) -> Result<(), String> {
+    fn exchange(&self, outgoing: &[&[u8]], incoming: &mut [&mut [u8]]) -> Result<(), RanksError> {
         incoming[0].copy_from_slice(outgoing[0]);
         Ok(())
     }
-    fn gather_round(&self, bytes: &[u8]) -> Result<Vec<Vec<u8>>, String> {
+    fn gather_round(&self, bytes: &[u8]) -> Result<Vec<Vec<u8>>, RanksError> {
         Ok(vec![bytes.to_vec()])
     }
-    fn broadcast_round(&self, _bytes: &mut [u8]) -> Result<(), String> {
+    fn broadcast_round(&self, _bytes: &mut [u8]) -> Result<(), RanksError> {
         Ok(())
     }
-    fn gather(&self, bytes: Vec<u8>) -> Result<Vec<Vec<u8>>, String> {
+    fn gather(&self, bytes: Vec<u8>) -> Result<Vec<Vec<u8>>, RanksError> {
         Ok(vec![bytes])
     }
-    fn broadcast(&self, bytes: Vec<u8>) -> Result<Vec<u8>, String> {
+    fn broadcast(&self, bytes: Vec<u8>) -> Result<Vec<u8>, RanksError> {
         Ok(bytes)
     }
 }
@@ -155,6 +170,8 @@ pub mod threads {
     use std::cell::Cell;
 
     use crossbeam_channel::{Receiver, Sender, unbounded};
+
+    use super::RanksError;
 
     /// One rank of a group of threads.
     pub struct ThreadRank {
@@ -214,36 +231,36 @@ pub mod threads {
         fn piece_bytes(&self) -> usize {
             self.piece_bytes
         }
-        fn exchange(&self, outgoing: &[&[u8]], incoming: &mut [&mut [u8]]) -> Result<(), String> {
+        fn exchange(&self, outgoing: &[&[u8]], incoming: &mut [&mut [u8]]) -> Result<(), RanksError> {
             for (to, part) in self.to.iter().zip(outgoing) {
                 self.largest_sent.set(self.largest_sent.get().max(part.len()));
-                to.send(part.to_vec()).map_err(|e| e.to_string())?;
+                to.send(part.to_vec()).map_err(|_| RanksError::Stopped)?;
             }
             for (from, part) in self.from.iter().zip(incoming) {
-                part.copy_from_slice(&from.recv().map_err(|e| e.to_string())?);
+                part.copy_from_slice(&from.recv().map_err(|_| RanksError::Stopped)?);
             }
             Ok(())
         }
-        fn gather_round(&self, bytes: &[u8]) -> Result<Vec<Vec<u8>>, String> {
+        fn gather_round(&self, bytes: &[u8]) -> Result<Vec<Vec<u8>>, RanksError> {
             self.largest_sent.set(self.largest_sent.get().max(bytes.len()));
-            self.to[0].send(bytes.to_vec()).map_err(|e| e.to_string())?;
+            self.to[0].send(bytes.to_vec()).map_err(|_| RanksError::Stopped)?;
             if self.rank != 0 {
                 return Ok(Vec::new());
             }
             let parts: Vec<Vec<u8>> =
-                self.from.iter().map(|from| from.recv().map_err(|e| e.to_string())).collect::<Result<_, _>>()?;
+                self.from.iter().map(|from| from.recv().map_err(|_| RanksError::Stopped)).collect::<Result<_, _>>()?;
             let total = parts.iter().map(Vec::len).sum();
             self.largest_gathered.set(self.largest_gathered.get().max(total));
             Ok(parts)
         }
-        fn broadcast_round(&self, bytes: &mut [u8]) -> Result<(), String> {
+        fn broadcast_round(&self, bytes: &mut [u8]) -> Result<(), RanksError> {
             if self.rank == 0 {
                 self.largest_sent.set(self.largest_sent.get().max(bytes.len()));
                 for to in &self.to {
-                    to.send(bytes.to_vec()).map_err(|e| e.to_string())?;
+                    to.send(bytes.to_vec()).map_err(|_| RanksError::Stopped)?;
                 }
             }
-            bytes.copy_from_slice(&self.from[0].recv().map_err(|e| e.to_string())?);
+            bytes.copy_from_slice(&self.from[0].recv().map_err(|_| RanksError::Stopped)?);
             Ok(())
         }
     }
@@ -282,10 +299,10 @@ pub mod threads {
         fn piece_bytes(&self) -> usize {
             self.rank.piece_bytes()
         }
-        fn exchange(&self, outgoing: &[&[u8]], incoming: &mut [&mut [u8]]) -> Result<(), String> {
+        fn exchange(&self, outgoing: &[&[u8]], incoming: &mut [&mut [u8]]) -> Result<(), RanksError> {
             self.rank.exchange(outgoing, incoming)
         }
-        fn all_to_all(&self, mut outgoing: Vec<Vec<u8>>) -> Result<Vec<Vec<u8>>, String> {
+        fn all_to_all(&self, mut outgoing: Vec<Vec<u8>>) -> Result<Vec<Vec<u8>>, RanksError> {
             let call = self.calls.replace(self.calls.get() + 1);
             if (self.rank(), call) == (self.from, self.call) && !outgoing[self.to].is_empty() {
                 let part = &mut outgoing[self.to];
@@ -295,10 +312,10 @@ pub mod threads {
             }
             self.rank.all_to_all(outgoing)
         }
-        fn gather_round(&self, bytes: &[u8]) -> Result<Vec<Vec<u8>>, String> {
+        fn gather_round(&self, bytes: &[u8]) -> Result<Vec<Vec<u8>>, RanksError> {
             self.rank.gather_round(bytes)
         }
-        fn broadcast_round(&self, bytes: &mut [u8]) -> Result<(), String> {
+        fn broadcast_round(&self, bytes: &mut [u8]) -> Result<(), RanksError> {
             self.rank.broadcast_round(bytes)
         }
     }

@@ -387,7 +387,7 @@ mod tests {
     /// The layers of `space` from `lowest` on, solved on the CPU, by layer.
     fn on_cpu(space: &Space, lowest: usize) -> Vec<Option<LayerValues<f32>>> {
         let mut layers: Vec<Option<LayerValues<f32>>> = vec![None; space.end_layer() + 1];
-        crate::duel::cluster::solve_layers::<f32>(space, lowest, |layer| {
+        crate::duel::sweep::solve_layers::<f32>(space, lowest, |layer| {
             layers[layer.shape.layer] = Some(layer.clone());
             Ok(())
         })

@@ -62,7 +62,7 @@ mod tests {
     fn solved(space: &Space, lowest: usize) -> Vec<Option<LayerValues<f32>>> {
         let mut layers: Vec<Option<LayerValues<f32>>> = vec![None; space.end_layer() + 1];
         if lowest + 1 < space.end_layer() {
-            crate::duel::cluster::solve_layers::<f32>(space, lowest + 1, |layer| {
+            crate::duel::sweep::solve_layers::<f32>(space, lowest + 1, |layer| {
                 layers[layer.shape.layer] = Some(layer.clone());
                 Ok(())
             })

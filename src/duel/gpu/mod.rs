@@ -26,7 +26,7 @@
 //! stay on the device for the whole tile. The host prepares a launch while none runs.
 //! Solves in memory and streamed solves both run their tiles here, one GPU per rank;
 //! where a tile's next rows exceed half the GPU's free memory, the sweep's kernel hands
-//! them over a run of opponents at a time (`crate::duel::cluster`'s `Kernel`).
+//! them over a run of opponents at a time (`crate::duel::sweep`'s `Kernel`).
 //!
 //! **Building.** `build.rs` compiles `turn.cu` with NVRTC at build time (from the PyPI
 //! package `nvidia-cuda-nvrtc-cu12`, or `YZ_NVRTC`): a cubin for sm_90 and PTX for
@@ -35,7 +35,6 @@
 pub mod batch;
 pub mod device;
 pub mod host;
-pub mod rate;
 
 pub use batch::Phases;
 pub use device::{DeviceRows, Gpu, GpuError};

@@ -5,7 +5,11 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use super::*;
+use super::ShardError;
+use super::format::{
+    Column, MANIFEST_FILE, SHARD_RECORD_BYTES, ShardEntry, linked, parse_shard_file, remove_file, shard_file,
+    shard_ranges,
+};
 use crate::duel::layout::LayerShape;
 use crate::game::Game;
 use crate::store::{self, Checksum, FileKind, Identity, IdentityError, StoreError};
@@ -21,13 +25,6 @@ pub const MANIFEST_KIND: FileKind =
 const MANIFEST_REMEDY: &str = "its shard list is in another format; read these tables with the yz that wrote them, \
      or solve them again with yz duel solve --force";
 
-/// Bytes of one shard's record in the manifest's payload: mover start, mover end, row
-/// offset, positions, checksum and file size, each a little-endian `u64`.
-pub const SHARD_RECORD_BYTES: usize = 48;
-
-/// File name of the manifest inside a table directory.
-pub const MANIFEST_FILE: &str = "manifest.yzs";
-
 /// A layer as the manifest lists it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LayerEntry {
@@ -42,6 +39,29 @@ pub struct LayerEntry {
 }
 
 impl LayerEntry {
+    /// A finished layer's entry from the shards its writers report by index (with the
+    /// draw shards beside them where the values carry draws): each of its `expected`
+    /// shards once, the draws none or as many. The one check before a layer is listed,
+    /// whether it was solved in memory or streamed through scratch.
+    pub fn from_written(
+        layer: usize,
+        positions: u64,
+        mut shards: Vec<(usize, ShardEntry)>,
+        mut draws: Vec<(usize, ShardEntry)>,
+        expected: usize,
+    ) -> Result<LayerEntry, ShardError> {
+        shards.sort_by_key(|s| s.0);
+        draws.sort_by_key(|s| s.0);
+        let whole =
+            |list: &[(usize, ShardEntry)]| list.len() == expected && list.iter().enumerate().all(|(i, s)| s.0 == i);
+        if expected == 0 || !whole(&shards) || !(draws.is_empty() || whole(&draws)) {
+            let indices = |list: &[(usize, ShardEntry)]| list.iter().map(|s| s.0).collect();
+            return Err(ShardError::Unwritten { layer, written: indices(&shards), draws: indices(&draws), expected });
+        }
+        let entries = |list: Vec<(usize, ShardEntry)>| list.into_iter().map(|s| s.1).collect();
+        Ok(LayerEntry { layer, positions, shards: entries(shards), draws: entries(draws) })
+    }
+
     /// Its shards of `column`.
     pub fn column(&self, column: Column) -> &[ShardEntry] {
         match column {

@@ -37,9 +37,16 @@ use std::path::PathBuf;
 
 use crate::store::{IdentityError, StoreError};
 
-pub use format::*;
-pub use manifest::*;
-pub use verify::*;
+pub use format::{
+    Column, MANIFEST_FILE, SHARD_KIND, SHARD_POSITIONS, SHARD_POSITIONS_VAR, SHARD_RECORD_BYTES, ShardEntry,
+    ShardHeader, ShardSpan, draw_fits, draw_remedy, linked, parse_shard_file, read_shard, remove_file, shard_file,
+    shard_positions_from_env, shard_ranges, write_shard,
+};
+pub use manifest::{LayerEntry, Listed, MANIFEST_KIND, Manifest, remove_unlisted_draws};
+pub use verify::{
+    FileCheck, LayerDigest, TableCheck, check_manifest, layer_digests, repair_command, verify_file, verify_listed,
+    verify_tables,
+};
 
 /// Why two-player tables could not be written or read.
 #[derive(Debug, thiserror::Error)]
@@ -50,6 +57,20 @@ pub enum ShardError {
     /// A sound file made for another game or by another version.
     #[error(transparent)]
     Identity(#[from] IdentityError),
+    /// A finished layer whose writers did not report each of its shards once.
+    #[error(
+        "layer {layer}: the shards written are {written:?} and their draws {draws:?}, not each of its {expected} once"
+    )]
+    Unwritten {
+        /// The layer.
+        layer: usize,
+        /// The indices of the value shards reported.
+        written: Vec<usize>,
+        /// The indices of the draw shards reported (none where values carry no draws).
+        draws: Vec<usize>,
+        /// How many shards the layer has.
+        expected: usize,
+    },
     /// The metadata does not parse or describes something else than expected.
     #[error("{}: {what}", .path.display())]
     Mismatch {
@@ -67,12 +88,21 @@ pub enum ShardError {
         reason: String,
     },
     /// Files of a table directory failed their checks.
-    #[error("the tables in {} do not verify ({} bad files): {}", .dir.display(), .problems.len(), .problems.join("; "))]
+    #[error(
+        "the tables in {} do not verify ({} bad {}): {}{}",
+        .dir.display(),
+        .problems.len(),
+        if .problems.len() == 1 { "file" } else { "files" },
+        .problems.join("; "),
+        .remedy.as_ref().map(|r| format!("; {r}")).unwrap_or_default()
+    )]
     Unsound {
         /// The table directory.
         dir: PathBuf,
         /// One line per bad file, naming it.
         problems: Vec<String>,
+        /// What to do about them, where a command does it.
+        remedy: Option<String>,
     },
     /// The manifest has no such layer.
     #[error("the tables in {} do not hold layer {layer} (they hold {first}..{end})", .dir.display())]

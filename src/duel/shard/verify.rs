@@ -7,9 +7,11 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 use serde::Serialize;
 
+use super::ShardError;
+use super::format::{Column, MANIFEST_FILE, SHARD_KIND, ShardEntry, ShardHeader, linked, read_shard};
 use super::format::{decode_values, header_problem, open_shard_file, parse_shard_file, stray_draw, stray_value};
 use super::manifest::listed_names;
-use super::*;
+use super::manifest::{Listed, MANIFEST_KIND, Manifest};
 use crate::duel::cards::Cards;
 use crate::duel::layout::LayerShape;
 use crate::duel::space::Space;
@@ -177,7 +179,7 @@ impl TableCheck {
 
 /// `yz duel solve --resume --out DIR` (with `--no-draws` where `no_draws`), `DIR` quoted
 /// for a shell where it needs it: the command that continues or repairs the tables in
-/// `dir`, whatever their game ([`crate::duel::cluster::resumed_game`]).
+/// `dir`, whatever their game ([`crate::duel::sweep::resumed_game`]).
 pub fn repair_command(dir: &Path, no_draws: bool) -> String {
     format!("yz duel solve --resume{} --out {}", if no_draws { " --no-draws" } else { "" }, crate::sys::shell_word(dir))
 }
@@ -409,4 +411,34 @@ pub fn layer_digests(dir: &Path) -> Result<Vec<LayerDigest>, ShardError> {
         digests.push(LayerDigest { layer: entry.layer, positions: entry.positions, values, draws });
     }
     Ok(digests)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::duel::shard::format::tests::written;
+    use crate::store::Checksum;
+
+    /// Every way an entry can disagree with the shard it names is found by the reader and
+    /// by `shard verify` alike, in the same words.
+    #[test]
+    fn readers_and_verify_name_a_lying_entry_alike() {
+        let dir = tempfile::tempdir().unwrap();
+        let (game, shape, _, entry, _) = written(dir.path());
+        type Lie = fn(&mut ShardEntry);
+        let lies: [(&str, Lie); 3] = [
+            ("movers", |e| e.mover_end += 1),
+            ("positions", |e| e.positions -= 1),
+            ("checksum", |e| e.checksum = Checksum(e.checksum.0 ^ 1)),
+        ];
+        for (what, lie) in lies {
+            let mut told = entry.clone();
+            lie(&mut told);
+            let read = read_shard(dir.path(), game, &shape, (0, &told), Column::Value).unwrap_err().to_string();
+            let listed = Listed { layer: 3, column: Column::Value, index: 0, entry: &told, values: None };
+            let verified = verify_listed(dir.path(), game, &listed, shape.opponents.len());
+            let problem = verified.problem.unwrap_or_else(|| panic!("{what}: shard verify found nothing"));
+            assert!(read.contains(&problem), "{what}: the reader says {read:?}, shard verify {problem:?}");
+        }
+    }
 }

@@ -397,19 +397,7 @@ fn start_build(config: &ServeConfig, game: Game) -> std::io::Result<Child> {
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped());
-    #[cfg(target_os = "linux")]
-    {
-        use std::os::unix::process::CommandExt;
-        // SAFETY: between fork and exec the closure makes two system calls, which take no
-        // lock and allocate nothing.
-        unsafe {
-            command.pre_exec(|| {
-                libc::setpriority(libc::PRIO_PROCESS, 0, 10);
-                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
-                Ok(())
-            });
-        }
-    }
+    crate::sys::run_child_below(&mut command);
     command.spawn()
 }
 
@@ -466,21 +454,7 @@ pub(in crate::coach::serve) fn background_priority() {
     if LOWERED.replace(true) {
         return;
     }
-    #[cfg(target_os = "linux")]
-    // SAFETY: setpriority and gettid only read their arguments; a thread id names this thread.
-    unsafe {
-        libc::setpriority(libc::PRIO_PROCESS, libc::gettid() as libc::id_t, 10);
-    }
-}
-
-/// Hands memory that heavy work freed back to the system (glibc keeps freed pages in its
-/// per-thread arenas otherwise, so a server that ran a solve would hold its peak for good).
-fn release_freed_memory() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: malloc_trim only walks the allocator's own free lists.
-    unsafe {
-        libc::malloc_trim(0);
-    }
+    crate::sys::lower_this_threads_priority();
 }
 
 /// A heavy request's place ([`App::heavy_gate`]): given back, and the memory its work freed
@@ -491,7 +465,7 @@ pub(in crate::coach::serve) struct HeavyPermit {
 
 impl Drop for HeavyPermit {
     fn drop(&mut self) {
-        release_freed_memory();
+        crate::sys::release_freed_memory();
     }
 }
 

@@ -11,21 +11,21 @@ use axum::extract::rejection::JsonRejection;
 use axum::http::{StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 
 mod app;
 
 use crate::coach::history::{self, HistoryEntry, HistoryError};
 use crate::coach::requests::ApiError;
 use crate::coach::requests::{
-    self, DuelRequest, Fields, GameRequest, ReasonsJson, ReasonsRequest, ReviewRequest, RulesJson, ScoreRequest,
-    ScoredJson, TurnRequest, ViewRequest,
+    self, CurveJson, CurveRequest, DuelRequest, Fields, GameRequest, ReasonsJson, ReasonsRequest, ReviewRequest,
+    RulesJson, ScoreRequest, ScoredJson, TargetRequest, TurnRequest, ViewRequest,
 };
 use crate::coach::review::{self, DuelTurnJson};
 use crate::duel::source::TableLookup;
-use crate::game::{Card, CardView};
+use crate::game::CardView;
 use crate::solo;
-use crate::targets::advise::{self as target_advise, TargetAdviceJson};
+use crate::targets::advise::TargetAdviceJson;
 use crate::targets::payoff::{self, BeatReport};
 pub(super) use app::{App, background_priority};
 use app::{BODY_BUDGET_KIB, Cancel, LARGE_BODY_BUDGET_KIB, SMALL_BODY_BYTES, blocking, lock};
@@ -63,6 +63,15 @@ pub(super) async fn solo_advise(
 ) -> Answer<solo::advise::AdviceJson> {
     let table = app.solo(request.game()?).await?;
     requests::solo_advise(&*table, &request).map(Json)
+}
+
+/// A decision of a solitaire game judged against the best choice, as reviews judge it.
+pub(super) async fn solo_judge(
+    State(app): State<Arc<App>>,
+    Strict(request): Strict<requests::JudgeRequest>,
+) -> Answer<requests::JudgedJson> {
+    let table = app.solo(request.turn().game()?).await?;
+    requests::solo_judge(&*table, &request).map(Json)
 }
 
 /// Why the best choices of a position rank as they do: each analysed to the end of the
@@ -108,71 +117,31 @@ pub(super) async fn solo_beat(State(app): State<Arc<App>>, Strict(request): Stri
     .await
 }
 
-#[derive(Debug, Deserialize)]
-pub(super) struct TargetRequest {
-    #[serde(flatten)]
-    turn: TurnRequest,
-    target: i64,
-}
-
-impl Fields for TargetRequest {
-    fn fields() -> Vec<&'static str> {
-        [TurnRequest::fields(), vec!["target"]].concat()
-    }
-}
-
 pub(super) async fn targets_advise(
     State(app): State<Arc<App>>,
     Strict(request): Strict<TargetRequest>,
 ) -> Answer<TargetAdviceJson> {
-    let (game, card, roll, rolls_left) = request.turn.read()?;
-    let table = app.targets(game).await?;
-    let ranked = target_advise::advise(&table, game, &card, roll, rolls_left, request.target).map_err(ApiError::bad)?;
-    Ok(Json(TargetAdviceJson::new(&card, roll, rolls_left, request.target, &ranked)))
-}
-
-#[derive(Debug, Deserialize)]
-pub(super) struct CurveRequest {
-    #[serde(flatten)]
-    game: GameRequest,
-    card: String,
-}
-
-impl Fields for CurveRequest {
-    fn fields() -> Vec<&'static str> {
-        [GameRequest::fields(), vec!["card"]].concat()
-    }
+    let table = app.targets(request.turn().game()?).await?;
+    requests::target_advice(&mut table.reader(), &request).map(Json)
 }
 
 /// P(final total ≥ t) for every t a card can still reach.
-#[derive(Serialize)]
-pub(super) struct CurveJson {
-    card: String,
-    points: u32,
-    /// `[t, P(final total ≥ t)]` from the points on the card up.
-    at_least: Vec<(u32, f32)>,
-}
-
 pub(super) async fn targets_curve(
     State(app): State<Arc<App>>,
     Strict(request): Strict<CurveRequest>,
 ) -> Answer<CurveJson> {
-    let game = request.game.game()?;
-    let card = Card::parse(&request.card, game).map_err(ApiError::bad)?;
-    let table = app.targets(game).await?;
-    let points = card.points();
-    let at_least = if card.state().is_terminal() {
-        vec![(points, 1.0)]
-    } else {
-        let curve = table.curve(card.state()).map_err(ApiError::internal)?;
-        let reach = curve.first as usize + curve.values.len();
-        (0..=reach as u32).map(|more| (points + more, curve.at(i64::from(more)))).collect()
-    };
-    Ok(Json(CurveJson { card: card.to_string(), points, at_least }))
+    let card = request.card()?;
+    let table = app.targets(card.game).await?;
+    requests::target_curve(&mut table.reader(), &card).map(Json)
 }
 
 pub(super) async fn card_score(Strict(request): Strict<ScoreRequest>) -> Answer<ScoredJson> {
     requests::card_score(&request).map(Json)
+}
+
+/// A turn of the page's game added to its record.
+pub(super) async fn play_turn(Strict(request): Strict<requests::PlayTurnRequest>) -> Answer<requests::PlayedJson> {
+    requests::play_turn(&request).map(Json)
 }
 
 pub(super) async fn card_view(Strict(request): Strict<ViewRequest>) -> Answer<CardView> {

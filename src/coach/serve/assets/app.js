@@ -6,6 +6,7 @@
 
 const $ = (id) => document.getElementById(id);
 const PLAY_KEY = "yz-play";
+const HISTORY_KEY = "yz-history";
 const PREFS_KEY = "yz-prefs";
 const UNDO_DEPTH = 100;
 // A choice that loses at most this much is a best choice (the values' own rounding).
@@ -39,7 +40,7 @@ const solver = { local: false, worker: null, next: 0, waiting: new Map() };
 async function api(path, body, signal) {
   const pending = busy();
   try {
-    if (solver.local) return await inBrowser(path, body);
+    if (solver.local) return await (path === "/api/history" ? pageHistory(body) : inBrowser(path, body));
     const init = body === undefined ? { signal } : {
       method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body), signal,
     };
@@ -50,6 +51,25 @@ async function api(path, body, signal) {
   } finally {
     pending.done();
   }
+}
+
+// The game history of the page without a server, kept in its storage: asked with a game's
+// record, the library adds the game (its review's totals) as the server adds one to its
+// file, and the history now kept is stored; asked with none, the history is read.
+async function pageHistory(body) {
+  let kept;
+  try {
+    kept = JSON.parse(localStorage.getItem(HISTORY_KEY) || "[]");
+    if (!Array.isArray(kept)) throw new Error("not a list of games");
+  } catch (error) {
+    // Never overwritten: a history that cannot be read is the player's to clear.
+    throw new ApiError(`the game history kept in this browser cannot be read (${error.message}); ` +
+      "clear this site's data to start a new one", 500, {});
+  }
+  if (body === undefined) return kept;
+  const history = await inBrowser("/api/history", { record: body.record, when: Math.floor(Date.now() / 1000), history: kept });
+  localStorage.setItem(HISTORY_KEY, JSON.stringify(history));
+  return history;
 }
 
 // Whether a yz server answers the page's API (else the page runs its own solver).
@@ -67,7 +87,8 @@ function inBrowser(path, body) {
     solver.worker = new Worker("worker.js");
     solver.worker.onmessage = (event) => {
       const { id, status, answer, progress } = event.data;
-      if (progress) { showSolving(progress); return; }
+      // The worker answers in order: the solve reported is the oldest request's.
+      if (progress) { showSolving(progress, solver.waiting.values().next().value.path); return; }
       const { resolve, reject } = solver.waiting.get(id);
       solver.waiting.delete(id);
       if (status === 200) resolve(answer);
@@ -84,7 +105,7 @@ function inBrowser(path, body) {
   }
   const id = ++solver.next;
   return new Promise((resolve, reject) => {
-    solver.waiting.set(id, { resolve, reject });
+    solver.waiting.set(id, { resolve, reject, path });
     solver.worker.postMessage({ id, path, body });
   });
 }
@@ -109,13 +130,16 @@ function busy() {
   };
 }
 
-// The browser's solver reports a table's solve: its share shown on the busy marker.
-function showSolving({ done, total }) {
+// The browser's solver reports a solve for the request at `path`: its share shown on the
+// busy marker, with what is solved.
+function showSolving({ done, total }, path) {
   const share = Math.floor((100 * done) / Math.max(total, 1));
   $("busy").hidden = false;
   $("busy-bar").max = 100;
   $("busy-bar").value = share;
-  $("busy-text").textContent = `Solving the ${rulesName()} table in your browser (once per rule set): ${share}%`;
+  $("busy-text").textContent = path.startsWith("/api/targets/")
+    ? `Solving the chances of every total from this position in your browser (kept for the rest of the game): ${share}%`
+    : `Solving the ${rulesName()} table in your browser (once per rule set): ${share}%`;
 }
 
 function showError(error) { $("error").textContent = error ? (error.message || String(error)) : ""; }
@@ -163,10 +187,6 @@ function pointsWords(o) {
   const boxPoints = o.box_points ?? o.points;
   const bonus = o.bonus_points ?? (o.points - boxPoints);
   return bonus > 0 ? `${boxPoints} + ${bonus} bonus` : `${boxPoints}`;
-}
-function sameChoice(o, action, what) {
-  if (o.action !== action) return false;
-  return action === "keep" ? o.keep.join(",") === what.join(",") : o.category === what;
 }
 
 // ---- dice ----
@@ -663,7 +683,8 @@ function saveGame() {
 function loadGame() {
   try {
     const saved = JSON.parse(localStorage.getItem(PLAY_KEY) || "null");
-    if (saved && saved.play && page.rules.some((r) => r.name === saved.play.rules)) {
+    // A game saved by an earlier page, which kept its record in a form of its own, is not resumed.
+    if (saved && saved.play && typeof saved.play.record === "string" && page.rules.some((r) => r.name === saved.play.rules)) {
       page.play = saved.play;
       page.undo = Array.isArray(saved.undo) ? saved.undo : [];
     }
@@ -678,7 +699,7 @@ function newGame() {
   const typed = $("seed").dataset.typed === "true";
   const seed = typed ? Number($("seed").value) || 0 : crypto.getRandomValues(new Uint32Array(1))[0] % 1000000;
   $("seed").dataset.typed = "false";
-  page.play = { rules: rulesName(), seed, rng: seed >>> 0, card: "", lines: [], feedback: [], decisions: 0, total: 0, turnNumber: 0, over: false };
+  page.play = { rules: rulesName(), seed, rng: seed >>> 0, card: "", record: "", feedback: [], decisions: 0, total: 0, turnNumber: 0, over: false };
   page.undo = [];
   startTurn();
 }
@@ -689,7 +710,8 @@ function startTurn() {
   play.dice = [die(play), die(play), die(play), die(play), die(play)];
   play.kept = [false, false, false, false, false];
   play.rollsLeft = 2;
-  play.turn = [play.dice.join("")];
+  play.rolls = [play.dice.join("")];
+  play.keeps = [];
   play.advised = null;
   saveGame();
   renderPlay();
@@ -733,7 +755,7 @@ function renderPlay() {
   $("reroll").disabled = play.over || play.rollsLeft === 0;
   $("undo").disabled = page.undo.length === 0;
   $("hint").disabled = play.over;
-  $("play-record").value = ["yz-record 1", `rules ${play.rules}`, ...play.lines].join("\n") + "\n";
+  $("play-record").value = play.record;
   $("feedback").replaceChildren(...play.feedback.map(feedbackItem));
   const undone = play.undone || [];
   $("undone").replaceChildren(...undone.map(feedbackItem));
@@ -774,10 +796,16 @@ function playAdvice(rollsLeft) {
   return api("/api/solo/advise", { rules: play.rules, card: play.card, dice: play.dice.join(""), rolls_left: rollsLeft });
 }
 
-// Records a decision's feedback: what it was worth against the best choice.
-function addFeedback(options, chosen, best, text) {
+// The library's judgement of a decision (`/api/solo/judge`: the rule `yz review` and
+// `yz play` judge by): the choice made and the best one, and what the choice lost.
+function judge(choice) {
   const play = page.play;
-  const loss = Math.max(0, best.expected_final - chosen.expected_final);
+  return api("/api/solo/judge", { rules: play.rules, card: play.card, dice: play.dice.join(""), rolls_left: play.rollsLeft, ...choice });
+}
+
+// Records a decision's feedback from its judgement: what it was worth against the best choice.
+function addFeedback({ chosen, best, loss }, text) {
+  const play = page.play;
   const words = loss <= TOLERANCE ? `${text}: a best choice`
     : `${text}: loses ${loss.toFixed(2)} points; best was ${choiceWords(best)}`;
   play.feedback.push({
@@ -793,12 +821,12 @@ async function reroll() {
   if (!play || play.over || play.rollsLeft === 0) return;
   const keep = play.dice.filter((_, i) => play.kept[i]).sort();
   try {
-    const advice = await playAdvice(play.rollsLeft);
-    const chosen = advice.options.find((o) => sameChoice(o, "keep", keep));
+    const judged = await judge({ keep: keep.length ? keep.join("") : "-" });
     checkpoint();
-    addFeedback(advice.options, chosen, advice.options[0], choiceWords(chosen));
+    addFeedback(judged, choiceWords(judged.chosen));
     play.dice = play.dice.map((face, i) => (play.kept[i] ? face : die(play)));
-    play.turn.push("keep", keep.length ? keep.join("") : "-", play.dice.join(""));
+    play.keeps.push(keep.length ? keep.join("") : "-");
+    play.rolls.push(play.dice.join(""));
     play.rollsLeft -= 1;
     play.kept = play.kept.map(() => false);
     play.advised = null;
@@ -814,22 +842,23 @@ async function scoreBox(name) {
   showError(null);
   const play = page.play;
   try {
-    const now = await playAdvice(0);
-    const chosen = now.options.find((o) => sameChoice(o, "score", name));
-    const early = play.rollsLeft > 0 ? await playAdvice(play.rollsLeft) : now;
+    const judged = await judge({ score: name });
     const text = play.rollsLeft > 0
-      ? `${choiceWords(chosen)} with ${play.rollsLeft} reroll${play.rollsLeft === 1 ? "" : "s"} left`
-      : choiceWords(chosen);
-    const scored = await api("/api/card/score", { rules: play.rules, card: play.card, dice: play.dice.join(""), box: name });
+      ? `${choiceWords(judged.chosen)} with ${play.rollsLeft} reroll${play.rollsLeft === 1 ? "" : "s"} left`
+      : choiceWords(judged.chosen);
+    // The library adds the turn to the game's record (and checks it as any record's).
+    const scored = await api("/api/play/turn", { rules: play.rules, record: play.record, rolls: play.rolls, keeps: play.keeps, box: name });
     checkpoint();
-    addFeedback(early.options, chosen, early.options[0], text);
-    play.lines.push(`${play.turn.join(" ")} ${name}=${scored.box_points}`);
+    addFeedback(judged, text);
+    play.record = scored.record;
     play.card = scored.card;
     play.total = scored.total;
     play.over = scored.full;
     $("hint-answer").textContent = "";
     if (play.over) {
       play.advised = null;
+      // The game's decisions and losses summed by the library's review of its record.
+      play.summary = (await api("/api/review", { record: play.record, top: 0 })).players[0];
       saveGame();
       renderPlay();
       page.keeping = keepGame($("play-record").value);
@@ -878,11 +907,11 @@ function renderGameOver() {
   const box = $("game-over");
   box.hidden = !play.over;
   if (!play.over) { box.innerHTML = ""; return; }
-  const losses = play.feedback.reduce((sum, f) => sum + f.loss, 0);
   const worst = [...play.feedback].filter((f) => f.loss > TOLERANCE).sort((a, b) => b.loss - a.loss).slice(0, 3);
+  const summary = play.summary;
   box.innerHTML = `<h2>Game over: ${play.total} points</h2>` +
-    `<p>${play.decisions} decisions, mean loss ${(losses / Math.max(1, play.decisions)).toFixed(2)} points per decision ` +
-    `(${losses.toFixed(2)} in all).</p>` +
+    (summary ? `<p>${summary.decisions} decisions, mean loss ${summary.mean_loss.toFixed(2)} points per decision ` +
+      `(${summary.total_loss.toFixed(2)} in all).</p>` : "") +
     ((play.undone || []).length ? `<p>${play.undone.length} decision${play.undone.length === 1 ? "" : "s"} taken back ` +
       `(losing ${play.undone.reduce((sum, f) => sum + f.loss, 0).toFixed(2)} points before the undo).</p>` : "") +
     (worst.length ? `<p>Worst decisions:</p><ol>${worst.map((f) => `<li>Turn ${f.turn}: ${f.text}</li>`).join("")}</ol>`

@@ -1,7 +1,7 @@
 //! Counting two-player positions layer by layer without enumerating pairs.
 //!
 //! A layer's count is the sum over (mover, opponent) card pairs of their window length
-//! ([`super::cards::window`]). The window depends on the two cards only through their
+//! ([`crate::duel::cards::window`]). The window depends on the two cards only through their
 //! bounds, and many cards share bounds, so the sum runs over pairs of *bound classes*
 //! weighted by how many cards each class holds: thousands of classes instead of billions
 //! of pairs.
@@ -11,11 +11,13 @@ use std::ops::Range;
 
 use serde::Serialize;
 
-use super::cards::{CardSet, Cards, window};
+use crate::duel::units::group;
+
+use crate::duel::cards::{CardSet, Cards, window};
 use rayon::prelude::*;
 
-use super::layout::{Tile, bound_classes, window_len};
-use super::space::{Space, layer_split};
+use crate::duel::layout::{Tile, bound_classes, window_len};
+use crate::duel::space::{Space, layer_split};
 use crate::game::{NUM_ROLLS, Rules};
 use crate::progress::{Progress, Silent};
 use crate::turn::kernel::edges_per_turn;
@@ -161,20 +163,6 @@ pub fn count_terminal(cards: &Cards) -> u64 {
         .sum()
 }
 
-/// A count with its digits grouped by thousands, as the counts are printed:
-/// `12671976997282` as `12,671,976,997,282`.
-pub fn group(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
 /// The positions of a two-player game counted layer by layer (`yz duel count`).
 #[derive(Clone, Debug, Serialize)]
 pub struct CountReport {
@@ -270,7 +258,7 @@ mod tests {
                         let (ba, bb) = (cards.bounds(a), cards.bounds(b));
                         for d in -2000..=2000 {
                             let possible = (ba.past_min - bb.past_max..=ba.past_max - bb.past_min).contains(&d);
-                            let open = super::super::cards::decided(ba, bb, d).is_none();
+                            let open = crate::duel::cards::decided(ba, bb, d).is_none();
                             n += (possible && open) as u64;
                         }
                     }

@@ -53,26 +53,25 @@ use bytemuck::Pod;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::error::ClusterError;
-use super::exchange::{pack_part, unpack_part};
+use super::driver::{Begun, Frontier, sweep};
 use super::kernel::Kernel;
-use super::partition;
-use super::ranks::Ranks;
+use super::outcome::{LayerReport, Outcome};
+use super::scratch::{block_file, is_block_file, remove_scratch_files};
 use super::shards::read_rows;
-use super::solve::{LayerReport, Outcome};
-use super::sweep::{Begun, Frontier, sweep};
 use crate::duel::cards::window;
-use crate::duel::fit::Budget;
+use crate::duel::cluster::budget::Budget;
+use crate::duel::cluster::error::{BelowFloor, ClusterError};
+use crate::duel::cluster::exchange::{gather_then_decide, pack_part, rank_zero_decides, unpack_part};
+use crate::duel::cluster::partition;
+use crate::duel::cluster::ranks::Ranks;
 use crate::duel::layout::{per_card_sums, window_len};
-use crate::duel::plan::size;
 use crate::duel::shard::{self, Column, LayerEntry, Manifest, ShardEntry, ShardError, ShardSpan, shard_ranges};
 use crate::duel::solve::LayerRows;
 use crate::duel::{DuelValue, LayerShape, Space, Tile};
 use crate::store::{self, Durability, PartsFile, StoreError};
-use crate::sys::RankMemory;
 
 /// Bytes of tile offsets per pair a block computes: the tile's offset and the kernel's
-/// per-pair output slot ([`solve_tile`]).
+/// per-pair output slot ([`solve_tile`](crate::duel::solve::solve_tile)).
 const COLUMN_PAIR_BYTES: u64 = 8 + 32;
 /// Bytes of tile offsets per pair of the rows a block reads.
 const ROW_PAIR_BYTES: u64 = 8;
@@ -103,7 +102,7 @@ pub struct Stream {
     pub scratch: PathBuf,
     /// Layers that fit the budget whole and are solved in memory (with rows read back
     /// from the shards of a streamed layer above); the others stream. Where a layer not
-    /// written streams, every layer not written must ([`crate::duel::plan::Plan::streamed`]
+    /// written streams, every layer not written must ([`crate::duel::sizing::plan::Plan::streamed`]
     /// decides so): its rows reach the layer below only through frames.
     pub in_memory: Vec<usize>,
 }
@@ -116,46 +115,6 @@ pub fn default_scratch(dir: &Path, var: impl Fn(&str) -> Option<String>, ranks: 
     match (var("SLURM_JOB_ID"), var("TMPDIR")) {
         (Some(job), Some(tmp)) if one_node && !tmp.is_empty() => Path::new(&tmp).join(format!("yz-stream-{job}")),
         _ => dir.join("scratch"),
-    }
-}
-
-/// Why a streamed solve cannot run in its budget.
-#[derive(Clone, Debug, PartialEq, thiserror::Error)]
-#[error(
-    "this streamed solve needs at least {} ({needed} bytes) a rank for layer {layer}: twice one row and one column of \
-     it, cut at shard boundaries, besides the per-card tables; {} in all at {ranks} rank(s), but {}",
-    size(*needed),
-    size(needed * ranks),
-    match budget {
-        Budget::PerRank(bytes) => {
-            format!("--mem-per-rank gives each rank {} ({} in all); give at least that", size(*bytes), size(bytes * ranks))
-        }
-        Budget::Machine(RankMemory { machine, per_rank, ranks_here }) => format!(
-            "this machine has {} available ({} for each of its {ranks_here} rank(s)); run where each rank has at least \
-             that",
-            size(*machine),
-            size(*per_rank)
-        ),
-    }
-)]
-pub struct BelowFloor {
-    /// The ranks of the solve.
-    pub ranks: u64,
-    /// The memory of each rank.
-    pub budget: Budget,
-    /// The least budget that streams every pass.
-    pub needed: u64,
-    /// The same in GiB.
-    pub needed_gib: f64,
-    /// The layer whose block needs it.
-    pub layer: usize,
-}
-
-impl BelowFloor {
-    /// The refusal of `ranks` ranks of `budget` each, where layer `layer` needs `needed`
-    /// bytes a rank.
-    pub fn new(ranks: u64, budget: Budget, needed: u64, layer: usize) -> BelowFloor {
-        BelowFloor { ranks, budget, needed, needed_gib: needed as f64 / (1u64 << 30) as f64, layer }
     }
 }
 
@@ -382,23 +341,6 @@ impl Cuts {
     }
 }
 
-/// The file of block `block` of the pass reading layer `upper`: its frames of layer
-/// `upper − 1`, then its done record.
-fn block_file(scratch: &Path, upper: usize, block: usize) -> PathBuf {
-    scratch.join(format!("block-{upper:02}-{block:06}.yzs"))
-}
-
-/// Whether `name` is the name of a block file of the pass reading layer `upper` (any pass
-/// for `None`).
-pub(super) fn is_block_file(name: &str, upper: Option<usize>) -> bool {
-    let Some(rest) = name.strip_prefix("block-").and_then(|r| r.strip_suffix(".yzs")) else { return false };
-    let digits = |s: &str, n: usize| s.len() == n && s.bytes().all(|b| b.is_ascii_digit());
-    match rest.split_once('-') {
-        Some((layer, block)) => digits(layer, 2) && digits(block, 6) && upper.is_none_or(|u| layer.parse() == Ok(u)),
-        None => false,
-    }
-}
-
 /// Opens a block file.
 fn open_block(path: &Path) -> Result<PartsFile, StoreError> {
     // SAFETY: scratch files are written by rename and never in place.
@@ -461,22 +403,8 @@ pub(super) fn solve_streamed<V: DuelValue + Pod>(
         remove_scratch_files(scratch, |name| is_block_file(name, None) && !keep(name))?;
         Ok(done)
     };
-    // 1: continue after the pass; 0: at it; 2: rank 0 failed (and says why).
-    let decision = if me == 0 {
-        match decide() {
-            Ok(done) => vec![u8::from(done)],
-            Err(e) => {
-                ranks.broadcast(vec![2]).map_err(ClusterError::Exchange)?;
-                return Err(e);
-            }
-        }
-    } else {
-        Vec::new()
-    };
-    let decision = ranks.broadcast(decision).map_err(ClusterError::Exchange)?;
-    if decision == [2] {
-        return Err(ClusterError::StoppedByRankZero);
-    }
+    // Whether the pass is done: continue after it, or at it.
+    let pass_done = rank_zero_decides(ranks, decide, |&done| vec![u8::from(done)], |bytes| Ok(bytes == [1]))?;
     let mut frontier = Streamed {
         space,
         ranks,
@@ -492,7 +420,7 @@ pub(super) fn solve_streamed<V: DuelValue + Pod>(
         current: None,
         block: None,
     };
-    if decision == [1] {
+    if pass_done {
         // The pass is done: its frames hold the rows the next pass reads.
         let done = frontier.upcoming.replace(pass(listed - 1)).expect("the first pass");
         if me == 0 {
@@ -716,7 +644,7 @@ impl<V: DuelValue + Pod, R: Ranks, P: FnMut(&LayerReport)> Frontier<V> for Strea
             .par_iter()
             .map(|movers| pack_part(bytemuck::cast_slice(&values[tile.rows(movers.clone())])))
             .collect::<std::io::Result<Vec<_>>>()
-            .map_err(|e| ClusterError::Exchange(format!("compressing a frame: {e}")))?;
+            .map_err(|source| ClusterError::Compress { what: "a frame of a block file".into(), source })?;
         drop(values);
         self.close_block(b, record, frames)
     }
@@ -798,8 +726,8 @@ fn read_frames<V: DuelValue + Pod>(
 
 /// Gathers the pass's records (and how many blocks each rank found finished) on rank 0,
 /// which lists the layer read (if this pass wrote it) and removes the scratch files no
-/// pass reads any more; every rank waits for it. Returns the blocks found finished (on
-/// rank 0).
+/// pass reads any more ([`gather_then_decide`]). Returns the blocks found finished (on
+/// rank 0; 0 on the others, whose outcome is not reported).
 fn end_pass(
     ranks: &impl Ranks,
     dir: &Path,
@@ -809,78 +737,51 @@ fn end_pass(
     records: (Vec<Done>, usize),
 ) -> Result<usize, ClusterError> {
     let mine = serde_json::to_vec(&records).expect("records serialise");
-    let all = ranks.gather(mine).map_err(ClusterError::Exchange)?;
-    let mut resumed = 0;
-    if ranks.rank() == 0 {
-        let result = (|| -> Result<(), ClusterError> {
-            let mut written = Vec::new();
-            for bytes in all {
-                let (theirs, found): (Vec<Done>, usize) = serde_json::from_slice(&bytes)
-                    .map_err(|e| ClusterError::Exchange(format!("finished blocks: {e}")))?;
-                written.extend(theirs.into_iter().flat_map(|d| d.written));
-                resumed += found;
-            }
-            if let Some(shape) = &pass.rows
-                && writes
-                && manifest.layer(pass.upper).is_none()
-            {
-                written.sort_by_key(|w| w.0);
-                if written.len() != pass.shards.len() || written.iter().enumerate().any(|(i, w)| w.0 != i) {
-                    return Err(ClusterError::Exchange(format!(
-                        "layer {}: the blocks wrote {} of its {} shards",
-                        pass.upper,
-                        written.len(),
-                        pass.shards.len()
-                    )));
-                }
-                let (shards, draws): (Vec<ShardEntry>, Vec<Option<ShardEntry>>) =
-                    written.into_iter().map(|(_, value, draw)| (value, draw)).unzip();
-                let entry = LayerEntry {
-                    layer: pass.upper,
-                    positions: shape.positions(),
-                    shards,
-                    draws: draws.into_iter().flatten().collect(),
-                };
-                manifest.list(dir, entry)?;
-            }
-            // The pass above's block files: this pass read their frames, and their records
-            // are no longer asked for.
-            remove_scratch_files(scratch, |name| is_block_file(name, Some(pass.upper + 1)))
-        })();
-        if let Err(e) = result {
-            // Every rank hears of it before rank 0 stops with its own error.
-            ranks.broadcast(e.to_string().into_bytes()).map_err(ClusterError::Exchange)?;
-            return Err(e);
+    let decide = |all: Vec<Vec<u8>>| -> Result<usize, ClusterError> {
+        let (mut written, mut resumed) = (Vec::new(), 0);
+        for bytes in all {
+            let (theirs, found): (Vec<Done>, usize) = serde_json::from_slice(&bytes)
+                .map_err(|source| ClusterError::Record { what: "finished blocks", source })?;
+            written.extend(theirs.into_iter().flat_map(|d| d.written));
+            resumed += found;
         }
-    }
-    let verdict = ranks.broadcast(Vec::new()).map_err(ClusterError::Exchange)?;
-    if !verdict.is_empty() {
-        return Err(ClusterError::StoppedByRankZero);
-    }
-    Ok(resumed)
+        if let Some(shape) = &pass.rows
+            && writes
+            && manifest.layer(pass.upper).is_none()
+        {
+            let mut shards = Vec::with_capacity(written.len());
+            let mut draws = Vec::new();
+            for (index, value, draw) in written {
+                shards.push((index, value));
+                draws.extend(draw.map(|d| (index, d)));
+            }
+            let entry = LayerEntry::from_written(pass.upper, shape.positions(), shards, draws, pass.shards.len())?;
+            manifest.list(dir, entry)?;
+        }
+        // The pass above's block files: this pass read their frames, and their records
+        // are no longer asked for.
+        remove_scratch_files(scratch, |name| is_block_file(name, Some(pass.upper + 1)))?;
+        Ok(resumed)
+    };
+    let resumed = gather_then_decide(
+        ranks,
+        mine,
+        decide,
+        |n| serde_json::to_vec(n).expect("a count serialises"),
+        |bytes| {
+            serde_json::from_slice(bytes).map_err(|source| ClusterError::Record { what: "finished blocks", source })
+        },
+    )?;
+    Ok(if ranks.rank() == 0 { resumed } else { 0 })
 }
 
-/// Removes the scratch directory once the solve is done (rank 0), after every rank.
+/// Removes the block files once the streamed layers are done (rank 0), after every rank;
+/// the directory goes when the solve ends ([`ScratchClaim::release`](super::scratch::ScratchClaim::release)).
 fn finish(ranks: &impl Ranks, scratch: &Path, last: usize) -> Result<(), ClusterError> {
-    ranks.gather(Vec::new()).map_err(ClusterError::Exchange)?;
+    ranks.gather(Vec::new())?;
     if ranks.rank() == 0 && scratch.exists() {
         remove_scratch_files(scratch, |name| is_block_file(name, None))?;
-        // A scratch directory the user gave, holding other files, stays.
-        let _ = std::fs::remove_dir(scratch);
-        tracing::info!(last, scratch = %scratch.display(), "streamed solve finished; scratch removed");
-    }
-    Ok(())
-}
-
-/// Removes the scratch files of the streamed solve whose names `doomed` picks (among its
-/// own: a caller's `doomed` never picks a name that is not a block file's).
-fn remove_scratch_files(scratch: &Path, doomed: impl Fn(&str) -> bool) -> Result<(), ClusterError> {
-    let entries = std::fs::read_dir(scratch).map_err(io_error(scratch, "list"))?;
-    for entry in entries {
-        let name = entry.map_err(io_error(scratch, "list"))?.file_name().to_string_lossy().into_owned();
-        if name.ends_with(".yzs") && doomed(&name) {
-            shard::remove_file(&scratch.join(name))?;
-        }
+        tracing::info!(last, scratch = %scratch.display(), "streamed layers finished; block files removed");
     }
     Ok(())
 }
@@ -1035,7 +936,7 @@ pub fn rehearse_passes(
 
 /// The entry shard `i` of layer `shape` would have in a done record or the manifest, with
 /// a stand-in checksum and its raw size: what a rehearsal lists.
-pub(super) fn stand_in_entry(shape: &LayerShape, i: usize, span: &ShardSpan) -> ShardEntry {
+pub(crate) fn stand_in_entry(shape: &LayerShape, i: usize, span: &ShardSpan) -> ShardEntry {
     let rows = shape.rows(span.movers.clone());
     let positions = span.positions.end - span.positions.start;
     ShardEntry {

@@ -10,10 +10,11 @@ use crossbeam_channel::{Receiver, Sender};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::error::ClusterError;
-use super::partition::row_bounds;
-use super::ranks::Ranks;
-use super::solve::{LayerReport, Outcome};
+use super::outcome::{LayerReport, Outcome};
+use crate::duel::cluster::error::ClusterError;
+use crate::duel::cluster::exchange::gather_then_decide;
+use crate::duel::cluster::partition::row_bounds;
+use crate::duel::cluster::ranks::Ranks;
 use crate::duel::shard::{self, Column, LayerEntry, Manifest, ShardEntry, ShardError, ShardSpan};
 use crate::duel::solve::LayerRows;
 use crate::duel::{DuelValue, LayerShape, Space, Tile};
@@ -158,6 +159,8 @@ pub(super) struct Pending {
     pub(super) written: Written,
     /// Whether its shards are written (else it is only reported).
     pub(super) writes: bool,
+    /// How many shards the layer has (all ranks' together).
+    pub(super) shards: usize,
 }
 
 /// Collects the shards a layer's writer wrote, and on rank 0 adds the layer to the
@@ -167,55 +170,55 @@ pub(super) fn record<V>(
     ranks: &impl Ranks,
     dir: &Path,
     manifest: &mut Manifest,
-    Pending { layer, positions, mut written, writes }: Pending,
+    Pending { layer, positions, mut written, writes, shards: expected_shards }: Pending,
     done: &Receiver<Result<Vec<WrittenShard>, ShardError>>,
     outcome: &mut Outcome<V>,
     progress: &mut impl FnMut(&LayerReport),
 ) -> Result<(), ClusterError> {
-    if writes {
-        let shards: Vec<WrittenShard> =
-            done.recv().map_err(|_| ClusterError::Exchange("the shard writer stopped".into()))??;
-        for (i, values, draws) in shards {
-            written.shards.push((i, values));
-            written.draws.extend(draws.map(|d| (i, d)));
+    // A rank whose writer failed still takes part in the gather, so that every rank stops
+    // together, each with its own error (the others with the failed rank's message).
+    let mut wrote = || -> Result<(), ClusterError> {
+        if writes {
+            let shards: Vec<WrittenShard> = done.recv().map_err(|_| ClusterError::WriterStopped)??;
+            for (i, values, draws) in shards {
+                written.shards.push((i, values));
+                written.draws.extend(draws.map(|d| (i, d)));
+            }
         }
-    }
-    let all = ranks.gather(serde_json::to_vec(&written).expect("serialises")).map_err(ClusterError::Exchange)?;
+        Ok(())
+    };
+    let local = wrote();
+    let mine = local.as_ref().map(|()| &written).map_err(ToString::to_string);
+    let decide = |all: Vec<Vec<u8>>| -> Result<LayerReport, ClusterError> {
+        let mut report = LayerReport { layer, positions, written: writes, ..LayerReport::default() };
+        let (mut shards, mut draws) = (Vec::new(), Vec::new());
+        for (rank, bytes) in all.iter().enumerate() {
+            let theirs: Result<Written, String> = serde_json::from_slice(bytes)
+                .map_err(|source| ClusterError::Record { what: "written shards", source })?;
+            let theirs = theirs.map_err(|reason| ClusterError::RankStopped { rank, reason })?;
+            shards.extend(theirs.shards);
+            draws.extend(theirs.draws);
+            report.compute_seconds.push(theirs.compute_seconds);
+            report.exchange_seconds.push(theirs.exchange_seconds);
+            report.tile_bytes.push(theirs.tile_bytes);
+            report.card_bytes.push(theirs.card_bytes);
+            report.value_bytes.push(theirs.value_bytes);
+            report.exchanged_raw_bytes += theirs.raw_bytes;
+            report.exchanged_bytes += theirs.bytes;
+        }
+        report.seconds = report.compute_seconds[0] + report.exchange_seconds[0];
+        if writes {
+            manifest.list(dir, LayerEntry::from_written(layer, positions, shards, draws, expected_shards)?)?;
+        }
+        Ok(report)
+    };
+    let mine = serde_json::to_vec(&mine).expect("written shards serialise");
+    // Only rank 0 reports the layer: the others hear that it is listed, not the report.
+    let listed = gather_then_decide(ranks, mine, decide, |_| Vec::new(), |_| Ok(LayerReport::default()));
+    local?;
+    let report = listed?;
     if ranks.rank() != 0 {
         return Ok(());
-    }
-    let mut report = LayerReport { layer, positions, written: writes, ..LayerReport::default() };
-    let (mut shards, mut draws) = (Vec::new(), Vec::new());
-    for bytes in all {
-        let theirs: Written =
-            serde_json::from_slice(&bytes).map_err(|e| ClusterError::Exchange(format!("written shards: {e}")))?;
-        shards.extend(theirs.shards);
-        draws.extend(theirs.draws);
-        report.compute_seconds.push(theirs.compute_seconds);
-        report.exchange_seconds.push(theirs.exchange_seconds);
-        report.tile_bytes.push(theirs.tile_bytes);
-        report.card_bytes.push(theirs.card_bytes);
-        report.value_bytes.push(theirs.value_bytes);
-        report.exchanged_raw_bytes += theirs.raw_bytes;
-        report.exchanged_bytes += theirs.bytes;
-    }
-    report.seconds = report.compute_seconds[0] + report.exchange_seconds[0];
-    if writes {
-        shards.sort_by_key(|&(i, _)| i);
-        if shards.is_empty() || shards.iter().enumerate().any(|(i, &(j, _))| i != j) {
-            return Err(ClusterError::Exchange(format!(
-                "layer {layer}: the ranks wrote shards {:?}",
-                shards.iter().map(|s| s.0).collect::<Vec<_>>()
-            )));
-        }
-        draws.sort_by_key(|&(i, _)| i);
-        let entry = LayerEntry {
-            layer,
-            positions,
-            shards: shards.into_iter().map(|(_, s)| s).collect(),
-            draws: draws.into_iter().map(|(_, s)| s).collect(),
-        };
-        manifest.list(dir, entry)?;
     }
     tracing::info!(
         layer,

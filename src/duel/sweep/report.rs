@@ -6,8 +6,8 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
-use super::solve::{LayerReport, Outcome};
-use crate::duel::count::group;
+use super::outcome::{LayerReport, Outcome};
+use crate::duel::units::group;
 use crate::duel::{DuelValue, Space, WinDraw};
 use crate::game::Rules;
 

@@ -18,10 +18,11 @@ use std::time::Instant;
 
 use serde::Serialize;
 
-use super::partition::RankShares;
-use super::ranks::{PIECE_BYTES, gather_piece_bytes};
-use super::stream::{self, BelowFloor, PassRehearsal};
+use crate::duel::cluster::error::BelowFloor;
+use crate::duel::cluster::partition::RankShares;
+use crate::duel::cluster::ranks::{PIECE_BYTES, gather_piece_bytes};
 use crate::duel::shard::{LayerEntry, Manifest, ShardEntry, ShardError};
+use crate::duel::sweep::stream::{self, PassRehearsal};
 use crate::duel::{LayerShape, Space, Tile};
 
 /// What one rank holds at one layer of a solve, in bytes.
@@ -81,7 +82,7 @@ pub struct Rehearsal {
     /// The most bytes one layer's end gathers on rank 0, in all.
     pub largest_gather_bytes: u64,
     /// The most bytes rank 0 receives in one round of a gather: at most the rank count times
-    /// a round's piece ([`super::Ranks::gather`]).
+    /// a round's piece ([`crate::duel::cluster::Ranks::gather`]).
     pub largest_gather_round_bytes: u64,
 }
 
@@ -92,7 +93,7 @@ pub struct StreamRehearsal {
     /// Each pass, from the game's end down.
     pub passes: Vec<PassRehearsal>,
     /// The most bytes rank 0 receives in one round of any gather: what one MPI call
-    /// carries (under 2³¹ by construction, [`super::Ranks::gather`]).
+    /// carries (under 2³¹ by construction, [`crate::duel::cluster::Ranks::gather`]).
     pub largest_gather_round_bytes: u64,
     /// The most bytes one pass's end gathers in all, over its rounds.
     pub largest_gather_bytes: u64,
@@ -213,8 +214,9 @@ fn list_layer(
     draws: bool,
     dir: &Path,
 ) -> Result<(u64, u64), ShardError> {
-    let entries: Vec<ShardEntry> =
-        (shares.shards.iter().enumerate()).map(|(i, span)| super::stream::stand_in_entry(shape, i, span)).collect();
+    let entries: Vec<ShardEntry> = (shares.shards.iter().enumerate())
+        .map(|(i, span)| crate::duel::sweep::stream::stand_in_entry(shape, i, span))
+        .collect();
     if let Some(last) = manifest.layers.last_mut() {
         last.draws.clear();
     }
@@ -249,7 +251,7 @@ mod tests {
         let cards = Cards::new(Game { rules: Rules::OFFICIAL, categories: Rules::OFFICIAL.first(5).unwrap() });
         let space = Space::whole_game(&cards);
         let dir = tempfile::tempdir().unwrap();
-        let solved = crate::duel::cluster::solve::tests::solve_on_threads::<f32>(&space, 3, dir.path());
+        let solved = crate::duel::sweep::solve::tests::solve_on_threads::<f32>(&space, 3, dir.path());
         for rank in 0..3 {
             let manifests = tempfile::tempdir().unwrap();
             let rehearsed = rehearse(&space, (3, rank), 0, (4, false), SHARD_POSITIONS, manifests.path()).unwrap();

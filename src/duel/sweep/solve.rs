@@ -3,113 +3,20 @@
 use std::path::Path;
 
 use bytemuck::Pod;
-use serde::Serialize;
 
-use super::error::ClusterError;
 use super::kernel::Kernel;
 use super::memory::solve_into_tables;
-use super::ranks::Ranks;
+use super::options::SolveOptions;
+use super::outcome::{LayerReport, Outcome};
 use super::repair::{REPAIR_BLOCK_BYTES, repair_layer};
 use super::shards::read_rows;
-use super::start::{Start, start};
-use super::stream::{Stream, solve_streamed};
+use super::start::{Start, clear_dead_writers, start};
+use super::stream::solve_streamed;
+use crate::duel::cluster::error::ClusterError;
+use crate::duel::cluster::exchange::rank_zero_decides;
+use crate::duel::cluster::ranks::Ranks;
 use crate::duel::shard::{self, Column, Manifest};
 use crate::duel::{DuelValue, LayerShape, Space};
-
-/// One finished layer: solved, exchanged, and (if `written`) its shards written and listed
-/// in the manifest.
-#[derive(Clone, Debug, Default, Serialize)]
-pub struct LayerReport {
-    /// The layer.
-    pub layer: usize,
-    /// Positions in the layer.
-    pub positions: u64,
-    /// Whether its shards were written.
-    pub written: bool,
-    /// Bytes of the tiles (one offset per pair) each rank held at once, by rank: those of
-    /// the pairs it computed and of the rows it keeps of this layer and the next.
-    pub tile_bytes: Vec<u64>,
-    /// Bytes of the per-card structures each rank held at once (the shapes of this layer
-    /// and the one before, the exchange's per-row segments), by rank.
-    pub card_bytes: Vec<u64>,
-    /// Bytes of values each rank held at once (the pairs it computed, the rows it received,
-    /// the rows of the layer after it kept), by rank.
-    pub value_bytes: Vec<u64>,
-    /// Seconds from the start of the layer's computation to the end of its exchange.
-    pub seconds: f64,
-    /// Seconds of computation, per rank.
-    pub compute_seconds: Vec<f64>,
-    /// Seconds of the exchange (compression, transfer, assembly), per rank.
-    pub exchange_seconds: Vec<f64>,
-    /// Bytes of values sent between ranks after the layer, before compression.
-    pub exchanged_raw_bytes: u64,
-    /// The same, as sent (zstd).
-    pub exchanged_bytes: u64,
-}
-
-/// What a solve returns.
-#[derive(Clone, Debug)]
-pub struct Outcome<V> {
-    /// The layer the solve continued from (its values read from the tables), if resumed.
-    pub resumed_from: Option<usize>,
-    /// The layers solved now, in solve order (rank 0 only).
-    pub layers: Vec<LayerReport>,
-    /// Bytes of every shard the manifest lists, those of earlier runs included (rank 0 only).
-    pub table_bytes: u64,
-    /// The value of the first position of the space's first layer (the start of the game
-    /// when the space starts at layer 0), on the rank that holds it.
-    pub first_value: Option<V>,
-    /// Shards found damaged or missing by `--resume` and recomputed, bit-identical, from
-    /// the layer above (rank 0 only).
-    pub repaired: Vec<String>,
-    /// Blocks of a streamed solve found finished by an earlier run and not solved again
-    /// (rank 0 only).
-    pub resumed_blocks: usize,
-}
-
-/// What a solve does besides solving: where it starts, where it stops, what it writes.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SolveOptions {
-    /// Continue from the last layer the manifest in the table directory lists (after
-    /// checking every listed shard); start afresh where there is no manifest.
-    pub resume: bool,
-    /// The lowest layer to solve now (at least the space's first layer): a job can solve
-    /// the last layers of a game, stop cleanly and be resumed later.
-    pub stop_after: usize,
-    /// Layers from this one on are written as shards; those below are solved and handed
-    /// on but not kept (`0`: every layer; `usize::MAX`: none).
-    pub write_from: usize,
-    /// Replace tables of another game or scope found in the directory (else refused).
-    pub force: bool,
-    /// Most positions per shard of fresh tables ([`shard::shard_ranges`]); resumed tables
-    /// keep the size their manifest records.
-    pub shard_positions: u64,
-    /// Whether the values carry the draw probability (`None`: where it fits, for a solve
-    /// from the start; see [`super::setup::Sizing`]).
-    pub draws: Option<bool>,
-    /// Solve in blocks through scratch files within a memory budget
-    /// ([`super::stream`]) instead of holding whole layers.
-    pub stream: Option<Stream>,
-    /// Solve on the GPU, layers held in memory and streamed ones alike (feature `gpu`; `f32`
-    /// values without draws: [`SolveOptions::on_gpu`]); the files are the CPU's, bit for bit.
-    pub gpu: bool,
-}
-
-impl SolveOptions {
-    /// Every layer of `space`, all written in shards of the default size, from scratch.
-    pub fn whole(space: &Space) -> SolveOptions {
-        SolveOptions {
-            resume: false,
-            stop_after: space.first_layer(),
-            write_from: 0,
-            force: false,
-            shard_positions: shard::SHARD_POSITIONS,
-            draws: None,
-            stream: None,
-            gpu: false,
-        }
-    }
-}
 
 /// Solves the layers of `space` from the last one down to `options.stop_after` over
 /// `ranks`, writing those from `options.write_from` on as shards and a manifest into
@@ -187,18 +94,23 @@ pub fn solve_tables<V: DuelValue + Pod>(
     }
     if me == 0 {
         outcome.table_bytes = manifest.listed().iter().map(|l| l.entry.bytes).sum();
+        // Every rank of this solve has written its last shard (rank 0 listed it).
+        clear_dead_writers(dir);
     }
     if let Some(claim) = scratch {
-        claim.release();
+        claim.release()?;
     }
     Ok(outcome)
 }
 
 /// Rank 0's manifest, the one it lists layers in, handed to every rank.
 fn share_manifest(ranks: &impl Ranks, manifest: &mut Manifest) -> Result<(), ClusterError> {
-    let mine = if ranks.rank() == 0 { manifest.to_bytes() } else { Vec::new() };
-    let shared = ranks.broadcast(mine).map_err(ClusterError::Exchange)?;
-    *manifest = Manifest::from_bytes(&shared).map_err(|e| ClusterError::Exchange(format!("manifest: {e}")))?;
+    *manifest = rank_zero_decides(
+        ranks,
+        || Ok(manifest.clone()),
+        Manifest::to_bytes,
+        |bytes| Manifest::from_bytes(bytes).map_err(ClusterError::SharedManifest),
+    )?;
     Ok(())
 }
 
@@ -206,7 +118,7 @@ fn share_manifest(ranks: &impl Ranks, manifest: &mut Manifest) -> Result<(), Clu
 /// alike, from the top: each run's top (the layer it reads its first rows from), its
 /// lowest layer and whether it streams (`streams`). Every run ends on a layer the next one
 /// reads back from its shards.
-pub(super) fn segments((top, last): (usize, usize), streams: impl Fn(usize) -> bool) -> Vec<(usize, usize, bool)> {
+pub(crate) fn segments((top, last): (usize, usize), streams: impl Fn(usize) -> bool) -> Vec<(usize, usize, bool)> {
     let mut runs: Vec<(usize, usize, bool)> = Vec::new();
     for layer in (last..top).rev() {
         match runs.last_mut() {
@@ -239,8 +151,8 @@ pub(crate) mod tests {
 
     use super::*;
     use crate::duel::cluster::ranks::{Alone, threads};
-    use crate::duel::cluster::start::lock_dir;
-    use crate::duel::cluster::stream::Stream;
+    use crate::duel::sweep::scratch::lock_dir;
+    use crate::duel::sweep::stream::Stream;
     use crate::duel::{Cards, WinDraw};
     use crate::game::{Game, Rules};
 
@@ -582,7 +494,7 @@ pub(crate) mod tests {
     /// thread ranks, scratch in `scratch`.
     fn streamed(budget: u64, scratch: &Path, options: &SolveOptions) -> SolveOptions {
         let stream = Stream {
-            budget: crate::duel::fit::Budget::PerRank(budget),
+            budget: crate::duel::cluster::budget::Budget::PerRank(budget),
             scratch: scratch.to_owned(),
             in_memory: Vec::new(),
         };
@@ -600,7 +512,7 @@ pub(crate) mod tests {
             let expected = solve_tables::<WinDraw<f32>>(&space, &Alone, &alone, every.clone(), |_| {}).unwrap();
             let value_bytes = std::mem::size_of::<WinDraw<f32>>() as u64;
             let (floor, _) =
-                crate::duel::cluster::stream::floor(&space, (space.end_layer(), 0), shard_positions, value_bytes);
+                crate::duel::sweep::stream::floor(&space, (space.end_layer(), 0), shard_positions, value_bytes);
             for (size, budget) in [(1, floor), (3, floor), (2, 5 * floor)] {
                 let dir = root.path().join(format!("streamed-{shard_positions}-{size}-{budget}"));
                 let scratch = root.path().join(format!("scratch-{shard_positions}-{size}-{budget}"));
@@ -666,7 +578,7 @@ pub(crate) mod tests {
         let every = SolveOptions { shard_positions: 200, ..SolveOptions::whole(&space) };
         let whole = root.path().join("whole");
         solve_tables::<f32>(&space, &Alone, &whole, every.clone(), |_| {}).unwrap();
-        let (floor, _) = crate::duel::cluster::stream::floor(&space, (space.end_layer(), 0), 200, 4);
+        let (floor, _) = crate::duel::sweep::stream::floor(&space, (space.end_layer(), 0), 200, 4);
         let scratch = root.path().join("scratch");
         let options = streamed(floor, &scratch, &every);
         // Stopped cleanly after layer 6, then resumed from its shards at 2 ranks.
@@ -761,10 +673,10 @@ pub(crate) mod tests {
         let every = SolveOptions { shard_positions: 40, ..SolveOptions::whole(&space) };
         let whole = root.path().join("whole");
         solve_tables::<f32>(&space, &Alone, &whole, every.clone(), |_| {}).unwrap();
-        let (floor, _) = crate::duel::cluster::stream::floor(&space, (space.end_layer(), 0), 40, 4);
+        let (floor, _) = crate::duel::sweep::stream::floor(&space, (space.end_layer(), 0), 40, 4);
         let piece = 64;
         for size in [1, 3] {
-            let rehearsal = crate::duel::cluster::stream::rehearse_passes(
+            let rehearsal = crate::duel::sweep::stream::rehearse_passes(
                 &space,
                 (size, 0),
                 (0, &[]),
@@ -842,7 +754,7 @@ pub(crate) mod tests {
         let whole = root.path().join("whole");
         solve_tables::<WinDraw<f32>>(&space, &Alone, &whole, every.clone(), |_| {}).unwrap();
         let value_bytes = std::mem::size_of::<WinDraw<f32>>() as u64;
-        let (floor, _) = crate::duel::cluster::stream::floor(&space, (space.end_layer(), 0), 400, value_bytes);
+        let (floor, _) = crate::duel::sweep::stream::floor(&space, (space.end_layer(), 0), 400, value_bytes);
         let (dir, scratch) = (root.path().join("killed"), root.path().join("scratch"));
         let options = streamed(floor, &scratch, &every);
         let resumed = SolveOptions { resume: true, ..options.clone() };
@@ -904,7 +816,7 @@ pub(crate) mod tests {
         let every = SolveOptions { shard_positions: 40, ..SolveOptions::whole(&space) };
         let whole = root.path().join("whole");
         solve_tables::<f32>(&space, &Alone, &whole, every.clone(), |_| {}).unwrap();
-        let (floor, _) = crate::duel::cluster::stream::floor(&space, (space.end_layer(), 0), 40, 4);
+        let (floor, _) = crate::duel::sweep::stream::floor(&space, (space.end_layer(), 0), 40, 4);
         // A directory of the user's files is refused as scratch, and nothing in it touched.
         let users = root.path().join("users");
         std::fs::create_dir_all(&users).unwrap();
@@ -927,9 +839,19 @@ pub(crate) mod tests {
         solve_tables::<f32>(&space, &Alone, &out, stopped, |_| {}).unwrap();
         assert!(!scratch.exists(), "a solve that ended where it was asked to leaves no scratch");
         let resumed = SolveOptions { resume: true, ..streamed(floor, &scratch, &every) };
-        solve_tables::<f32>(&space, &Alone, &out, resumed, |_| {}).unwrap();
+        solve_tables::<f32>(&space, &Alone, &out, resumed.clone(), |_| {}).unwrap();
         assert_eq!(files(&out), files(&whole));
         assert!(!scratch.exists(), "a finished solve's scratch goes");
+        // Killed once its last layer was listed, before the last pass's block files were
+        // removed, one of them mid-write: the resume has nothing left to solve, and still
+        // leaves no scratch.
+        let claim = super::super::scratch::claim_scratch(&scratch, &out).unwrap();
+        std::fs::write(scratch.join("block-01-000000.yzs"), b"frames of the last pass").unwrap();
+        std::fs::write(scratch.join(".block-01-000001.yzs.tmp.4242.0"), b"a killed write").unwrap();
+        drop(claim); // killed: the owner record stays with the block
+        solve_tables::<f32>(&space, &Alone, &out, resumed, |_| {}).unwrap();
+        assert_eq!(files(&out), files(&whole));
+        assert!(!scratch.exists(), "a solve resumed with nothing left to solve removes its scratch");
         // The table directory as its own scratch: refused before anything is touched.
         let own = root.path().join("own");
         let stopped = SolveOptions { stop_after: 4, ..every.clone() };
@@ -939,5 +861,49 @@ pub(crate) mod tests {
         let refused = solve_tables::<f32>(&space, &Alone, &own, resumed, |_| {}).unwrap_err();
         assert!(refused.to_string().contains("is the table directory"), "{refused}");
         assert_eq!(files(&own), before);
+    }
+
+    /// A rank whose shard writer fails stops the solve on every rank instead of leaving
+    /// the others waiting for it: it returns its own error, rank 0 one naming it with its
+    /// message, and the layer is not listed.
+    #[test]
+    fn a_failed_writer_on_one_rank_stops_every_rank() {
+        let cards = Cards::new(Game { rules: Rules::OFFICIAL, categories: Rules::OFFICIAL.first(4).unwrap() });
+        let space = Space::whole_game(&cards);
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join("tables");
+        let options = SolveOptions { shard_positions: 64, ..SolveOptions::whole(&space) };
+        // The last shard of the first layer solved that has several is rank 1's (the ranks
+        // share the rows in order); a directory in its place cannot be replaced by a file.
+        let shards = |layer| shard::shard_ranges(&LayerShape::new(&space, layer), 64).len();
+        let layer = (space.first_layer()..space.end_layer()).rev().find(|&l| shards(l) > 2).unwrap();
+        let last = shards(layer) - 1;
+        let blocked = shard::shard_file(layer, last, Column::Value);
+        std::fs::create_dir_all(dir.join(&blocked)).unwrap();
+        let results = solve_on_group::<f32, _>(&space, threads::group(2), &dir, options);
+        let errors: Vec<String> = results.into_iter().map(|(r, _)| r.unwrap_err().to_string()).collect();
+        assert!(errors[0].starts_with("rank 1 stopped: ") && errors[0].contains(&blocked), "{}", errors[0]);
+        assert!(!errors[1].starts_with("rank") && errors[1].contains(&blocked), "{}", errors[1]);
+        let manifest = Manifest::open(&dir).unwrap();
+        assert!(manifest.layer(layer).is_none(), "the layer was listed without its last shard");
+    }
+
+    /// A temporary file left in the table directory during a solve by a writer that died
+    /// mid-write (the rank of a killed job still running beside its resume) is gone when
+    /// the solve ends: the finished tables are those of a solve alone, file for file.
+    #[test]
+    fn a_finished_solve_leaves_no_dead_writers_file() {
+        let cards = Cards::new(Game { rules: Rules::OFFICIAL, categories: Rules::OFFICIAL.first(3).unwrap() });
+        let space = Space::whole_game(&cards);
+        let root = tempfile::tempdir().unwrap();
+        let (alone, beside) = (root.path().join("alone"), root.path().join("beside"));
+        solve_tables::<f32>(&space, &Alone, &alone, SolveOptions::whole(&space), |_| {}).unwrap();
+        let dead = beside.join(".layer-02-shard-00000.yzs.tmp.4000000.0");
+        solve_tables::<f32>(&space, &Alone, &beside, SolveOptions::whole(&space), |_| {
+            std::fs::write(&dead, b"half a shard").unwrap();
+        })
+        .unwrap();
+        assert!(!dead.exists());
+        assert_eq!(files(&beside), files(&alone));
     }
 }

@@ -5,7 +5,7 @@
 //! needs tens of thousands of strips at once to be busy, so the sample is one large launch
 //! rather than the CPU calibration's many small tiles). The next layer's rows it reads are
 //! those of its opponents against every card, with the real windows and made-up values
-//! ([`crate::duel::calibrate::made_up`]): the work depends on where the reads land, not on
+//! ([`crate::duel::sizing::calibrate::made_up`]): the work depends on where the reads land, not on
 //! the values. The rows are copied to the device once (timed: the host-to-device
 //! bandwidth), the tile solved once to warm up, then timed `runs` times; the rate is the
 //! median run's, in lane-updates as the plan counts them.
@@ -15,11 +15,11 @@ use std::time::Instant;
 use rand::rngs::ChaCha8Rng;
 use rand::{RngExt, SeedableRng};
 
-use super::device::{Gpu, GpuError};
-use super::host::solve_tile_on_host;
-use crate::duel::calibrate::made_up;
-use crate::duel::count::{LayerCount, tile_lane_updates};
-use crate::duel::plan::{ASSUMED_PCIE_BYTES_PER_SECOND, GpuLayerRate, GpuRates};
+use super::calibrate::made_up;
+use super::count::{LayerCount, tile_lane_updates};
+use super::plan::{ASSUMED_PCIE_BYTES_PER_SECOND, GpuLayerRate, GpuRates};
+use crate::duel::gpu::device::{Gpu, GpuError};
+use crate::duel::gpu::host::solve_tile_on_host;
 use crate::duel::solve::LayerRows;
 use crate::duel::{LayerShape, Space, Tile};
 use crate::progress::Progress;

@@ -1,6 +1,6 @@
 //! What a layer costs outside the kernel, measured on this machine on real values: the
 //! exchange's codec, shard writing and shard checking, each through the solve's own code
-//! ([`super::solve`]'s parts, [`shard::write_shard`], [`shard::verify_listed`]).
+//! ([`crate::duel::sweep::solve`]'s parts, [`shard::write_shard`], [`shard::verify_listed`]).
 //!
 //! The values are the last layers of the planned game itself (its endgame with at least
 //! [`SAMPLE_POSITIONS`] positions, solved in memory with the lanes the solve runs), made
@@ -9,7 +9,7 @@
 //! compress 1.1 to 1.25 times, and zstd is slower per byte on them. Shuffled, the sample's
 //! values compress about 1.1 to 1.2 times (reported as the sample's ratios), as the middle
 //! of the game's do, and the codec is timed on those; the plan counts bytes with its own
-//! ratio ([`crate::duel::plan::EXCHANGE_COMPRESSION`]). Each part is timed on one thread, wall clock (writing includes
+//! ratio ([`crate::duel::sizing::plan::EXCHANGE_COMPRESSION`]). Each part is timed on one thread, wall clock (writing includes
 //! waiting for the disk), and the median of [`REPEATS`] passes is kept.
 
 use std::path::Path;
@@ -17,9 +17,9 @@ use std::time::Instant;
 
 use bytemuck::Pod;
 
-use super::exchange::{pack_part, unpack_part};
-use crate::duel::count::count_layers;
-use crate::duel::plan::ByteCosts;
+use super::count::count_layers;
+use super::plan::ByteCosts;
+use crate::duel::cluster::exchange::{pack_part, unpack_part};
 use crate::duel::shard::{self, Column, Listed, SHARD_POSITIONS, ShardError};
 use crate::duel::solve::LayerValues;
 use crate::duel::{Cards, DuelValue, Space};
@@ -41,7 +41,7 @@ pub fn measure<V: DuelValue + Pod>(cards: &Cards, scratch: &Path) -> Result<Byte
     let open = (1..=most).find(|&k| positions(k) >= SAMPLE_POSITIONS).unwrap_or(most);
     let space = Space::endgame(cards, open);
     let mut layers: Vec<LayerValues<V>> = Vec::new();
-    super::solve_layers::<V>(&space, space.first_layer(), |layer| {
+    crate::duel::sweep::solve_layers::<V>(&space, space.first_layer(), |layer| {
         layers.push(layer.clone());
         Ok(())
     })
@@ -107,7 +107,7 @@ pub fn measure<V: DuelValue + Pod>(cards: &Cards, scratch: &Path) -> Result<Byte
         }
     });
     if !problems.is_empty() {
-        return Err(ShardError::Unsound { dir: scratch.to_owned(), problems });
+        return Err(ShardError::Unsound { dir: scratch.to_owned(), problems, remedy: None });
     }
     let (first, last) = (space.first_layer(), space.end_layer() - 1);
     Ok(ByteCosts {
@@ -204,7 +204,7 @@ mod tests {
         let cards = Cards::new(Game::first(Rules::OFFICIAL, 4).unwrap());
         let space = Space::endgame(&cards, 8);
         let mut layers: Vec<LayerValues<f32>> = Vec::new();
-        super::super::solve_layers::<f32>(&space, space.first_layer(), |layer| {
+        crate::duel::sweep::solve_layers::<f32>(&space, space.first_layer(), |layer| {
             layers.push(layer.clone());
             Ok(())
         })

@@ -14,14 +14,14 @@ use std::sync::Arc;
 use bytemuck::Pod;
 use crossbeam_channel::{Receiver, Sender, bounded};
 
-use super::error::ClusterError;
-use super::exchange::exchange;
+use super::driver::{Begun, Frontier, sweep};
 use super::kernel::Kernel;
-use super::partition::RankShares;
-use super::ranks::{Alone, Ranks};
+use super::outcome::{LayerReport, Outcome};
 use super::shards::{Held, Pending, WriteJob, Written, WrittenShard, read_held, record, write_shards};
-use super::solve::{LayerReport, Outcome};
-use super::sweep::{Begun, Frontier, sweep};
+use crate::duel::cluster::error::ClusterError;
+use crate::duel::cluster::exchange::exchange;
+use crate::duel::cluster::partition::RankShares;
+use crate::duel::cluster::ranks::{Alone, Ranks};
 use crate::duel::shard::{Manifest, ShardError, ShardSpan};
 use crate::duel::solve::{LayerRows, LayerValues};
 use crate::duel::{DuelValue, LayerShape, Space, Tile};
@@ -146,7 +146,8 @@ impl<V: DuelValue + Pod, R: Ranks, K: Keep<V>> Frontier<V> for InMemory<'_, '_, 
             raw_bytes: exchanged.raw_bytes,
             bytes: exchanged.bytes,
         };
-        self.pending = Some(Pending { layer: shape.layer, positions: shape.positions(), written, writes });
+        let shards = shares.shards.len();
+        self.pending = Some(Pending { layer: shape.layer, positions: shape.positions(), written, writes, shards });
         self.next = before.map(|before| (before, shares.rows.clone()));
         Ok(())
     }
@@ -185,9 +186,7 @@ impl<V: DuelValue, R: Ranks, P: FnMut(&LayerReport)> Keep<V> for Tables<'_, V, R
     fn take(&mut self, held: Held<V>, to_write: Option<Vec<(usize, ShardSpan)>>) -> Result<Arc<Held<V>>, ClusterError> {
         let held = Arc::new(held);
         if let Some(to_write) = to_write {
-            self.jobs
-                .send((held.clone(), to_write))
-                .map_err(|_| ClusterError::Exchange("the shard writer stopped".into()))?;
+            self.jobs.send((held.clone(), to_write)).map_err(|_| ClusterError::WriterStopped)?;
         }
         Ok(held)
     }

@@ -3,16 +3,19 @@
 
 use std::path::Path;
 
-use super::disk::check_disk;
-use super::error::ClusterError;
-use super::ranks::Ranks;
-use super::solve::{LayerReport, Outcome, SolveOptions, segments, solve_tables};
-use super::stream::{BelowFloor, Stream, floor};
-use crate::duel::calibrate::{LayerRate, calibrate};
-use crate::duel::count::{LayerCount, count_layers_from};
-use crate::duel::fit::{Budget, DoesNotFit, MAX_RANKS, check_fits, draws_are_cheap, value_bytes};
-use crate::duel::plan::{ByteCosts, DRAW_VALUE_BYTES, PLAIN_VALUE_BYTES, Plan, PlanSpec, plan};
+use super::calibrate::{LayerRate, calibrate};
+use super::count::{LayerCount, count_layers_from};
+use super::disk::{DiskError, check_disk};
+use super::fit::{DoesNotFit, MAX_RANKS, check_fits, draws_are_cheap, value_bytes};
+use super::plan::{ByteCosts, DRAW_VALUE_BYTES, PLAIN_VALUE_BYTES, Plan, PlanSpec, plan};
+use crate::duel::cluster::budget::Budget;
+use crate::duel::cluster::error::{BelowFloor, ClusterError};
+use crate::duel::cluster::ranks::Ranks;
 use crate::duel::shard::ShardError;
+use crate::duel::sweep::options::SolveOptions;
+use crate::duel::sweep::outcome::{LayerReport, Outcome};
+use crate::duel::sweep::solve::{segments, solve_tables};
+use crate::duel::sweep::stream::{Stream, floor};
 use crate::duel::{Space, WinDraw};
 use crate::progress::Progress;
 
@@ -200,9 +203,9 @@ impl Sizing {
 
     /// The solve in memory where it fits the `budget` of each rank, or else, where a
     /// `scratch` directory is given, streamed through it within the budget
-    /// ([`super::stream`]); else refused with the memory the solve needs in memory
+    /// ([`crate::duel::sweep::stream`]); else refused with the memory the solve needs in memory
     /// ([`check_fits`]). The streamed solve's floor ([`Sizing::check_floor`]) and the disk
-    /// it needs are checked when it starts ([`super::solve_tables`]). A streamed solve of the
+    /// it needs are checked when it starts ([`crate::duel::sweep::solve_tables`]). A streamed solve of the
     /// game from its start carries the draw probability where it is cheap
     /// ([`draws_are_cheap`]) unless `options.draws` says otherwise: it costs disk and work,
     /// not memory.
@@ -312,7 +315,7 @@ impl Sizing {
     /// below the streamed solve's floor ([`Sizing::check_floor`]). Only a checked solve
     /// runs ([`CheckedSizing::solve`]), so a caller that checks first (to say nothing of a
     /// solve that will not start) checks once.
-    pub fn check_resources(&self, space: &Space, rank: usize, dir: &Path) -> Result<CheckedSizing<'_>, ClusterError> {
+    pub fn check_resources(&self, space: &Space, rank: usize, dir: &Path) -> Result<CheckedSizing<'_>, ResourceError> {
         // The disk first: it is quick, and the floor takes a layout of every streamed pass.
         if rank == 0 {
             let scratch = self.options.stream.as_ref().map(|s| s.scratch.as_path());
@@ -321,6 +324,17 @@ impl Sizing {
         self.check_floor(space)?;
         Ok(CheckedSizing { sizing: self })
     }
+}
+
+/// Why a solve is refused before it starts ([`Sizing::check_resources`]).
+#[derive(Debug, thiserror::Error)]
+pub enum ResourceError {
+    /// Its tables and scratch do not fit the disk free for them.
+    #[error(transparent)]
+    Disk(#[from] DiskError),
+    /// Its memory per rank is below what the streamed solve's blocks need.
+    #[error(transparent)]
+    Budget(#[from] BelowFloor),
 }
 
 /// A [`Sizing`] whose memory floor and disk were checked for its table directory
@@ -374,7 +388,7 @@ pub enum Solution {
 mod tests {
     use super::*;
     use crate::duel::Cards;
-    use crate::duel::plan::usable;
+    use crate::duel::sizing::plan::usable;
     use crate::game::{Game, Rules};
 
     #[test]

@@ -8,12 +8,12 @@ use std::time::Duration;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::error::ClusterError;
-use super::exchange::gather_findings;
-use super::ranks::Ranks;
-use super::scratch::{ScratchClaim, claim_scratch};
-use super::solve::SolveOptions;
+use super::options::SolveOptions;
+use super::scratch::{ScratchClaim, claim_scratch, lock_dir};
 use crate::duel::Space;
+use crate::duel::cluster::error::ClusterError;
+use crate::duel::cluster::exchange::{gather_then_decide, rank_zero_decides};
+use crate::duel::cluster::ranks::Ranks;
 use crate::duel::shard::{self, Column, Manifest, ShardError, check_manifest, verify_listed};
 use crate::game::{Game, GameFlags};
 use crate::store;
@@ -33,47 +33,23 @@ pub(super) fn start(
     let game = space.cards().game();
     let fresh = Manifest::new(game, space.first_layer(), space.end_layer(), shard_positions);
     // Rank 0 decides: a manifest to continue, a fresh start, or an error it reports.
-    let mut decision: Result<Manifest, ClusterError> = Ok(fresh.clone());
     let (mut lock, mut scratch) = (None, None);
-    if me == 0 {
-        match lock_dir(dir, LOCK_WAIT) {
-            Ok(held) => lock = Some(held),
-            Err(e) => decision = Err(e),
+    let decide = || -> Result<Manifest, ClusterError> {
+        lock = Some(lock_dir(dir, LOCK_WAIT)?);
+        // The scratch claimed before anything is decided: a solve refused its scratch
+        // touches nothing.
+        if let Some(stream) = &stream {
+            scratch = Some(claim_scratch(&stream.scratch, dir)?);
         }
-    }
-    // The scratch claimed before anything is decided: a solve refused its scratch
-    // touches nothing.
-    if let (0, Ok(_), Some(stream)) = (me, &decision, &stream) {
-        match claim_scratch(&stream.scratch, dir) {
-            Ok(claim) => scratch = Some(claim),
-            Err(e) => decision = Err(e),
+        clear_dead_writers(dir);
+        match decide(dir, game, &fresh, resume, force)? {
+            Decision::Continue(manifest) => Ok(manifest),
+            Decision::Fresh => Ok(fresh.write(dir).map(|_| fresh.clone())?),
         }
-    }
-    if me == 0 && decision.is_ok() {
-        // Writers killed mid-write (a cancelled or requeued job) leave their temporary
-        // files; with the directory locked, no live writer's can be among them.
-        match store::remove_stale_temp_files(dir) {
-            Ok(removed) if !removed.is_empty() => {
-                tracing::info!(dir = %dir.display(), ?removed, "removed temporary files of an interrupted run")
-            }
-            Ok(_) => {}
-            Err(e) => tracing::warn!(dir = %dir.display(), error = %e, "cannot clear old temporary files"),
-        }
-        decision = match decide(dir, game, &fresh, resume, force) {
-            Ok(Decision::Continue(manifest)) => Ok(manifest),
-            Ok(Decision::Fresh) => fresh.write(dir).map(|_| fresh.clone()).map_err(ClusterError::from),
-            Err(e) => Err(e),
-        };
-    }
-    let shared = match &decision {
-        Ok(manifest) => manifest.to_bytes(),
-        Err(_) => Vec::new(),
     };
-    let shared = ranks.broadcast(shared).map_err(ClusterError::Exchange)?;
-    if shared.is_empty() {
-        return Err(decision.err().unwrap_or(ClusterError::StoppedByRankZero));
-    }
-    let mut manifest = Manifest::from_bytes(&shared).map_err(|e| ClusterError::Exchange(format!("manifest: {e}")))?;
+    let mut manifest = rank_zero_decides(ranks, decide, Manifest::to_bytes, |bytes| {
+        Manifest::from_bytes(bytes).map_err(ClusterError::SharedManifest)
+    })?;
     // Every rank checks its share of the listed shards; rank 0 collects the problems. A
     // shard that is missing or fails its checks, under a name the manifest may list, is
     // repaired from the layer above; any other problem stops the solve.
@@ -94,42 +70,43 @@ pub(super) fn start(
             Some(ShardDamage { layer, index, column, problem, repairable })
         })
         .collect();
-    let (any, damage) = gather_findings(ranks, &found, "problems")?;
-    let mut damage: Vec<ShardDamage> = damage.into_iter().map(|(_, d)| d).collect();
-    damage.sort_by_key(|d| (d.layer, d.index));
-    // Rank 0's verdict: the value shards to repair and whether to drop the draws, or none
-    // to say the solve stops.
-    let verdict = damage.iter().all(|d| d.repairable).then(|| {
-        let repairs: Vec<(usize, usize)> =
-            damage.iter().filter(|d| d.column == Column::Value).map(|d| (d.layer, d.index)).collect();
-        (repairs, damage.iter().any(|d| d.column == Column::Draw))
-    });
-    let verdict = if any {
-        let shared =
-            ranks.broadcast(serde_json::to_vec(&verdict).expect("serialises")).map_err(ClusterError::Exchange)?;
-        serde_json::from_slice(&shared).map_err(|e| ClusterError::Exchange(format!("verdict: {e}")))?
-    } else {
-        Some((Vec::new(), false))
-    };
-    let Some((repairs, drop_draws)) = verdict else {
-        if me == 0 {
-            let mut problems: Vec<String> =
-                damage.iter().filter(|d| !d.repairable).map(|d| d.problem.clone()).collect();
-            if damage.iter().any(|d| !d.repairable && d.column == Column::Draw) {
-                problems.push(shard::draw_remedy(dir));
-            }
-            return Err(ShardError::Unsound { dir: dir.to_owned(), problems }.into());
+    // Rank 0's verdict: the value shards to repair and whether to drop the draws, or the
+    // solve stops with the problems it cannot repair.
+    let decide = |all: Vec<Vec<u8>>| -> Result<(Vec<(usize, usize)>, bool), ClusterError> {
+        let mut damage: Vec<ShardDamage> = Vec::new();
+        for bytes in &all {
+            let theirs: Vec<ShardDamage> =
+                serde_json::from_slice(bytes).map_err(|source| ClusterError::Record { what: "problems", source })?;
+            damage.extend(theirs);
         }
-        return Err(ClusterError::StoppedByRankZero);
-    };
-    for d in &damage {
-        match d.column {
-            Column::Value => tracing::warn!(problem = %d.problem, "damaged shard: recomputing it from the layer above"),
-            Column::Draw => {
-                tracing::warn!(problem = %d.problem, "damaged draw shard dropped: this solve carries no draws")
+        damage.sort_by_key(|d| (d.layer, d.index));
+        if !damage.iter().all(|d| d.repairable) {
+            let problems: Vec<String> = damage.iter().filter(|d| !d.repairable).map(|d| d.problem.clone()).collect();
+            let draws_lost = damage.iter().any(|d| !d.repairable && d.column == Column::Draw);
+            let remedy = draws_lost.then(|| shard::draw_remedy(dir));
+            return Err(ShardError::Unsound { dir: dir.to_owned(), problems, remedy }.into());
+        }
+        for d in &damage {
+            match d.column {
+                Column::Value => {
+                    tracing::warn!(problem = %d.problem, "damaged shard: recomputing it from the layer above")
+                }
+                Column::Draw => {
+                    tracing::warn!(problem = %d.problem, "damaged draw shard dropped: this solve carries no draws")
+                }
             }
         }
-    }
+        let repairs = damage.iter().filter(|d| d.column == Column::Value).map(|d| (d.layer, d.index)).collect();
+        Ok((repairs, damage.iter().any(|d| d.column == Column::Draw)))
+    };
+    let mine = serde_json::to_vec(&found).expect("problems serialise");
+    let (repairs, drop_draws) = gather_then_decide(
+        ranks,
+        mine,
+        decide,
+        |verdict| serde_json::to_vec(verdict).expect("a verdict serialises"),
+        |bytes| serde_json::from_slice(bytes).map_err(|source| ClusterError::Record { what: "verdict", source }),
+    )?;
     if drop_draws && let Some(last) = manifest.layers.last_mut() {
         last.draws.clear();
         if me == 0 {
@@ -143,6 +120,21 @@ pub(super) fn start(
         }
     }
     Ok(Start { manifest, _lock: lock, scratch, repairs })
+}
+
+/// Removes the temporary files that writers killed mid-write (a cancelled or requeued job,
+/// or the ranks of a killed `mpirun`, which run on for seconds) left in the table
+/// directory `dir`: with the directory locked by rank 0, no live writer of this solve's
+/// can be among them. Run where a solve starts and again where it ends, so that finished
+/// tables hold nothing else of yz's. A failure to clear is only logged.
+pub(super) fn clear_dead_writers(dir: &Path) {
+    match store::remove_stale_temp_files(dir) {
+        Ok(removed) if !removed.is_empty() => {
+            tracing::info!(dir = %dir.display(), ?removed, "removed temporary files of interrupted writers")
+        }
+        Ok(_) => {}
+        Err(e) => tracing::warn!(dir = %dir.display(), error = %e, "cannot clear old temporary files"),
+    }
 }
 
 /// The game and scope (`--max-empty`, `None` for every position) of the tables a resume
@@ -264,6 +256,7 @@ pub(super) fn decide(
             (_, check) => Err(ShardError::Unsound {
                 dir: dir.to_owned(),
                 problems: vec![format!("{}: {}", check.path.display(), check.problem.unwrap_or_default())],
+                remedy: None,
             }
             .into()),
         }
@@ -304,23 +297,6 @@ struct ShardDamage {
 /// How long a solve waits for another writer's lock on its table directory: a killed or
 /// requeued job's processes can take a moment to end.
 pub(super) const LOCK_WAIT: Duration = Duration::from_secs(30);
-
-/// Creates the table directory if needed and takes its advisory lock (`flock`), waiting
-/// up to `wait` for another holder to let go, so that a second solve into the same
-/// directory is refused instead of mixing files; the lock goes with the returned file.
-pub(super) fn lock_dir(dir: &Path, wait: Duration) -> Result<std::fs::File, ClusterError> {
-    let io = |action: &'static str| {
-        move |source| ShardError::from(store::StoreError::Io { path: dir.to_owned(), action, source })
-    };
-    std::fs::create_dir_all(dir).map_err(io("create"))?;
-    let file = std::fs::File::open(dir).map_err(io("open"))?;
-    let waiting = || tracing::info!(dir = %dir.display(), "waiting for another writer's lock on the table directory");
-    if store::lock_exclusive(&file, wait, waiting).map_err(io("lock"))? {
-        Ok(file)
-    } else {
-        Err(ClusterError::Busy { dir: dir.display().to_string() })
-    }
-}
 
 #[cfg(test)]
 mod tests {

@@ -5,7 +5,8 @@
 use std::io;
 use std::path::{Path, PathBuf};
 
-use crate::duel::plan::{EXCHANGE_COMPRESSION, Plan, gib};
+use super::plan::{EXCHANGE_COMPRESSION, Plan};
+use crate::duel::units::gib;
 
 /// A solve whose tables and scratch do not fit the disk free for them.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
@@ -98,8 +99,8 @@ fn bytes_under(path: &Path) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::duel::count::count_layers;
-    use crate::duel::plan::{PLAIN_VALUE_BYTES, PlanSpec, plan};
+    use crate::duel::sizing::count::count_layers;
+    use crate::duel::sizing::plan::{PLAIN_VALUE_BYTES, PlanSpec, plan};
     use crate::duel::{Cards, Space};
     use crate::game::{Game, Rules};
 

@@ -18,8 +18,8 @@
 use std::ops::Range;
 use std::sync::Arc;
 
-use super::error::ClusterError;
 use super::kernel::Kernel;
+use crate::duel::cluster::error::ClusterError;
 use crate::duel::solve::LayerRows;
 use crate::duel::{DuelValue, LayerShape, Space, Tile};
 

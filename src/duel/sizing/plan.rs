@@ -4,7 +4,7 @@
 //! `t` a rank computes the pairs whose *opponent* it owns, reading the layer-`t + 1` pairs
 //! whose *mover* it owns; after the layer, each finished pair goes to the owner of its
 //! mover card. With cards spread evenly, a rank holds `1/P` of two consecutive layers'
-//! values and of their pairs' offsets (the layout, [`super::layout`]), plus per-card
+//! values and of their pairs' offsets (the layout, [`crate::duel::layout`]), plus per-card
 //! tables, and sends `(P − 1)/P` of what it computed. Time is counted in lane-updates (one
 //! lane of one edge of the turn, or one scoring candidate) and turned into core-hours by
 //! each layer's own measured rate ([`super::calibrate`]), which includes the per-pair work
@@ -44,12 +44,12 @@ pub const COMPRESSION_SOURCE: &str = "below the worst measured on layers of a mi
 const VALUE_IMBALANCE: f64 = 1.1;
 /// The same for the tiles (one offset per pair).
 const TILE_IMBALANCE: f64 = 1.2;
-/// Bytes of one offset of a [`super::Tile`] (a `u64` per pair).
+/// Bytes of one offset of a [`crate::duel::Tile`] (a `u64` per pair).
 const OFFSET_BYTES: u64 = 8;
 /// Bytes per computed pair of the list of outputs a tile's solve hands its threads (the
 /// pair and its slice of values: two `usize` and a fat pointer).
 const OUTPUT_BYTES: u64 = 32;
-/// Bytes per card of a [`super::LayerShape`]: the card id and its row start.
+/// Bytes per card of a [`crate::duel::LayerShape`]: the card id and its row start.
 const CARD_BYTES: u64 = 12;
 
 /// One layer of the plan.
@@ -255,7 +255,7 @@ pub const PLAIN_VALUE_BYTES: u64 = 4;
 pub const DRAW_VALUE_BYTES: u64 = 8;
 
 /// Core-seconds per byte of the work around the kernel, measured on this machine on real
-/// values ([`crate::duel::cluster::costs::measure`]): what a layer costs beside its turns.
+/// values ([`crate::duel::sizing::costs::measure`]): what a layer costs beside its turns.
 #[derive(Clone, Debug, Serialize)]
 pub struct ByteCosts {
     /// Which values were measured.
@@ -337,7 +337,7 @@ impl Plan {
 
     /// The plan under a memory budget of `budget` bytes per rank, as `yz duel solve
     /// --mem-per-rank` runs it: layers whose pair of layers fits what the budget allows
-    /// ([`usable`]) stay in memory; the others stream ([`crate::duel::cluster::stream`]). A
+    /// ([`usable`]) stay in memory; the others stream ([`crate::duel::sweep::stream`]). A
     /// streamed layer holds the budget in blocks beside its per-card tables, exchanges
     /// nothing between ranks, and sends every value through compressed scratch frames,
     /// written once and read once; where a run of streamed layers starts, the rows of the
@@ -730,46 +730,10 @@ impl Machine {
     }
 }
 
-/// Bytes in GiB.
-pub fn gib(bytes: u64) -> f64 {
-    bytes as f64 / (1u64 << 30) as f64
-}
-
-/// Bytes for a reader: in GiB with one decimal, or in MiB below 1 GiB (`35.2 GiB`,
-/// `20.0 MiB`).
-pub fn size(bytes: u64) -> String {
-    if bytes >= 1 << 30 {
-        format!("{:.1} GiB", gib(bytes))
-    } else {
-        format!("{:.1} MiB", bytes as f64 / (1u64 << 20) as f64)
-    }
-}
-
-/// CPU time this process has used so far (user and system, every thread), where the
-/// platform tells it.
-pub fn process_cpu_seconds() -> Option<f64> {
-    #[cfg(unix)]
-    {
-        let mut usage = std::mem::MaybeUninit::<libc::rusage>::uninit();
-        // SAFETY: getrusage fills the struct it is given and touches nothing else.
-        if unsafe { libc::getrusage(libc::RUSAGE_SELF, usage.as_mut_ptr()) } != 0 {
-            return None;
-        }
-        // SAFETY: a zero return means the struct was filled.
-        let usage = unsafe { usage.assume_init() };
-        let seconds = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
-        Some(seconds(usage.ru_utime) + seconds(usage.ru_stime))
-    }
-    #[cfg(not(unix))]
-    {
-        None
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::duel::count::count_layers;
+    use crate::duel::sizing::count::count_layers;
     use crate::duel::{Cards, Space};
     use crate::game::{Game, Rules};
 

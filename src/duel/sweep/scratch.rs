@@ -15,8 +15,8 @@ use std::time::{Duration, SystemTime};
 
 use serde::{Deserialize, Serialize};
 
-use super::error::ClusterError;
-use super::start::lock_dir;
+use crate::duel::cluster::error::ClusterError;
+use crate::duel::shard::{self, ShardError};
 use crate::store::{self, StoreFile};
 
 /// The owner record's file name in the scratch directory.
@@ -54,10 +54,23 @@ pub(super) struct ScratchClaim {
 }
 
 impl ScratchClaim {
-    /// The solve finished: the owner record goes, and the directory with it where nothing
-    /// else is left in it.
-    pub(super) fn release(self) {
+    /// The solve finished: its block files go (a run killed once its last layer was listed,
+    /// then resumed, never reaches the end of a pass that removes them), and the temporary
+    /// files of writers killed mid-write, then the owner record, and the directory with it
+    /// where nothing else is left in it (a directory the user gave, holding other files,
+    /// stays). Called once every rank has written its last file.
+    pub(super) fn release(self) -> Result<(), ClusterError> {
+        remove_scratch_files(&self.scratch, |name| is_block_file(name, None))?;
+        store::remove_stale_temp_files(&self.scratch).map_err(|source| {
+            ClusterError::Shard(ShardError::from(store::StoreError::Io {
+                path: self.scratch.clone(),
+                action: "clean",
+                source,
+            }))
+        })?;
         self.remove_record();
+        tracing::info!(scratch = %self.scratch.display(), "solve finished; scratch removed");
+        Ok(())
     }
 
     fn remove_record(&self) {
@@ -71,9 +84,8 @@ impl Drop for ScratchClaim {
     /// holds block files a resume would continue from; a solve refused before it wrote any
     /// leaves the directory unclaimed.
     fn drop(&mut self) {
-        let holds_blocks = std::fs::read_dir(&self.scratch).is_ok_and(|entries| {
-            entries.flatten().any(|e| super::stream::is_block_file(&e.file_name().to_string_lossy(), None))
-        });
+        let holds_blocks = std::fs::read_dir(&self.scratch)
+            .is_ok_and(|entries| entries.flatten().any(|e| is_block_file(&e.file_name().to_string_lossy(), None)));
         if !holds_blocks {
             self.remove_record();
         }
@@ -157,7 +169,7 @@ fn foreign_files(scratch: &Path) -> std::io::Result<Vec<String>> {
     let mut foreign = Vec::new();
     for entry in std::fs::read_dir(scratch)? {
         let name = entry?.file_name().to_string_lossy().into_owned();
-        if !(super::stream::is_block_file(&name, None) || store::is_temp_name(&name) || name == OWNER_FILE) {
+        if !(is_block_file(&name, None) || store::is_temp_name(&name) || name == OWNER_FILE) {
             foreign.push(name);
         }
     }
@@ -170,6 +182,54 @@ fn foreign_files(scratch: &Path) -> std::io::Result<Vec<String>> {
 fn host_name() -> String {
     std::fs::read_to_string("/proc/sys/kernel/hostname")
         .map_or_else(|_| "this machine".to_owned(), |h| h.trim().to_owned())
+}
+
+/// Creates the table directory if needed and takes its advisory lock (`flock`), waiting
+/// up to `wait` for another holder to let go, so that a second solve into the same
+/// directory is refused instead of mixing files; the lock goes with the returned file.
+pub(super) fn lock_dir(dir: &Path, wait: Duration) -> Result<std::fs::File, ClusterError> {
+    let io = |action: &'static str| {
+        move |source| ShardError::from(store::StoreError::Io { path: dir.to_owned(), action, source })
+    };
+    std::fs::create_dir_all(dir).map_err(io("create"))?;
+    let file = std::fs::File::open(dir).map_err(io("open"))?;
+    let waiting = || tracing::info!(dir = %dir.display(), "waiting for another writer's lock on the table directory");
+    if store::lock_exclusive(&file, wait, waiting).map_err(io("lock"))? {
+        Ok(file)
+    } else {
+        Err(ClusterError::Busy { dir: dir.display().to_string() })
+    }
+}
+
+/// The file of block `block` of the pass reading layer `upper`: its frames of layer
+/// `upper − 1`, then its done record.
+pub(super) fn block_file(scratch: &Path, upper: usize, block: usize) -> PathBuf {
+    scratch.join(format!("block-{upper:02}-{block:06}.yzs"))
+}
+
+/// Removes the scratch files of the streamed solve whose names `doomed` picks (among its
+/// own: a caller's `doomed` never picks a name that is not a block file's).
+pub(super) fn remove_scratch_files(scratch: &Path, doomed: impl Fn(&str) -> bool) -> Result<(), ClusterError> {
+    let list_error =
+        |source| ShardError::from(store::StoreError::Io { path: scratch.to_owned(), action: "list", source });
+    for entry in std::fs::read_dir(scratch).map_err(list_error)? {
+        let name = entry.map_err(list_error)?.file_name().to_string_lossy().into_owned();
+        if name.ends_with(".yzs") && doomed(&name) {
+            shard::remove_file(&scratch.join(name)).map_err(ShardError::from)?;
+        }
+    }
+    Ok(())
+}
+
+/// Whether `name` is the name of a block file of the pass reading layer `upper` (any pass
+/// for `None`).
+pub(super) fn is_block_file(name: &str, upper: Option<usize>) -> bool {
+    let Some(rest) = name.strip_prefix("block-").and_then(|r| r.strip_suffix(".yzs")) else { return false };
+    let digits = |s: &str, n: usize| s.len() == n && s.bytes().all(|b| b.is_ascii_digit());
+    match rest.split_once('-') {
+        Some((layer, block)) => digits(layer, 2) && digits(block, 6) && upper.is_none_or(|u| layer.parse() == Ok(u)),
+        None => false,
+    }
 }
 
 #[cfg(test)]
@@ -209,9 +269,10 @@ mod tests {
         let stopped = reason(claim_scratch(&scratch, &other));
         assert!(stopped.contains("stopped before it finished") && stopped.contains("--resume"), "{stopped}");
         let again = claim_scratch(&scratch, &tables).unwrap();
-        std::fs::remove_file(scratch.join("block-07-000003.yzs")).unwrap(); // as the finished solve does
-        again.release();
+        std::fs::write(scratch.join(".block-07-000004.yzs.tmp.4242.0"), b"a killed write").unwrap();
+        again.release().unwrap(); // its block and temporary files go with it
+
         assert!(!scratch.exists(), "a finished solve's scratch goes");
-        claim_scratch(&scratch, &other).unwrap().release();
+        claim_scratch(&scratch, &other).unwrap().release().unwrap();
     }
 }

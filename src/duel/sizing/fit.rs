@@ -10,10 +10,10 @@
 //! it, one rank each; and with memory given per rank (`--mem-per-rank`), that many ranks of
 //! that memory each.
 
-use serde::Serialize;
-
 use super::count::LayerCount;
-use super::plan::{DRAW_VALUE_BYTES, PLAIN_VALUE_BYTES, Plan, PlanSpec, plan, size, usable};
+use super::plan::{DRAW_VALUE_BYTES, PLAIN_VALUE_BYTES, Plan, PlanSpec, plan, usable};
+use crate::duel::cluster::budget::Budget;
+use crate::duel::units::size;
 use crate::sys::RankMemory;
 
 /// Largest rank count [`min_ranks`] looks at.
@@ -21,27 +21,6 @@ pub const MAX_RANKS: u64 = 1 << 20;
 
 /// Most ranks sharing one machine that the advice looks at.
 pub const MAX_RANKS_HERE: u64 = 1024;
-
-/// The memory of each rank of a solve, and where it comes from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Budget {
-    /// Given per rank (`--mem-per-rank`): every rank may use this many bytes, wherever it
-    /// runs.
-    PerRank(u64),
-    /// A share of this machine's memory ([`crate::sys::rank_memory`]).
-    Machine(RankMemory),
-}
-
-impl Budget {
-    /// Bytes each rank may use.
-    pub fn per_rank(self) -> u64 {
-        match self {
-            Budget::PerRank(bytes) => bytes,
-            Budget::Machine(memory) => memory.per_rank,
-        }
-    }
-}
 
 /// The fewest ranks (up to `limit`) whose peak per rank fits in `bytes_per_rank`, if any:
 /// the per-card part of each rank's memory does not shrink with more ranks.
@@ -206,7 +185,7 @@ pub fn value_bytes(counts: &[LayerCount], boxes: usize, spec: PlanSpec, to_start
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::duel::count::count_layers;
+    use crate::duel::sizing::count::count_layers;
     use crate::duel::{Cards, Space};
     use crate::game::{Game, Rules};
     use crate::sys::{environment as env, rank_memory};

@@ -13,12 +13,12 @@ use std::sync::Arc;
 
 use bytemuck::Pod;
 
-use super::error::ClusterError;
-use super::exchange::gather_findings;
+use super::driver::{Begun, Frontier, sweep};
 use super::kernel::Kernel;
-use super::ranks::Ranks;
 use super::shards::read_rows;
-use super::sweep::{Begun, Frontier, sweep};
+use crate::duel::cluster::error::ClusterError;
+use crate::duel::cluster::exchange::gather_then_decide;
+use crate::duel::cluster::ranks::Ranks;
 use crate::duel::shard::{self, Column, LayerEntry, Manifest, ShardEntry, ShardError, ShardSpan, shard_ranges};
 use crate::duel::solve::LayerRows;
 use crate::duel::{DuelValue, LayerShape, Space, Tile};
@@ -62,15 +62,20 @@ pub(super) fn repair_layer<V: DuelValue + Pod>(
         let values = &frontier.values[(span.positions.start - base) as usize..(span.positions.end - base) as usize];
         problems.extend(put_back(space, dir, &shape, (i, span), values, listed.get(i))?);
     }
-    let (stop, found) = gather_findings(ranks, &problems, "repairs")?;
-    if !stop {
-        return Ok(());
-    }
-    if ranks.rank() == 0 {
-        let problems = found.into_iter().map(|(_, problem)| problem).collect();
-        return Err(ShardError::Unsound { dir: dir.to_owned(), problems }.into());
-    }
-    Err(ClusterError::StoppedByRankZero)
+    let mine = serde_json::to_vec(&problems).expect("problems serialise");
+    let decide = |all: Vec<Vec<u8>>| -> Result<(), ClusterError> {
+        let mut problems: Vec<String> = Vec::new();
+        for bytes in &all {
+            let theirs: Vec<String> =
+                serde_json::from_slice(bytes).map_err(|source| ClusterError::Record { what: "repairs", source })?;
+            problems.extend(theirs);
+        }
+        match problems.is_empty() {
+            true => Ok(()),
+            false => Err(ShardError::Unsound { dir: dir.to_owned(), problems, remedy: None }.into()),
+        }
+    };
+    gather_then_decide(ranks, mine, decide, |()| Vec::new(), |_| Ok(()))
 }
 
 /// The opponents of `shape` (the movers of the layer above, `above`) cut into consecutive

@@ -1,6 +1,6 @@
 //! What `yz duel plan` reports: a solve priced before it runs, as a type (its JSON by
 //! `Serialize`, its text by `Display`). The memory, traffic and disk of every layer come
-//! from the plan ([`crate::duel::plan`]) of the solve as `duel solve` would size it
+//! from the plan ([`super::plan`]) of the solve as `duel solve` would size it
 //! ([`Sizing`]); the core-hours from each layer's rate measured on a sample of its pairs
 //! and the byte costs measured on this machine; then the price on each reference machine.
 
@@ -9,21 +9,24 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
+use super::calibrate::{LayerRate, available_cores, processor_name};
 use super::costs::disk_bandwidth;
-use super::partition;
+use super::count::LayerCount;
+use super::fit::{DoesNotFit, MAX_RANKS, check_fits, min_ranks};
+use super::plan::{
+    ByteCosts, EXCHANGE_COMPRESSION, GPU_MACHINES, GpuPrice, GpuRates, LayerHours, MACHINES, Machine, MachinePrice,
+    Plan, usable,
+};
 use super::setup::{SetupError, Sizing};
-use super::solve::SolveOptions;
-use super::stream::{self, BelowFloor};
-use crate::duel::calibrate::{LayerRate, available_cores, processor_name};
-use crate::duel::count::{LayerCount, group};
-use crate::duel::fit::{Budget, DoesNotFit, MAX_RANKS, check_fits, min_ranks};
+use crate::duel::cluster::budget::Budget;
+use crate::duel::cluster::error::BelowFloor;
+use crate::duel::cluster::partition;
 #[cfg(feature = "gpu")]
 use crate::duel::gpu::Gpu;
-use crate::duel::plan::{
-    ByteCosts, EXCHANGE_COMPRESSION, GPU_MACHINES, GpuPrice, GpuRates, LayerHours, MACHINES, Machine, MachinePrice,
-    Plan, gib, usable,
-};
 use crate::duel::shard::ShardError;
+use crate::duel::sweep::options::SolveOptions;
+use crate::duel::sweep::stream;
+use crate::duel::units::{gib, group};
 use crate::duel::{LayerShape, Space};
 use crate::game::{Game, Rules};
 use crate::progress::Progress;
@@ -175,7 +178,7 @@ pub struct PlanReport {
     /// Where and on how many busy cores the rates were measured.
     pub calibrated_on: CalibratedOn,
     /// The zstd ratio the disk and the wire are planned at
-    /// ([`crate::duel::plan::EXCHANGE_COMPRESSION`]), and where it was measured.
+    /// ([`crate::duel::sizing::plan::EXCHANGE_COMPRESSION`]), and where it was measured.
     pub planned_compression: (f64, &'static str),
     /// Bytes written to shard files before compression.
     pub shard_bytes: u64,
@@ -275,7 +278,7 @@ fn measure_gpu(
     (sample, runs): (u64, usize),
     progress: &dyn Progress,
 ) -> Result<GpuRates, PlanError> {
-    use crate::duel::gpu::rate::{Device, measure};
+    use super::gpu_rate::{Device, measure};
     let device = device.as_ref().map_or(Device::Host, Device::Gpu);
     measure(space, counts, &device, (sample, runs), 1, progress).map_err(|e| PlanError::Gpu(e.to_string()))
 }
@@ -408,7 +411,10 @@ pub fn plan_solve(
         core_hours_max: rates.iter().map(|r| r.core_hours_max).sum::<f64>() + others,
         core_hours_by_part: Parts { kernel, exchange, writing, checking },
         calibrated_on: CalibratedOn { processor: processor_name(), cores, available_cores: available_cores() },
-        planned_compression: (crate::duel::plan::EXCHANGE_COMPRESSION, crate::duel::plan::COMPRESSION_SOURCE),
+        planned_compression: (
+            crate::duel::sizing::plan::EXCHANGE_COMPRESSION,
+            crate::duel::sizing::plan::COMPRESSION_SOURCE,
+        ),
         shard_bytes: plan.shard_bytes(),
         disk_bytes: plan.disk_bytes(),
         mem_per_rank_gib,

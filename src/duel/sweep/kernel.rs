@@ -5,7 +5,7 @@
 #[cfg(feature = "gpu")]
 use std::ops::Range;
 
-use super::error::ClusterError;
+use crate::duel::cluster::error::ClusterError;
 use crate::duel::solve::{LayerRows, solve_tile_until};
 use crate::duel::{DuelValue, LayerShape, Space, Tile};
 
@@ -162,7 +162,7 @@ mod tests {
         let cards = Cards::new(Game { rules: Rules::OFFICIAL, categories: Rules::OFFICIAL.first(4).unwrap() });
         let space = Space::whole_game(&cards);
         let layer = 4;
-        let next: LayerValues<f32> = crate::duel::cluster::solve_layers(&space, layer + 1, |_| Ok(())).unwrap();
+        let next: LayerValues<f32> = crate::duel::sweep::solve_layers(&space, layer + 1, |_| Ok(())).unwrap();
         let shape = LayerShape::new(&space, layer);
         let tile = Tile::new(&space, &shape, 0..shape.movers.len(), 0..shape.opponents.len());
         let rows = next.rows();

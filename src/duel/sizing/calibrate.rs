@@ -33,14 +33,12 @@ use rand::rngs::ChaCha8Rng;
 use rand::{RngExt, SeedableRng};
 use serde::Serialize;
 
-use super::cards::{CardBounds, window};
-use super::count::LayerCount;
-use super::count::tile_lane_updates;
-use super::layout::{LayerShape, Tile, window_len};
-use super::plan::process_cpu_seconds;
-use super::solve::{NextValues, solve_tile};
-use super::space::Space;
-use super::value::{DuelValue, WinDraw};
+use super::count::{LayerCount, tile_lane_updates};
+use crate::duel::cards::{CardBounds, window};
+use crate::duel::layout::{LayerShape, Tile, window_len};
+use crate::duel::solve::{NextValues, solve_tile};
+use crate::duel::space::Space;
+use crate::duel::value::{DuelValue, WinDraw};
 use crate::game::StateId;
 use crate::progress::Progress;
 
@@ -238,10 +236,10 @@ impl LayerSample {
 /// The CPU seconds `work` took (every thread of the process; wall time × `threads`, the
 /// threads it keeps busy, where the platform does not tell).
 fn cpu_seconds<T>(threads: usize, work: impl FnOnce() -> T) -> f64 {
-    let (started, before) = (Instant::now(), process_cpu_seconds());
+    let (started, before) = (Instant::now(), crate::sys::process_cpu_seconds());
     std::hint::black_box(work());
     let wall = started.elapsed().as_secs_f64() * threads as f64;
-    process_cpu_seconds().zip(before).map_or(wall, |(after, before)| after - before).max(1e-9)
+    crate::sys::process_cpu_seconds().zip(before).map_or(wall, |(after, before)| after - before).max(1e-9)
 }
 
 /// The cores a plan loads by default while it times: all this process may use.
