@@ -17,6 +17,13 @@
 //! the JSON body) into the buffer [`yz_request`] returns, calls [`yz_answer`] (the answer's
 //! length), and reads the answer (the HTTP status as 4 bytes, little-endian, then the JSON)
 //! at [`yz_answer_ptr`]. A panic aborts the module; the worker then starts it again.
+//!
+//! **Tables kept between visits.** Every solitaire table solved here is also handed to the
+//! worker ([`yz_solved_table`]) as the bytes of its file (the store format `yz solo solve`
+//! writes: versioned header, checksums), which the worker keeps in the browser's
+//! IndexedDB; at its next start it gives them back ([`yz_keep_table`]), each checked as a
+//! file on disk is (a damaged one, or one of another version, is refused and solved
+//! again), so that a warm visit answers without solving.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -31,7 +38,8 @@ use super::review::{self, ReviewOptions};
 use crate::duel::source::TableLookup;
 use crate::game::{Game, ScoreState};
 use crate::progress::Progress;
-use crate::solo::SoloSolution;
+use crate::solo::SoloTable;
+use crate::solo::table::KIND;
 use crate::targets::{TargetCurves, TargetTable};
 use std::path::Path;
 
@@ -86,8 +94,10 @@ thread_local! {
     static REQUEST: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
     /// The last answer: its status (4 bytes, little-endian), then its JSON.
     static ANSWER: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
-    /// The solitaire tables solved so far, by game.
-    static SOLO: RefCell<HashMap<Game, Rc<SoloSolution>>> = RefCell::new(HashMap::new());
+    /// The solitaire tables solved or kept so far, by game, each read from its file's bytes.
+    static SOLO: RefCell<HashMap<Game, Rc<SoloTable>>> = RefCell::new(HashMap::new());
+    /// The files of the tables solved since the worker last took them ([`yz_solved_table`]).
+    static SOLVED: RefCell<Vec<Vec<u8>>> = const { RefCell::new(Vec::new()) };
     /// The target curves solved below a position, by game (the latest position asked that
     /// earlier curves did not cover).
     static TARGETS: RefCell<HashMap<Game, Rc<TargetCurves<f32>>>> = RefCell::new(HashMap::new());
@@ -117,6 +127,11 @@ pub extern "C" fn yz_answer() -> usize {
         }
         Err(_) => (StatusCode::BAD_REQUEST, ApiError::bad("the request is not UTF-8").body().to_string()),
     };
+    write_answer(status, &body)
+}
+
+/// Writes an answer: `status` as 4 bytes (little-endian), then `body`; its length.
+fn write_answer(status: StatusCode, body: &str) -> usize {
     ANSWER.with_borrow_mut(|answer| {
         answer.clear();
         answer.extend_from_slice(&u32::from(status.as_u16()).to_le_bytes());
@@ -129,6 +144,55 @@ pub extern "C" fn yz_answer() -> usize {
 #[unsafe(no_mangle)]
 pub extern "C" fn yz_answer_ptr() -> *const u8 {
     ANSWER.with_borrow(|answer| answer.as_ptr())
+}
+
+/// Takes the bytes written at [`yz_request`] as a solitaire table's file kept from an
+/// earlier visit: checked as a file on disk is (every checksum, this version's format, a
+/// game this yz knows), then used for its game. Answers as [`yz_answer`] does: 200 and the
+/// game's rules and boxes, or why the bytes were refused (the worker then forgets them).
+#[unsafe(no_mangle)]
+pub extern "C" fn yz_keep_table() -> usize {
+    let bytes = REQUEST.with_borrow_mut(std::mem::take);
+    let kept = keep_table(&bytes).and_then(json);
+    let (status, body) = match kept {
+        Ok(json) => (StatusCode::OK, json),
+        Err(error) => (error.status, error.body().to_string()),
+    };
+    write_answer(status, &body)
+}
+
+/// The file of a solitaire table solved since the last call, at [`yz_answer_ptr`]: its
+/// length in bytes, 0 when none is left to take.
+#[unsafe(no_mangle)]
+pub extern "C" fn yz_solved_table() -> usize {
+    match SOLVED.with_borrow_mut(Vec::pop) {
+        Some(file) => ANSWER.with_borrow_mut(|answer| {
+            *answer = file;
+            answer.len()
+        }),
+        None => 0,
+    }
+}
+
+/// The game of a table's file `bytes` kept by the worker, once the table is in [`SOLO`].
+fn keep_table(bytes: &[u8]) -> Result<KeptJson, ApiError> {
+    let label = Path::new("the table kept by the browser");
+    let refused = |e: &dyn std::fmt::Display| ApiError::bad(format!("{e}"));
+    let file =
+        crate::store::StoreFile::from_bytes(bytes, label, KIND.name, KIND.metadata_limit).map_err(|e| refused(&e))?;
+    let game = KIND.check(label, file.metadata(), None).map_err(|e| refused(&e))?;
+    let table = SoloTable::from_bytes(bytes, label, game).map_err(|e| refused(&e))?;
+    SOLO.with_borrow_mut(|tables| tables.insert(game, Rc::new(table)));
+    Ok(KeptJson { rules: game.rules.name().to_owned(), boxes: game.box_names().len() })
+}
+
+/// What [`yz_keep_table`] answers for a table it took.
+#[derive(serde::Serialize)]
+struct KeptJson {
+    /// The table's rules.
+    rules: String,
+    /// Boxes of its card.
+    boxes: usize,
 }
 
 /// The answer to the API request `route` (as the server's, `/api/solo/advise`) with the
@@ -144,17 +208,17 @@ fn answer(route: &str, body: &str) -> Result<String, ApiError> {
         "/api/play/turn" => json(requests::play_turn(&requests::parse(parsed()?)?)?),
         "/api/solo/advise" => {
             let request: requests::TurnRequest = requests::parse(parsed()?)?;
-            let table = solo_table(request.game()?);
+            let table = solo_table(request.game()?)?;
             json(requests::solo_advise(&*table, &request)?)
         }
         "/api/solo/judge" => {
             let request: requests::JudgeRequest = requests::parse(parsed()?)?;
-            let table = solo_table(request.turn().game()?);
+            let table = solo_table(request.turn().game()?)?;
             json(requests::solo_judge(&*table, &request)?)
         }
         "/api/solo/why" => {
             let request: requests::ReasonsRequest = requests::parse(parsed()?)?;
-            let table = solo_table(request.game()?);
+            let table = solo_table(request.game()?)?;
             json(requests::solo_reasons(&*table, &request, &crate::progress::Silent)?)
         }
         "/api/duel/advise" => {
@@ -258,14 +322,20 @@ fn target_curves(game: Game, position: ScoreState) -> Result<Rc<TargetCurves<f32
     Ok(curves)
 }
 
-/// The solitaire table of `game`: solved on first use (a few seconds), then kept.
-fn solo_table(game: Game) -> Rc<SoloSolution> {
+/// The solitaire table of `game`: kept from an earlier visit, else solved on first use (a
+/// second or two) and its file handed to the worker to keep ([`yz_solved_table`]).
+fn solo_table(game: Game) -> Result<Rc<SoloTable>, ApiError> {
     if let Some(table) = SOLO.with_borrow(|tables| tables.get(&game).cloned()) {
-        return table;
+        return Ok(table);
     }
-    let table = Rc::new(crate::solo::solve_reporting(game, &ToWorker::default()));
+    let solved = crate::solo::solve_reporting(game, &ToWorker::default());
+    let file = SoloTable::encode(&solved).map_err(ApiError::internal)?;
+    let table =
+        SoloTable::from_bytes(&file, Path::new("the table solved in the browser"), game).map_err(ApiError::internal)?;
+    let table = Rc::new(table);
     SOLO.with_borrow_mut(|tables| tables.insert(game, Rc::clone(&table)));
-    table
+    SOLVED.with_borrow_mut(|solved| solved.push(file));
+    Ok(table)
 }
 
 /// The review of a solitaire game's `record` from the table the browser solves, its `top`
@@ -274,7 +344,7 @@ fn review_in_browser(record: &Record, top: usize) -> Result<review::Review, ApiE
     if record.players().len() > 1 {
         return Err(needs_server("/api/review"));
     }
-    let table = solo_table(record.game());
+    let table = solo_table(record.game())?;
     let options = ReviewOptions { data: Path::new(""), top, tolerance: review::DEFAULT_TOLERANCE, on_the_fly: 0 };
     Ok(review::review_against(record, &*table, options, &crate::progress::Silent)?)
 }
@@ -406,6 +476,67 @@ mod tests {
         assert_eq!(status, 501, "{answer}");
         let error = answer["error"].as_str().unwrap();
         assert!(error.contains("million curve values") && error.contains("yz serve"), "{error}");
+    }
+
+    /// [`yz_keep_table`] given `bytes`: the answer's status and JSON.
+    fn keep(bytes: &[u8]) -> (u32, serde_json::Value) {
+        let room = yz_request(bytes.len());
+        // SAFETY: `yz_request` made `bytes.len()` bytes of room there.
+        unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), room, bytes.len()) };
+        let len = yz_keep_table();
+        // SAFETY: the answer is `len` bytes at `yz_answer_ptr`, until the next request.
+        let answer = unsafe { std::slice::from_raw_parts(yz_answer_ptr(), len) };
+        (u32::from_le_bytes(answer[..4].try_into().unwrap()), serde_json::from_slice(&answer[4..]).unwrap())
+    }
+
+    /// A table solved for a request is handed to the worker once, as the very bytes of the
+    /// file `yz solo solve` writes; given back on a later visit (a fresh module: another
+    /// thread), it answers as the solved one did, with nothing solved or handed over again.
+    /// Damaged bytes, a table of an older version and a file of another kind are refused,
+    /// naming what is wrong.
+    #[test]
+    fn a_table_solved_in_the_browser_is_kept_and_given_back() {
+        let body = r#"{"card": "ones=3,fh=25", "dice": "22356", "rolls_left": 1}"#;
+        let (first, file) = std::thread::spawn(move || {
+            let first = ask_text("/api/solo/advise", body);
+            let len = yz_solved_table();
+            // SAFETY: the file is `len` bytes at `yz_answer_ptr`, until the next request.
+            let file = unsafe { std::slice::from_raw_parts(yz_answer_ptr(), len) }.to_vec();
+            assert_eq!(yz_solved_table(), 0, "a table is handed over once");
+            (first, file)
+        })
+        .join()
+        .unwrap();
+        assert_eq!(first.0, 200);
+        let game = Game::full(crate::game::Rules::OFFICIAL);
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("solo.yzt");
+        SoloTable::write(&crate::solo::solve(game), &path).unwrap();
+        assert!(std::fs::read(&path).unwrap() == file, "the kept bytes are the table's file");
+
+        let again = std::thread::spawn(move || {
+            let (status, kept) = keep(&file);
+            assert_eq!((status, kept["rules"].as_str(), kept["boxes"].as_u64()), (200, Some("official"), Some(13)));
+            let answer = ask_text("/api/solo/advise", body);
+            assert_eq!(yz_solved_table(), 0, "nothing solved again");
+            let mut damaged = file.clone();
+            let middle = damaged.len() / 2;
+            damaged[middle] ^= 1;
+            let label = Path::new("kept");
+            let sound = crate::store::StoreFile::from_bytes(&file, label, KIND.name, KIND.metadata_limit).unwrap();
+            let mut metadata = sound.metadata().clone();
+            metadata["table_version"] = serde_json::json!(KIND.version - 1);
+            let older = crate::store::encode(KIND.name, &metadata, sound.payload()).unwrap();
+            let refusals = [damaged, older, b"not a table".to_vec()].map(|bytes| keep(&bytes));
+            (answer, refusals)
+        })
+        .join()
+        .unwrap();
+        assert_eq!(again.0, first);
+        let [damaged, older, other] = again.1.map(|(status, answer)| (status, answer["error"].to_string()));
+        assert!(damaged.0 == 400 && damaged.1.contains("corrupted"), "{damaged:?}");
+        assert!(older.0 == 400 && older.1.contains("table version"), "{older:?}");
+        assert!(other.0 == 400 && other.1.contains("not a yz store file"), "{other:?}");
     }
 
     #[test]

@@ -47,12 +47,7 @@ pub struct SoloTable {
 impl SoloTable {
     /// Writes `solution` atomically to `path` and returns its checksum.
     pub fn write(solution: &SoloSolution, path: &Path) -> Result<Checksum, StoreError> {
-        let game = solution.game();
-        let index = StateIndex::new(game);
-        let values: Vec<f64> = (0..index.len() as u32).map(|id| solution.value(index.state(StateId(id)))).collect();
-        let mut metadata = KIND.metadata(game);
-        metadata["value"] = json!("expected future points at the start of a turn, f64 by state id");
-        metadata["states"] = json!(index.len());
+        let (metadata, values) = contents(solution);
         // A killed solve's temporary file of this table is taken before writing a new one.
         if let Ok(removed) = store::remove_dead_temp_files(path)
             && !removed.is_empty()
@@ -62,11 +57,32 @@ impl SoloTable {
         store::write_atomic(path, KIND.name, &metadata, store::as_bytes(&values))
     }
 
+    /// The bytes [`SoloTable::write`] would write for `solution`, in memory: for a program
+    /// with no file system (the web app keeps its tables between visits this way).
+    pub fn encode(solution: &SoloSolution) -> Result<Vec<u8>, StoreError> {
+        let (metadata, values) = contents(solution);
+        store::encode(KIND.name, &metadata, store::as_bytes(&values))
+    }
+
     /// Opens and checks a table for `game`: header, every checksum, and that it was made
     /// for this game with this state numbering.
     pub fn open(path: &Path, game: Game) -> Result<SoloTable, TableError> {
         // SAFETY: yz replaces store files by rename and never writes one in place.
         let file = unsafe { KIND.open::<TableError>(path, game) }?;
+        SoloTable::checked(file, game)
+    }
+
+    /// A table for `game` from the bytes of its file ([`SoloTable::encode`]), checked as
+    /// [`SoloTable::open`] checks a file; `label` names them in errors.
+    pub fn from_bytes(bytes: &[u8], label: &Path, game: Game) -> Result<SoloTable, TableError> {
+        SoloTable::checked(KIND.from_bytes::<TableError>(bytes, label, game)?, game)
+    }
+
+    /// The table of a sound store `file` of `game`, once its values are checked: one per
+    /// state, each an expected score the game can still earn.
+    fn checked(file: StoreFile, game: Game) -> Result<SoloTable, TableError> {
+        let path = file.path().to_path_buf();
+        let path = path.as_path();
         let index = StateIndex::new(game);
         let table = SoloTable { file, index };
         if table.values()?.len() != table.index.len() {
@@ -116,6 +132,17 @@ impl SoloTable {
     pub fn path(&self) -> &Path {
         self.file.path()
     }
+}
+
+/// What a table's file holds for `solution`: its metadata and one value per state id.
+fn contents(solution: &SoloSolution) -> (serde_json::Value, Vec<f64>) {
+    let game = solution.game();
+    let index = StateIndex::new(game);
+    let values: Vec<f64> = (0..index.len() as u32).map(|id| solution.value(index.state(StateId(id)))).collect();
+    let mut metadata = KIND.metadata(game);
+    metadata["value"] = json!("expected future points at the start of a turn, f64 by state id");
+    metadata["states"] = json!(index.len());
+    (metadata, values)
 }
 
 impl FutureValue for SoloTable {

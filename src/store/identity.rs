@@ -175,6 +175,20 @@ impl FileKind {
         Ok(file)
     }
 
+    /// A store file of this kind made for `game`, from its whole `bytes` (no file system:
+    /// [`StoreFile::from_bytes`]), checked as [`Self::open`] checks a file; `label` names
+    /// the bytes in errors.
+    pub fn from_bytes<E: From<StoreError> + From<IdentityError>>(
+        self,
+        bytes: &[u8],
+        label: &Path,
+        game: Game,
+    ) -> Result<StoreFile, E> {
+        let file = StoreFile::from_bytes(bytes, label, self.name, self.metadata_limit)?;
+        self.check(label, file.metadata(), Some(game))?;
+        Ok(file)
+    }
+
     /// Opens the store file at `path` as [`StoreFile::open`] does for this kind, refusing
     /// metadata over [`Self::metadata_limit`] before parsing it; its identity is left to the
     /// caller to [check](Self::check).

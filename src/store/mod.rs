@@ -72,8 +72,8 @@ pub use parts::{PARTS_KEY, PartsFile, write_parts};
 pub use read::{StoreFile, VerifyReport, hold_files_in_memory, peek, read_text, verify};
 pub use table::{DataTable, default_data_dir, open_or_solve};
 pub use write::{
-    Durability, StoreWriter, is_temp_name, remove_dead_temp_files, remove_stale_temp_files, sync_batch, write_atomic,
-    write_atomic_with, write_text_atomic,
+    Durability, StoreWriter, encode, is_temp_name, remove_dead_temp_files, remove_stale_temp_files, sync_batch,
+    write_atomic, write_atomic_with, write_text_atomic,
 };
 
 use std::fmt;

@@ -26,8 +26,28 @@ use super::{
 #[derive(Debug)]
 pub struct StoreFile {
     path: PathBuf,
-    map: Mmap,
+    map: Held,
     layout: Layout,
+}
+
+/// A store file's bytes: mapped from its file, or held in memory of our own
+/// ([`StoreFile::from_bytes`]), 8-byte aligned like a mapping so that payloads of `f64`
+/// can be viewed in place.
+#[derive(Debug)]
+enum Held {
+    Mapped(Mmap),
+    Owned { words: Vec<u64>, len: usize },
+}
+
+impl std::ops::Deref for Held {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        match self {
+            Held::Mapped(map) => map,
+            Held::Owned { words, len } => &bytemuck::cast_slice(words)[..*len],
+        }
+    }
 }
 
 impl StoreFile {
@@ -63,7 +83,24 @@ impl StoreFile {
         let limit = metadata_limit.min(MAX_METADATA_LEN);
         let layout = Checked { bytes: &map, path, metadata_limit: limit }.validate(Some(expected_kind))?;
         tracing::debug!(path = %path.display(), kind = expected_kind, checksum = %layout.checksum, "opened store file");
-        Ok(StoreFile { path: path.to_owned(), map, layout })
+        Ok(StoreFile { path: path.to_owned(), map: Held::Mapped(map), layout })
+    }
+
+    /// A store file's whole `bytes` (from [`super::encode`], or kept by a program with no
+    /// file system: the web app's cache), checked as [`StoreFile::open_with_metadata_limit`]
+    /// checks a file and copied into memory of its own; `label` names them in errors.
+    pub fn from_bytes(
+        bytes: &[u8],
+        label: &Path,
+        expected_kind: &str,
+        metadata_limit: usize,
+    ) -> Result<StoreFile, StoreError> {
+        super::check_host(label, cfg!(target_endian = "big"))?;
+        let checked = Checked { bytes, path: label, metadata_limit: metadata_limit.min(MAX_METADATA_LEN) };
+        let layout = checked.validate(Some(expected_kind))?;
+        let mut words = vec![0u64; bytes.len().div_ceil(8)];
+        bytemuck::cast_slice_mut::<u64, u8>(&mut words)[..bytes.len()].copy_from_slice(bytes);
+        Ok(StoreFile { path: label.to_owned(), map: Held::Owned { words, len: bytes.len() }, layout })
     }
 
     /// The kind of file, as given to the writer.

@@ -248,24 +248,12 @@ impl StoreWriter {
         payload_len: u64,
         chunk_size: u32,
     ) -> Result<StoreWriter, StoreError> {
-        super::check_host(path, cfg!(target_endian = "big"))?;
-        let invalid = |reason: String| StoreError::InvalidInput { path: path.to_owned(), reason };
-        if kind.len() > MAX_KIND_LEN {
-            return Err(invalid(format!("kind is {} bytes long, the limit is {MAX_KIND_LEN}", kind.len())));
-        }
-        let metadata =
-            serde_json::to_vec(metadata).map_err(|err| invalid(format!("metadata cannot be serialized: {err}")))?;
-        if metadata.len() > MAX_METADATA_LEN {
-            return Err(invalid(format!(
-                "metadata is {} bytes of JSON, the limit is {MAX_METADATA_LEN}",
-                metadata.len()
-            )));
-        }
-        if chunk_size == 0 {
-            return Err(invalid("chunk size must not be 0".to_owned()));
-        }
+        let header = encode_prelude(path, kind, metadata, payload_len, chunk_size)?;
         let Some(name) = path.file_name() else {
-            return Err(invalid("the path does not name a file".to_owned()));
+            return Err(StoreError::InvalidInput {
+                path: path.to_owned(),
+                reason: "the path does not name a file".into(),
+            });
         };
 
         let dir = parent_dir(path);
@@ -288,7 +276,6 @@ impl StoreWriter {
             chunk_hasher: Box::new(Xxh3Default::new()),
             chunk_hashes: Vec::new(),
         };
-        let header = encode_header(kind, &metadata, payload_len, chunk_size);
         writer.write_raw(&header)?;
         Ok(writer)
     }
@@ -343,10 +330,8 @@ impl StoreWriter {
             self.end_chunk();
         }
         debug_assert_eq!(self.chunk_hashes.len() as u64, 8 * chunk_count(self.payload_len, self.chunk_size));
-        let checksum = Checksum(xxh3_64(&self.chunk_hashes));
-        let hashes = std::mem::take(&mut self.chunk_hashes);
-        self.write_raw(&hashes)?;
-        self.write_raw(&checksum.0.to_le_bytes())?;
+        let (checksum, trailer) = trailer(std::mem::take(&mut self.chunk_hashes));
+        self.write_raw(&trailer)?;
 
         let out = self.out.take().ok_or_else(|| self.broken())?;
         {
@@ -402,6 +387,50 @@ impl Drop for StoreWriter {
             let _ = fs::remove_file(&self.tmp_path);
         }
     }
+}
+
+/// A whole store file's bytes in memory, as [`write_atomic`] would write them to a file:
+/// for a program with no file system (the web app keeps its solved tables this way).
+pub fn encode(kind: &str, metadata: &serde_json::Value, payload: &[u8]) -> Result<Vec<u8>, StoreError> {
+    let label = Path::new("(in memory)");
+    let mut bytes = encode_prelude(label, kind, metadata, payload.len() as u64, CHUNK_SIZE)?;
+    bytes.extend_from_slice(payload);
+    let hashes = payload.chunks(CHUNK_SIZE as usize).flat_map(|chunk| xxh3_64(chunk).to_le_bytes()).collect();
+    bytes.extend_from_slice(&trailer(hashes).1);
+    Ok(bytes)
+}
+
+/// Checks a file's kind, metadata and chunk size against the limits, then encodes its
+/// header ([`encode_header`]); `path` names the file in errors.
+fn encode_prelude(
+    path: &Path,
+    kind: &str,
+    metadata: &serde_json::Value,
+    payload_len: u64,
+    chunk_size: u32,
+) -> Result<Vec<u8>, StoreError> {
+    super::check_host(path, cfg!(target_endian = "big"))?;
+    let invalid = |reason: String| StoreError::InvalidInput { path: path.to_owned(), reason };
+    if kind.len() > MAX_KIND_LEN {
+        return Err(invalid(format!("kind is {} bytes long, the limit is {MAX_KIND_LEN}", kind.len())));
+    }
+    let metadata =
+        serde_json::to_vec(metadata).map_err(|err| invalid(format!("metadata cannot be serialized: {err}")))?;
+    if metadata.len() > MAX_METADATA_LEN {
+        return Err(invalid(format!("metadata is {} bytes of JSON, the limit is {MAX_METADATA_LEN}", metadata.len())));
+    }
+    if chunk_size == 0 {
+        return Err(invalid("chunk size must not be 0".to_owned()));
+    }
+    Ok(encode_header(kind, &metadata, payload_len, chunk_size))
+}
+
+/// Everything after the payload, from the chunks' hashes (little-endian): the hashes, then
+/// the hash of the hashes, which is the file's checksum.
+fn trailer(mut chunk_hashes: Vec<u8>) -> (Checksum, Vec<u8>) {
+    let checksum = Checksum(xxh3_64(&chunk_hashes));
+    chunk_hashes.extend_from_slice(&checksum.0.to_le_bytes());
+    (checksum, chunk_hashes)
 }
 
 /// Everything before the payload: the header fields, the header hash and the padding.

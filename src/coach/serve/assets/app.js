@@ -86,9 +86,11 @@ function inBrowser(path, body) {
   if (!solver.worker) {
     solver.worker = new Worker("worker.js");
     solver.worker.onmessage = (event) => {
-      const { id, status, answer, progress } = event.data;
+      const { id, status, answer, progress, tables } = event.data;
       // The worker answers in order: the solve reported is the oldest request's.
       if (progress) { showSolving(progress, solver.waiting.values().next().value.path); return; }
+      // The tables kept from earlier visits, taken back (no solve for their games).
+      if (tables) { document.body.dataset.tablesKept = tables.kept; return; }
       const { resolve, reject } = solver.waiting.get(id);
       solver.waiting.delete(id);
       if (status === 200) resolve(answer);
