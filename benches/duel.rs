@@ -79,7 +79,8 @@ const DRAW_LAYERS: [usize; 3] = [12, 14, 18];
 /// The rate of sampled pairs of full-game layers (tiles of one mover × 64 opponents, next
 /// layer synthetic, as `yz duel plan` measures) on one thread, so that the rate is per
 /// core: each pair's turn in one piece (`whole`, as before strips), in strips of
-/// [`strip_lanes`] lanes (`strips`, as the solver runs), and for [`DRAW_LAYERS`] in strips
+/// [`strip_lanes`] lanes (`strips`, as the solver ran before tiles), in tiles of
+/// 32 lanes (`tiles`, as the solver runs `f32` values), and for [`DRAW_LAYERS`] in strips
 /// with `WinDraw<f32>` lanes (`draws`), whose values are checked bit for bit against the
 /// plain lanes' once before timing.
 fn sampled_layers(c: &mut Criterion) {
@@ -93,14 +94,19 @@ fn sampled_layers(c: &mut Criterion) {
         let sample = LayerSample::new(&space, &count, SAMPLED_LANE_UPDATES, 1);
         let next = SyntheticNext::<f32>::new(&space, layer + 1);
         group.throughput(Throughput::Elements(sample.lane_updates));
-        for (name, strip) in [("whole", usize::MAX), ("strips", strip_lanes::<f32>())] {
+        // `tiles`: the solver's own layout for f32 (`solve_tile`); `None` below.
+        for (name, strip) in [("whole", Some(usize::MAX)), ("strips", Some(strip_lanes::<f32>())), ("tiles", None)] {
             group.bench_function(BenchmarkId::new(format!("layer_{layer}"), name), |b| {
                 b.iter(|| {
                     let sum: f64 = one_core.install(|| {
                         (sample.tiles.iter())
                             .map(|tile| {
-                                let values =
-                                    solve_tile_in_strips::<f32>(&space, &sample.shape, Some(&next), tile, strip);
+                                let values = match strip {
+                                    Some(strip) => {
+                                        solve_tile_in_strips::<f32>(&space, &sample.shape, Some(&next), tile, strip)
+                                    }
+                                    None => solve_tile::<f32>(&space, &sample.shape, Some(&next), tile),
+                                };
                                 values.iter().map(|&v| v as f64).sum::<f64>()
                             })
                             .sum()

@@ -20,11 +20,14 @@
 //! lane (the bounds of A' contain A's plus the points); the lanes the block padding adds
 //! may read it and get the nearest stored value.
 //!
-//! **Strips.** A wide window's turn does not fit a core's L2 (462 lane vectors of 1,000
-//! lanes are 1.8 MB of `f32`), so every phase would stream from L3. Lanes never interact,
-//! so a pair's turn runs in strips of equal width, at most [`strip_lanes`], each strip a
-//! whole turn over its lanes: every lane's arithmetic is the same as in one turn over the
-//! whole window, bit for bit.
+//! **Tiles and strips.** A wide window's turn does not fit a core's L1 (462 lane vectors
+//! of 1,000 lanes are 1.8 MB of `f32`), so every phase would stream from L2 or L3. Lanes
+//! never interact, so a pair's turn of plain `f32` values runs in tiles of
+//! [`TILE_LANES`] ([`crate::turn::tiled`]: the rolls scored for every tile at once, then
+//! each tile's rerolls in L1), and a turn of other values (a follower plane: P(draw)) in
+//! strips of equal width, at most [`strip_lanes`], each strip a whole turn over its lanes.
+//! Either way every lane's arithmetic is the same as in one turn over the whole window,
+//! bit for bit.
 //!
 //! **Determinism.** Each pair is computed alone from the finished next layer, in a fixed
 //! order of operations, so the values do not depend on the number of threads (or, in the
@@ -46,6 +49,7 @@ use crate::game::StateId;
 use crate::game::dice::NUM_KEEPS;
 use crate::turn::lanes::{BLOCK, Lane, join_planes, padded_lanes, split_planes};
 use crate::turn::simd::{self, SimdWork};
+use crate::turn::tiled::{TILE_LANES, TiledTurn};
 use crate::turn::{ScoringPlan, Shift, TurnBuffer};
 
 /// The solved values of one whole layer.
@@ -130,7 +134,29 @@ pub fn solve_tile<V: DuelValue>(
     next: Option<&impl NextValues<V>>,
     tile: &Tile,
 ) -> Vec<V> {
-    solve_tile_in_strips(space, shape, next, tile, strip_lanes::<V>())
+    solve_pairs(space, shape, next, tile, TurnLayout::of::<V>(), &|| false)
+        .expect("a tile never stopped is solved whole")
+}
+
+/// How a pair's turn goes over its lanes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum TurnLayout {
+    /// In tiles of [`TILE_LANES`] ([`crate::turn::tiled`]): plain `f32` values.
+    Tiles,
+    /// In strips of at most this many lanes, each a whole [`TurnBuffer`] turn.
+    Strips(usize),
+}
+
+impl TurnLayout {
+    /// The faster layout for values of type `V`: tiles for one plane of `f32`, else strips
+    /// of [`strip_lanes`].
+    fn of<V: DuelValue>() -> TurnLayout {
+        if V::PLANES == 1 && std::mem::size_of::<V::Number>() == 4 {
+            TurnLayout::Tiles
+        } else {
+            TurnLayout::Strips(strip_lanes::<V>())
+        }
+    }
 }
 
 /// [`solve_tile`] with each pair's turn in strips of at most `strip` lanes (a multiple of
@@ -143,7 +169,8 @@ pub fn solve_tile_in_strips<V: DuelValue>(
     tile: &Tile,
     strip: usize,
 ) -> Vec<V> {
-    solve_pairs(space, shape, next, tile, strip, &|| false).expect("a tile never stopped is solved whole")
+    solve_pairs(space, shape, next, tile, TurnLayout::Strips(strip), &|| false)
+        .expect("a tile never stopped is solved whole")
 }
 
 /// [`solve_tile`] that gives up once `stop` says so (whoever asked has gone): `stop` is
@@ -156,16 +183,16 @@ pub fn solve_tile_until<V: DuelValue>(
     tile: &Tile,
     stop: &(dyn Fn() -> bool + Sync),
 ) -> Option<Vec<V>> {
-    solve_pairs(space, shape, next, tile, strip_lanes::<V>(), stop)
+    solve_pairs(space, shape, next, tile, TurnLayout::of::<V>(), stop)
 }
 
-/// The pairs of `tile` in strips of `strip` lanes, unless `stop` says to give up.
+/// The pairs of `tile`, each turn laid out as `layout` says, unless `stop` says to give up.
 fn solve_pairs<V: DuelValue>(
     space: &Space,
     shape: &LayerShape,
     next: Option<&impl NextValues<V>>,
     tile: &Tile,
-    strip: usize,
+    layout: TurnLayout,
     stop: &(dyn Fn() -> bool + Sync),
 ) -> Option<Vec<V>> {
     let mut values = vec![V::NOTHING; tile.positions() as usize];
@@ -181,9 +208,20 @@ fn solve_pairs<V: DuelValue>(
         }
     }
     let layer = shape.layer;
-    let widest = outputs.iter().map(|(_, _, out)| padded_lanes(out.len())).max().unwrap_or(0);
-    let strip = strip.min(widest.max(BLOCK));
-    assert!(strip > 0 && strip % BLOCK == 0, "a strip of {strip} lanes is not whole blocks");
+    let widest = outputs.iter().map(|(_, _, out)| out.len().next_multiple_of(TILE_LANES)).max().unwrap_or(0);
+    let layout = match layout {
+        TurnLayout::Strips(strip) => {
+            let strip = strip.min(widest.max(BLOCK));
+            assert!(strip > 0 && strip % BLOCK == 0, "a strip of {strip} lanes is not whole blocks");
+            TurnLayout::Strips(strip)
+        }
+        TurnLayout::Tiles => TurnLayout::Tiles,
+    };
+    let strip = match layout {
+        TurnLayout::Strips(strip) => strip,
+        // A tiled turn keeps its own buffer: the strips' is left at its least.
+        TurnLayout::Tiles => BLOCK,
+    };
     let stopped = AtomicBool::new(false);
     outputs.into_par_iter().for_each_init(
         || Lease::<V>::take(strip),
@@ -197,7 +235,7 @@ fn solve_pairs<V: DuelValue>(
             if scratch.plan_of != Some(mover) {
                 scratch.set_mover(space.cards(), mover, widest);
             }
-            simd::dispatch(PairTurn { space, layer, next, mover, opponent, strip, scratch, out });
+            simd::dispatch(PairTurn { space, layer, next, mover, opponent, layout, scratch, out });
         },
     );
     (!stopped.into_inner()).then_some(values)
@@ -243,13 +281,15 @@ impl<V: DuelValue> Drop for Lease<V> {
 struct PairScratch<V: DuelValue> {
     /// A strip's turn.
     buffer: TurnBuffer<V>,
+    /// A tiled turn (one plane).
+    tiled: TiledTurn<V::Number, TILE_LANES>,
     /// How the mover's turn can end, shared by every opponent of the mover.
     plan: ScoringPlan<StateId>,
     plan_of: Option<StateId>,
     /// Per successor: the mover's value after scoring, by `x = d + p` from the window's
     /// `lo` plus the fewest points leading there, as planes.
     successors: Vec<Vec<V::Number>>,
-    /// A strip's values as planes, padding lanes included.
+    /// A strip's values as planes (a tiled turn's: all its lanes), padding lanes included.
     out: Vec<V::Number>,
 }
 
@@ -257,6 +297,7 @@ impl<V: DuelValue> PairScratch<V> {
     fn new(strip: usize) -> PairScratch<V> {
         PairScratch {
             buffer: TurnBuffer::new(strip),
+            tiled: TiledTurn::default(),
             plan: ScoringPlan::new(Shift::Up),
             plan_of: None,
             successors: Vec::new(),
@@ -286,7 +327,7 @@ struct PairTurn<'s, 'a, V: DuelValue, N> {
     next: Option<&'s N>,
     mover: StateId,
     opponent: StateId,
-    strip: usize,
+    layout: TurnLayout,
     scratch: &'s mut PairScratch<V>,
     out: &'s mut [V],
 }
@@ -296,10 +337,14 @@ impl<V: DuelValue, N: NextValues<V>> SimdWork for PairTurn<'_, '_, V, N> {
 
     #[inline(always)]
     fn run(self) {
-        let PairTurn { space, layer, next, mover, opponent, strip, scratch, out } = self;
+        let PairTurn { space, layer, next, mover, opponent, layout, scratch, out } = self;
         let cards = space.cards();
         let (lo, _) = window(cards.bounds(mover), cards.bounds(opponent));
-        let (n, lanes) = (out.len(), padded_lanes(out.len()));
+        let n = out.len();
+        let lanes = match layout {
+            TurnLayout::Tiles => n.next_multiple_of(TILE_LANES),
+            TurnLayout::Strips(_) => padded_lanes(n),
+        };
         let plan = &scratch.plan;
         let count = plan.successors().len();
         for (k, (row, &card)) in scratch.successors.iter_mut().zip(plan.successors()).enumerate() {
@@ -307,6 +352,17 @@ impl<V: DuelValue, N: NextValues<V>> SimdWork for PairTurn<'_, '_, V, N> {
             let (start, len) = plan.row_span(k, lanes);
             fill_after_turn(space, layer, next, opponent, card, lo + start as i32, len, row);
         }
+        let strip = match layout {
+            TurnLayout::Tiles => {
+                let scorer = plan.scorer(&scratch.successors[..count], 0, lanes);
+                scratch.out.resize(scratch.out.len().max(lanes), <V::Number as Lane>::ZERO);
+                let values = &mut scratch.out[..lanes];
+                scratch.tiled.solve(lanes / TILE_LANES, &scorer, values);
+                join_planes(values, out);
+                return;
+            }
+            TurnLayout::Strips(strip) => strip,
+        };
         // Strips of equal width (whole blocks), at most `strip`: no narrow last strip.
         let even = lanes.div_ceil(lanes.div_ceil(strip)).next_multiple_of(BLOCK);
         for first in (0..lanes).step_by(even) {
@@ -420,11 +476,14 @@ mod tests {
         assert!((v.value() - 0.5).abs() < 1e-5 && (v.win() - q * (1.0 - q)).abs() < 1e-5, "{v:?}");
     }
 
+    /// Tiles (the solve's layout for `f32`) and strips of any width give the values of one
+    /// turn over the whole window, on every layer of a game whose widest window is many
+    /// tiles wide and whose narrowest is less than one.
     #[test]
-    fn strips_give_the_values_of_whole_turns_bit_for_bit() {
+    fn strips_and_tiles_give_the_values_of_whole_turns_bit_for_bit() {
         let cards = Cards::new(Game { rules: Rules::OFFICIAL, categories: Rules::OFFICIAL.first(5).unwrap() });
         let space = Space::whole_game(&cards);
-        let (mut next, mut widest): (Option<LayerValues<f32>>, usize) = (None, 0);
+        let (mut next, mut widest, mut narrowest): (Option<LayerValues<f32>>, usize, usize) = (None, 0, usize::MAX);
         for layer in (0..space.end_layer()).rev() {
             let shape = LayerShape::new(&space, layer);
             let tile = Tile::new(&space, &shape, 0..shape.movers.len(), 0..shape.opponents.len());
@@ -434,11 +493,17 @@ mod tests {
                 let strips = solve_tile_in_strips(&space, &shape, rows.as_ref(), &tile, strip);
                 assert!(whole.iter().zip(&strips).all(|(a, b)| a.to_bits() == b.to_bits()), "layer {layer}, {strip}");
             }
+            assert_eq!(TurnLayout::of::<f32>(), TurnLayout::Tiles);
+            let tiles = solve_tile(&space, &shape, rows.as_ref(), &tile);
+            assert!(whole.iter().zip(&tiles).all(|(a, b)| a.to_bits() == b.to_bits()), "layer {layer}, tiles");
+            assert_eq!(tiles.len(), whole.len());
             let pairs = (0..shape.movers.len()).flat_map(|m| (0..shape.opponents.len()).map(move |o| (m, o)));
-            widest = widest.max(pairs.map(|(m, o)| tile.pair_range(m, o).len()).max().unwrap_or(0));
+            let windows: Vec<usize> = pairs.map(|(m, o)| tile.pair_range(m, o).len()).filter(|&n| n > 0).collect();
+            widest = widest.max(windows.iter().copied().max().unwrap_or(0));
+            narrowest = narrowest.min(windows.iter().copied().min().unwrap_or(usize::MAX));
             next = Some(LayerValues { shape: Arc::new(shape), tile, values: whole });
         }
-        assert!(widest > 10 * BLOCK, "the widest window has {widest} lanes");
+        assert!(widest > 2 * TILE_LANES && narrowest < TILE_LANES, "windows of {narrowest} to {widest} lanes");
     }
 
     #[test]

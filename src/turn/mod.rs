@@ -1,6 +1,7 @@
 //! The one turn dynamic program, generic over what a state's value is.
 //!
 //! - [`kernel`]: the turn itself over lane vectors (score, two rerolls, the start value).
+//! - [`tiled`]: the same turn over many lanes in tiles that each fit the L1 data cache.
 //! - [`plan`]: how a state's turn can end and the best-box scoring every solver shares.
 //! - [`sweep`]: the backward layer loop around the turn.
 //! - [`lanes`], [`simd`]: the lane-wise loops and the instruction set they run with.
@@ -12,6 +13,7 @@ pub mod lanes;
 pub mod plan;
 pub mod simd;
 pub mod sweep;
+pub mod tiled;
 
 pub use kernel::{RollScorer, TurnBuffer};
 pub use lanes::Lane;

@@ -17,9 +17,11 @@
 //! row per successor over [`ScoringPlan::row_span`] (its padding: decided values, curves
 //! beyond their stored part) and scores with [`ScoringPlan::scorer`].
 
+use crate::game::dice::NUM_KEEPS;
 use crate::game::{Category, MAX_BOXES, NUM_ROLLS, RollClasses, RollId};
 use crate::turn::RollScorer;
-use crate::turn::lanes::{Candidate, Lane, LaneValue, max_of_plus};
+use crate::turn::lanes::{Candidate, Lane, LaneValue, lane_max, max_of_plus};
+use crate::turn::tiled::{TileScorer, Vector};
 
 /// How the points of a scoring move between lanes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -185,6 +187,36 @@ impl<T: LaneValue, K, R: AsRef<[T::Number]>> RollScorer<T> for PlanScorer<'_, K,
             *term = Candidate { row: &row[start..end], stride, add: T::Number::from_f64(e.add as f64) };
         }
         max_of_plus::<T>(out, &terms[..entries.len()]);
+    }
+}
+
+/// The same scoring for a tiled turn ([`crate::turn::tiled`]), one plane: each roll's
+/// boxes and their rows are found once for every tile.
+impl<N: Lane, const W: usize, K, R: AsRef<[N]>> TileScorer<N, W> for PlanScorer<'_, K, R> {
+    #[inline(always)]
+    fn score_tiles(&self, roll: RollId, vectors: &mut [Vector<N, W>], keep: usize) {
+        let r = roll.0 as usize;
+        let entries = &self.plan.entries[r][..self.plan.entry_count[r] as usize];
+        let mut rows: [(&[N], N); MAX_BOXES] = [(&[], N::ZERO); MAX_BOXES];
+        for (row, e) in rows.iter_mut().zip(entries) {
+            let start = self.first + e.offset as usize;
+            *row = (&self.rows[e.row as usize].as_ref()[start..start + self.lanes], N::from_f64(e.add as f64));
+        }
+        let Some(((first, first_add), rest)) = rows[..entries.len()].split_first() else {
+            panic!("roll {roll:?} fills no box");
+        };
+        for t in 0..self.lanes / W {
+            let at = t * W;
+            let row: &[N; W] = first[at..at + W].try_into().expect("W lanes");
+            let mut best: [N; W] = std::array::from_fn(|k| row[k] + *first_add);
+            for &(row, add) in rest {
+                let row: &[N; W] = row[at..at + W].try_into().expect("W lanes");
+                for k in 0..W {
+                    best[k] = lane_max(best[k], row[k] + add);
+                }
+            }
+            vectors[t * NUM_KEEPS + keep].0 = best;
+        }
     }
 }
 

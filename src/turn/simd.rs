@@ -20,13 +20,15 @@ pub enum InstructionSet {
     Avx512,
 }
 
-/// The set [`dispatch`] uses: AVX2 where the CPU has it, else the baseline;
-/// `YZ_SIMD=baseline|avx2|avx512` overrides (a set the CPU lacks falls back to the widest
-/// it has). AVX-512 is opt-in: on the AMD EPYC (Zen 4) machines we measured, the full
-/// solitaire solve took 270 ms with it against 245 ms with AVX2.
+/// The set [`dispatch`] uses: the widest the CPU has; `YZ_SIMD=baseline|avx2|avx512`
+/// overrides (a set the CPU lacks falls back to the widest it has). On the AMD EPYC (Zen 5)
+/// machine of `docs/benchmarks.md`, AVX-512 runs the two-player turn's tiles 1.2-1.5 times
+/// as fast as AVX2 and the solitaire solve as fast (0.19 s against 0.20 s); on Zen 4, which
+/// splits 512-bit instructions in two, the solitaire solve took 270 ms with it against
+/// 245 ms with AVX2.
 pub static INSTRUCTION_SET: LazyLock<InstructionSet> = LazyLock::new(|| {
     let widest = widest_supported();
-    requested().ok().flatten().unwrap_or(InstructionSet::Avx2).min(widest)
+    requested().ok().flatten().unwrap_or(widest).min(widest)
 });
 
 /// The set `YZ_SIMD` asks for (none when unset or empty), or why its value names none; the

@@ -1,0 +1,137 @@
+//! The turn of [`super::kernel`] over many lanes in tiles of `W` lanes, each tile's turn
+//! in the L1 data cache.
+//!
+//! [`super::TurnBuffer`] keeps a lane vector per keep over all its lanes: wide vectors
+//! stream from L2 in the average phase, six of them per keep. Here the lanes are cut in
+//! tiles of `W` and the buffer is laid out tile by tile (`tiles x 462` vectors of `W`
+//! lanes), so a tile's turn touches 462 vectors of `W` numbers (59 KB for 32 `f32`): the
+//! rolls are scored for every tile at once (each roll's boxes found once for all of
+//! them, where strips found them per strip), then each tile runs its two rerolls and its
+//! start value with its vectors as fixed-size arrays the compiler keeps in registers.
+//!
+//! Every lane's numbers go through the same operations in the same order as in
+//! [`super::TurnBuffer::solve`] (a tile's lanes never meet another tile's), so the values
+//! are the kernel's bit for bit. One plane only: a value with a follower (P(draw)) runs
+//! on [`super::TurnBuffer`].
+
+use super::kernel::EDGES;
+use super::lanes::{Lane, lane_max};
+use crate::game::dice::{NUM_KEEPS, NUM_PARTIAL_KEEPS};
+use crate::game::{NUM_ROLLS, RollId};
+
+/// Lanes per tile of the two-player turn: 32 `f32` (two AVX-512 registers, four AVX2 ones
+/// per vector). Measured on full-game layers (one thread, `benches/duel.rs`): 32-lane
+/// tiles run the average phase in 18.6 ns per lane against 36.8-45.6 for 512-lane strips.
+pub const TILE_LANES: usize = 32;
+
+/// A lane vector of one tile, on a cache line boundary.
+#[derive(Clone, Copy, Debug)]
+#[repr(C, align(64))]
+pub struct Vector<N, const W: usize>(pub [N; W]);
+
+/// How rolls are scored into a tiled turn: the value of scoring each roll now, for every
+/// tile.
+pub trait TileScorer<N: Lane, const W: usize> {
+    /// Writes the value of scoring `roll` in its best open box for every tile `t` (lanes
+    /// `t · W..(t + 1) · W` of the turn) to `vectors[t · NUM_KEEPS + keep]`, `keep` being
+    /// the roll's keep id.
+    fn score_tiles(&self, roll: RollId, vectors: &mut [Vector<N, W>], keep: usize);
+}
+
+/// Working memory of a tiled turn: a vector per keep and tile, tile by tile.
+#[derive(Clone, Debug)]
+pub struct TiledTurn<N, const W: usize> {
+    vectors: Vec<Vector<N, W>>,
+}
+
+impl<N: Lane, const W: usize> Default for TiledTurn<N, W> {
+    fn default() -> TiledTurn<N, W> {
+        TiledTurn { vectors: Vec::new() }
+    }
+}
+
+impl<N: Lane, const W: usize> TiledTurn<N, W> {
+    /// A whole turn over `tiles` tiles: scores the rolls with `scorer`, runs the two
+    /// rerolls and writes the value at the start of the turn of lane `i` to `out[i]`
+    /// (`out` holds `tiles · W` lanes).
+    #[inline(always)]
+    pub fn solve(&mut self, tiles: usize, scorer: &impl TileScorer<N, W>, out: &mut [N]) {
+        assert_eq!(out.len(), tiles * W, "a start value per lane of the tiles");
+        if self.vectors.len() < tiles * NUM_KEEPS {
+            self.vectors.resize(tiles * NUM_KEEPS, Vector([N::ZERO; W]));
+        }
+        for roll in RollId::all() {
+            scorer.score_tiles(roll, &mut self.vectors[..tiles * NUM_KEEPS], roll.as_keep().0 as usize);
+        }
+        for (tile, out) in self.vectors[..tiles * NUM_KEEPS].chunks_exact_mut(NUM_KEEPS).zip(out.chunks_exact_mut(W)) {
+            let tile: &mut [Vector<N, W>; NUM_KEEPS] = tile.try_into().expect("a tile holds a vector per keep");
+            for _ in 0..2 {
+                average(tile);
+                choose(tile);
+            }
+            out.copy_from_slice(&start_value(tile).0);
+        }
+    }
+}
+
+/// Keeps of fewer than five dice become the mean of their six one-die extensions, in
+/// decreasing size, summed in extension order as [`super::lanes::sum6_scaled`] sums.
+#[inline(always)]
+fn average<N: Lane, const W: usize>(tile: &mut [Vector<N, W>; NUM_KEEPS]) {
+    let sixth = N::from_f64(1.0 / 6.0);
+    for keep in (0..NUM_PARTIAL_KEEPS).rev() {
+        let [a, b, c, d, e, f] = EDGES.add_die[keep].map(|next| &tile[next as usize].0);
+        let mut sum = [N::ZERO; W];
+        for k in 0..W {
+            sum[k] = (a[k] + b[k] + c[k] + d[k] + e[k] + f[k]) * sixth;
+        }
+        tile[keep].0 = sum;
+    }
+}
+
+/// Every keep becomes the best of itself and its sub-keeps, in increasing size, run by
+/// run (keeps of one size with as many sub-keeps each).
+#[inline(always)]
+fn choose<N: Lane, const W: usize>(tile: &mut [Vector<N, W>; NUM_KEEPS]) {
+    for run in &EDGES.choose_runs {
+        match run.subs {
+            1 => choose_run::<N, W, 1>(tile, &run.keeps),
+            2 => choose_run::<N, W, 2>(tile, &run.keeps),
+            3 => choose_run::<N, W, 3>(tile, &run.keeps),
+            4 => choose_run::<N, W, 4>(tile, &run.keeps),
+            _ => choose_run::<N, W, 5>(tile, &run.keeps),
+        }
+    }
+}
+
+/// The keeps of one run of `S` sub-keeps each.
+#[inline(always)]
+fn choose_run<N: Lane, const W: usize, const S: usize>(
+    tile: &mut [Vector<N, W>; NUM_KEEPS],
+    keeps: &[(u16, [u16; crate::game::dice::NUM_FACES - 1])],
+) {
+    for &(keep, subs) in keeps {
+        let mut best = tile[keep as usize].0;
+        for &sub in &subs[..S] {
+            let sub = &tile[sub as usize].0;
+            for k in 0..W {
+                best[k] = lane_max(best[k], sub[k]);
+            }
+        }
+        tile[keep as usize].0 = best;
+    }
+}
+
+/// `Σ P(roll) · value(roll)` in roll order, as [`super::TurnBuffer::start_value`] sums.
+#[inline(always)]
+fn start_value<N: Lane, const W: usize>(tile: &[Vector<N, W>; NUM_KEEPS]) -> Vector<N, W> {
+    let mut sum = [N::ZERO; W];
+    for (roll, &probability) in tile[NUM_PARTIAL_KEEPS..].iter().zip(&EDGES.roll_probability) {
+        let weight = N::from_f64(probability);
+        for (sum, &value) in sum.iter_mut().zip(&roll.0) {
+            *sum = *sum + weight * value;
+        }
+    }
+    debug_assert_eq!(tile.len() - NUM_PARTIAL_KEEPS, NUM_ROLLS);
+    Vector(sum)
+}
