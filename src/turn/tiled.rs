@@ -20,8 +20,9 @@ use crate::game::dice::{NUM_KEEPS, NUM_PARTIAL_KEEPS};
 use crate::game::{NUM_ROLLS, RollId};
 
 /// Lanes per tile of the two-player turn: 32 `f32` (two AVX-512 registers, four AVX2 ones
-/// per vector). Measured on full-game layers (one thread, `benches/duel.rs`): 32-lane
-/// tiles run the average phase in 18.6 ns per lane against 36.8-45.6 for 512-lane strips.
+/// per vector). On full-game layers 12-18 (one thread, AVX-512) 32-lane tiles ran at
+/// 3.9e10 lane-updates/s against 3.0e10 for 512-lane strips, 16-lane tiles at 3.1-3.4e10
+/// and 64-lane ones level with 32 (`docs/benchmarks.md`).
 pub const TILE_LANES: usize = 32;
 
 /// A lane vector of one tile, on a cache line boundary.
