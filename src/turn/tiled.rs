@@ -136,3 +136,70 @@ fn start_value<N: Lane, const W: usize>(tile: &[Vector<N, W>; NUM_KEEPS]) -> Vec
     debug_assert_eq!(tile.len() - NUM_PARTIAL_KEEPS, NUM_ROLLS);
     Vector(sum)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::turn::TurnBuffer;
+
+    /// Values of scoring each roll now, lane by lane: a fixed sequence in [0, 1) with
+    /// many ties, so that the maxima's choices vary from lane to lane.
+    struct Made {
+        lanes: usize,
+        values: Vec<f64>,
+    }
+
+    impl Made {
+        fn new(lanes: usize) -> Made {
+            let mut state = 0x2545_f491_u32;
+            let values = (0..NUM_ROLLS * lanes)
+                .map(|_| {
+                    state ^= state << 13;
+                    state ^= state >> 17;
+                    state ^= state << 5;
+                    f64::from(state % 97) / 97.0
+                })
+                .collect();
+            Made { lanes, values }
+        }
+
+        fn roll<N: Lane>(&self, roll: RollId) -> impl Iterator<Item = N> + '_ {
+            let start = roll.0 as usize * self.lanes;
+            self.values[start..start + self.lanes].iter().map(|&v| N::from_f64(v))
+        }
+    }
+
+    impl<N: Lane, const W: usize> TileScorer<N, W> for Made {
+        fn score_tiles(&self, roll: RollId, vectors: &mut [Vector<N, W>], keep: usize) {
+            let values: Vec<N> = self.roll(roll).collect();
+            for (t, lanes) in values.chunks_exact(W).enumerate() {
+                vectors[t * NUM_KEEPS + keep].0.copy_from_slice(lanes);
+            }
+        }
+    }
+
+    /// Three tiles' turns are the lanes' turns of [`TurnBuffer::solve`] bit for bit, for
+    /// `f32` and `f64`, and a second solve in the same memory gives them again.
+    #[test]
+    fn tiles_give_the_turn_buffer_s_values_bit_for_bit() {
+        fn check<N: Lane>(bits: impl Fn(N) -> u64) {
+            let made = Made::new(3 * TILE_LANES);
+            let mut buffer = TurnBuffer::<N>::new(made.lanes);
+            let mut whole = vec![N::ZERO; made.lanes];
+            let scorer = |roll: RollId, out: &mut [N]| {
+                for (o, v) in out.iter_mut().zip(made.roll::<N>(roll)) {
+                    *o = v;
+                }
+            };
+            buffer.solve(&scorer, &mut whole);
+            let mut tiled = TiledTurn::<N, TILE_LANES>::default();
+            for _ in 0..2 {
+                let mut tiles = vec![N::ZERO; made.lanes];
+                tiled.solve(3, &made, &mut tiles);
+                assert!(whole.iter().zip(&tiles).all(|(&a, &b)| bits(a) == bits(b)), "{whole:?}\n{tiles:?}");
+            }
+        }
+        check::<f32>(|x| u64::from(x.to_bits()));
+        check::<f64>(f64::to_bits);
+    }
+}
