@@ -202,21 +202,40 @@ impl<N: Lane, const W: usize, K, R: AsRef<[N]>> TileScorer<N, W> for PlanScorer<
             let start = self.first + e.offset as usize;
             *row = (&self.rows[e.row as usize].as_ref()[start..start + self.lanes], N::from_f64(e.add as f64));
         }
-        let Some(((first, first_add), rest)) = rows[..entries.len()].split_first() else {
-            panic!("roll {roll:?} fills no box");
-        };
-        for t in 0..self.lanes / W {
-            let at = t * W;
-            let row: &[N; W] = first[at..at + W].try_into().expect("W lanes");
-            let mut best: [N; W] = std::array::from_fn(|k| row[k] + *first_add);
-            for &(row, add) in rest {
-                let row: &[N; W] = row[at..at + W].try_into().expect("W lanes");
-                for k in 0..W {
-                    best[k] = lane_max(best[k], row[k] + add);
-                }
-            }
-            vectors[t * NUM_KEEPS + keep].0 = best;
+        let rows = &rows[..entries.len()];
+        assert!(!rows.is_empty(), "roll {roll:?} fills no box");
+        // Where lanes count points (the two-player turn), nothing is added: `x + 0.0` is
+        // `x` for every value a turn holds (no -0.0, no NaN), so the adds are skipped.
+        if rows.iter().all(|&(_, add)| add == N::ZERO) {
+            score_tiles_of::<N, W, false>(rows, self.lanes / W, vectors, keep);
+        } else {
+            score_tiles_of::<N, W, true>(rows, self.lanes / W, vectors, keep);
         }
+    }
+}
+
+/// The best of `rows` (each with its points, added where `ADD`) for every one of `tiles`
+/// tiles, written to the roll's vector `keep` of each; ties keep the earlier row.
+#[inline(always)]
+fn score_tiles_of<N: Lane, const W: usize, const ADD: bool>(
+    rows: &[(&[N], N)],
+    tiles: usize,
+    vectors: &mut [Vector<N, W>],
+    keep: usize,
+) {
+    let plus = |x: N, add: N| if ADD { x + add } else { x };
+    let (&(first, first_add), rest) = rows.split_first().expect("a roll fills some box");
+    for t in 0..tiles {
+        let at = t * W;
+        let row: &[N; W] = first[at..at + W].try_into().expect("W lanes");
+        let mut best: [N; W] = std::array::from_fn(|k| plus(row[k], first_add));
+        for &(row, add) in rest {
+            let row: &[N; W] = row[at..at + W].try_into().expect("W lanes");
+            for k in 0..W {
+                best[k] = lane_max(best[k], plus(row[k], add));
+            }
+        }
+        vectors[t * NUM_KEEPS + keep].0 = best;
     }
 }
 
