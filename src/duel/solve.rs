@@ -209,22 +209,19 @@ fn solve_pairs<V: DuelValue>(
     }
     let layer = shape.layer;
     let widest = outputs.iter().map(|(_, _, out)| out.len().next_multiple_of(TILE_LANES)).max().unwrap_or(0);
-    let layout = match layout {
+    // The strips' turn buffer: a strip, or the widest window if narrower; a tiled turn
+    // keeps its own, and the strips' is left at its least.
+    let buffer_lanes = match layout {
         TurnLayout::Strips(strip) => {
-            let strip = strip.min(widest.max(BLOCK));
-            assert!(strip > 0 && strip % BLOCK == 0, "a strip of {strip} lanes is not whole blocks");
-            TurnLayout::Strips(strip)
+            let lanes = strip.min(widest.max(BLOCK));
+            assert!(lanes > 0 && lanes % BLOCK == 0, "a strip of {lanes} lanes is not whole blocks");
+            lanes
         }
-        TurnLayout::Tiles => TurnLayout::Tiles,
-    };
-    let strip = match layout {
-        TurnLayout::Strips(strip) => strip,
-        // A tiled turn keeps its own buffer: the strips' is left at its least.
         TurnLayout::Tiles => BLOCK,
     };
     let stopped = AtomicBool::new(false);
     outputs.into_par_iter().for_each_init(
-        || Lease::<V>::take(strip),
+        || Lease::<V>::take(buffer_lanes),
         |Lease(scratch), (m, o, out)| {
             if stopped.load(Ordering::Relaxed) || stop() {
                 stopped.store(true, Ordering::Relaxed);
