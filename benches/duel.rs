@@ -1,7 +1,7 @@
 //! Hot paths of the two-player solve: a whole small game, one layer of real full-game
 //! endgame positions, and sampled pairs of full-game layers (what `yz duel plan`
 //! calibrates on) with and without strips, and each phase of a turn with and without the
-//! draw probability. Each bench checks a known answer or a range.
+//! draw probability and in tiles. Each bench checks a known answer or a range.
 //! `scripts/bench-duel` runs them and prints a table.
 
 use std::hint::black_box;
@@ -15,6 +15,7 @@ use yz::duel::{Cards, LayerShape, Space, Tile, WinDraw};
 use yz::game::{Category, CategorySet, Game, NUM_ROLLS, RollId, Rules};
 use yz::turn::lanes::LaneValue;
 use yz::turn::simd::{SimdWork, dispatch};
+use yz::turn::tiled::{TILE_LANES, TILE_STRIDE, TileScorer, TiledTurn, Vector};
 use yz::turn::{RollScorer, TurnBuffer};
 
 fn whole_games(c: &mut Criterion) {
@@ -153,20 +154,7 @@ fn turn_phases(c: &mut Criterion) {
     fn phases<T: LaneValue<Number = f32>>(c: &mut Criterion, name: &str) {
         let lanes = strip_lanes::<T>();
         let mut buffer = TurnBuffer::<T>::new(lanes);
-        // Values in [0, 1) from a fixed sequence: the maxima's choices vary lane by lane.
-        let mut state = 0x9e37_79b9_u32;
-        let rolls: Vec<Vec<f32>> = (0..NUM_ROLLS)
-            .map(|_| {
-                (0..T::PLANES * lanes)
-                    .map(|_| {
-                        state ^= state << 13;
-                        state ^= state >> 17;
-                        state ^= state << 5;
-                        (state >> 8) as f32 / (1u32 << 24) as f32
-                    })
-                    .collect()
-            })
-            .collect();
+        let rolls = made_rolls(T::PLANES * lanes);
         let scorer = |roll: RollId, out: &mut [f32]| out.copy_from_slice(&rolls[roll.0 as usize]);
         let mut out = vec![0.0f32; T::PLANES * lanes];
         let mut group = c.benchmark_group("turn_phases");
@@ -206,6 +194,73 @@ fn turn_phases(c: &mut Criterion) {
 
     phases::<f32>(c, "plain");
     phases::<WinDraw<f32>>(c, "draws");
+    tiled_phases(c);
+}
+
+/// Values of scoring each roll, `numbers` per roll, in [0, 1) from a fixed sequence: the
+/// maxima's choices vary lane by lane.
+fn made_rolls(numbers: usize) -> Vec<Vec<f32>> {
+    let mut state = 0x9e37_79b9_u32;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 17;
+        state ^= state << 5;
+        (state >> 8) as f32 / (1u32 << 24) as f32
+    };
+    (0..NUM_ROLLS).map(|_| (0..numbers).map(|_| next()).collect()).collect()
+}
+
+/// What one phase of a tiled turn costs per lane (`tiles`: `f32` in tiles of
+/// [`TILE_LANES`], as many lanes as a plain strip), the rolls' values copied in as in
+/// [`turn_phases`].
+fn tiled_phases(c: &mut Criterion) {
+    struct Copied(Vec<Vec<f32>>);
+    impl TileScorer<f32, TILE_LANES> for Copied {
+        #[inline(always)]
+        fn score_tiles(&self, roll: RollId, vectors: &mut [Vector<f32, TILE_LANES>], keep: usize) {
+            for (t, lanes) in self.0[roll.0 as usize].chunks_exact(TILE_LANES).enumerate() {
+                vectors[t * TILE_STRIDE + keep].0.copy_from_slice(lanes);
+            }
+        }
+    }
+
+    /// One phase of a tiled turn, compiled for the widest instruction set.
+    struct Phase<'a> {
+        turn: &'a mut TiledTurn<f32, TILE_LANES>,
+        phase: &'a str,
+        scorer: &'a Copied,
+        out: &'a mut [f32],
+    }
+
+    impl SimdWork for Phase<'_> {
+        type Output = ();
+        #[inline(always)]
+        fn run(self) {
+            match self.phase {
+                "score" => self.turn.score_rolls(self.out.len() / TILE_LANES, self.scorer),
+                "average" => self.turn.average_keeps(),
+                "choose" => self.turn.choose_keeps(),
+                _ => self.turn.start_values(self.out),
+            }
+        }
+    }
+
+    let lanes = strip_lanes::<f32>();
+    let scorer = Copied(made_rolls(lanes));
+    let mut turn = TiledTurn::default();
+    let mut out = vec![0.0f32; lanes];
+    let mut group = c.benchmark_group("turn_phases");
+    group.sample_size(20).throughput(Throughput::Elements(lanes as u64));
+    for phase in ["score", "average", "choose", "start"] {
+        group.bench_function(BenchmarkId::new("tiles", phase), |b| {
+            b.iter(|| {
+                dispatch(Phase { turn: &mut turn, phase, scorer: &scorer, out: &mut out });
+                assert!((0.0..=1.0).contains(&out[0]), "a start value is a mean of values in [0, 1)");
+                black_box(out[0])
+            })
+        });
+    }
+    group.finish();
 }
 
 criterion_group!(benches, whole_games, endgame_layer, sampled_layers, turn_phases);

@@ -17,11 +17,10 @@
 //! row per successor over [`ScoringPlan::row_span`] (its padding: decided values, curves
 //! beyond their stored part) and scores with [`ScoringPlan::scorer`].
 
-use crate::game::dice::NUM_KEEPS;
 use crate::game::{Category, MAX_BOXES, NUM_ROLLS, RollClasses, RollId};
 use crate::turn::RollScorer;
 use crate::turn::lanes::{Candidate, Lane, LaneValue, lane_max, max_of_plus};
-use crate::turn::tiled::{TileScorer, Vector};
+use crate::turn::tiled::{TILE_STRIDE, TileScorer, Vector};
 
 /// How the points of a scoring move between lanes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -235,7 +234,7 @@ fn score_tiles_of<N: Lane, const W: usize, const ADD: bool>(
                 best[k] = lane_max(best[k], plus(row[k], add));
             }
         }
-        vectors[t * NUM_KEEPS + keep].0 = best;
+        vectors[t * TILE_STRIDE + keep].0 = best;
     }
 }
 
