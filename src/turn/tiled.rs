@@ -3,11 +3,12 @@
 //!
 //! [`super::TurnBuffer`] keeps a lane vector per keep over all its lanes: wide vectors
 //! stream from L2 in the average phase, six of them per keep. Here the lanes are cut in
-//! tiles of `W` and the buffer is laid out tile by tile (`tiles x 462` vectors of `W`
-//! lanes), so a tile's turn touches 462 vectors of `W` numbers (59 KB for 32 `f32`): the
-//! rolls are scored for every tile at once (each roll's boxes found once for all of
-//! them, where strips found them per strip), then each tile runs its two rerolls and its
-//! start value with its vectors as fixed-size arrays the compiler keeps in registers.
+//! tiles of `W` and the buffer is laid out tile by tile (a vector of `W` lanes per keep,
+//! tiles [`TILE_STRIDE`] vectors apart), so a tile's turn touches 462 vectors of `W`
+//! numbers (59 KB for 32 `f32`: mostly in L1 where that is 48 KiB, in L2 where it is 32
+//! KiB). The rolls are scored for every tile at once (each roll's boxes found once for
+//! all of them, where strips found them per strip), then each tile runs its two rerolls
+//! and its start value with its vectors as fixed-size arrays.
 //!
 //! Every lane's numbers go through the same operations in the same order as in
 //! [`super::TurnBuffer::solve`] (a tile's lanes never meet another tile's), so the values
@@ -21,8 +22,10 @@ use crate::game::{NUM_ROLLS, RollId};
 
 /// Lanes per tile of the two-player turn: 32 `f32` (two AVX-512 registers, four AVX2 ones
 /// per vector). On full-game layers 12-18 (one thread, AVX-512) 32-lane tiles ran at
-/// 3.9e10 lane-updates/s against 3.0e10 for 512-lane strips, 16-lane tiles at 3.1-3.4e10
-/// and 64-lane ones level with 32 (`docs/benchmarks.md`).
+/// 3.9e10 lane-updates/s against 3.0e10 for 512-lane strips on Zen 5, 16-lane tiles at
+/// 3.1-3.4e10 and 64-lane ones level with 32; on Zen 4 (32 KiB L1d, where 16-lane tiles
+/// fit it and 32-lane ones do not) 32-lane tiles at 2.5-2.6e10, 16-lane ones at
+/// 2.1-2.3e10 and 64-lane ones within the runs' spread of 32 (`docs/benchmarks.md`).
 pub const TILE_LANES: usize = 32;
 
 /// Vectors a tile's phases may index: one per keep ([`NUM_KEEPS`]), padded to a power of
@@ -32,9 +35,10 @@ pub const TILE_LANES: usize = 32;
 const TILE_VECTORS: usize = 512;
 const _: () = assert!(TILE_VECTORS.is_power_of_two() && TILE_VECTORS >= NUM_KEEPS);
 
-/// Vectors from one tile to the next in a [`TiledTurn`]: one more than [`TILE_VECTORS`],
-/// so that the tiles' vectors of one keep (which the scoring writes one after another) lie
-/// in different cache sets rather than a power of two bytes apart.
+/// Vectors from one tile to the next in a [`TiledTurn`]: one more than the 512 a tile's
+/// phases index (a vector per keep, padded to a power of two so that a masked keep index
+/// needs no bounds check), so that the tiles' vectors of one keep (which the scoring
+/// writes one after another) lie in different cache sets, not a power of two bytes apart.
 pub const TILE_STRIDE: usize = TILE_VECTORS + 1;
 
 /// A lane vector of one tile, on a cache line boundary.
