@@ -17,6 +17,8 @@
 //! row per successor over [`ScoringPlan::row_span`] (its padding: decided values, curves
 //! beyond their stored part) and scores with [`ScoringPlan::scorer`].
 
+use std::collections::HashMap;
+
 use crate::game::{Category, MAX_BOXES, NUM_ROLLS, RollClasses, RollId};
 use crate::turn::RollScorer;
 use crate::turn::lanes::{Candidate, Lane, LaneValue, lane_max, max_of_plus};
@@ -36,7 +38,7 @@ pub enum Shift {
 }
 
 /// One box a roll may fill: which successor row, where in it, and the points to add.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 struct Entry {
     row: u16,
     offset: u16,
@@ -54,6 +56,9 @@ pub struct ScoringPlan<K> {
     /// Per roll: the first `entry_count[roll]` entries are the boxes it may fill.
     entries: Vec<[Entry; MAX_BOXES]>,
     entry_count: Vec<u8>,
+    /// Per roll: the first roll with the same entries (itself where none comes before):
+    /// rolls alike in every open box score the same, so a tiled turn copies their values.
+    first_alike: Vec<RollId>,
 }
 
 impl<K: Copy + PartialEq> ScoringPlan<K> {
@@ -66,6 +71,7 @@ impl<K: Copy + PartialEq> ScoringPlan<K> {
             points: Vec::new(),
             entries: vec![[Entry::default(); MAX_BOXES]; NUM_ROLLS],
             entry_count: vec![0; NUM_ROLLS],
+            first_alike: RollId::all().collect(),
         }
     }
 
@@ -116,6 +122,11 @@ impl<K: Copy + PartialEq> ScoringPlan<K> {
                 self.entries[roll][*n as usize] = Entry { row: slot as u16, offset: offset as u16, add: add as u16 };
                 *n += 1;
             }
+        }
+        let mut firsts = HashMap::with_capacity(NUM_ROLLS);
+        for roll in RollId::all() {
+            let r = roll.0 as usize;
+            self.first_alike[r] = *firsts.entry(&self.entries[r][..self.entry_count[r] as usize]).or_insert(roll);
         }
     }
 
@@ -195,6 +206,15 @@ impl<N: Lane, const W: usize, K, R: AsRef<[N]>> TileScorer<N, W> for PlanScorer<
     #[inline(always)]
     fn score_tiles(&self, roll: RollId, vectors: &mut [Vector<N, W>], keep: usize) {
         let r = roll.0 as usize;
+        let alike = self.plan.first_alike[r];
+        if alike != roll {
+            // Scored already (rolls go in order): the same boxes, successors and points.
+            let from = alike.as_keep().0 as usize;
+            for t in 0..self.lanes / W {
+                vectors[t * TILE_STRIDE + keep] = vectors[t * TILE_STRIDE + from];
+            }
+            return;
+        }
         let entries = &self.plan.entries[r][..self.plan.entry_count[r] as usize];
         let mut rows: [(&[N], N); MAX_BOXES] = [(&[], N::ZERO); MAX_BOXES];
         for (row, e) in rows.iter_mut().zip(entries) {
@@ -273,6 +293,34 @@ mod tests {
                     }
                 }
             }
+        }
+    }
+
+    /// Each roll's first alike is the first roll, itself or before it, whose boxes,
+    /// successors and points are its own, by brute force over every pair of rolls: at the
+    /// start (where the upper boxes set every roll apart) and with the upper boxes filled
+    /// (where rolls of one sum and one pattern are alike).
+    #[test]
+    fn a_roll_s_first_alike_is_the_first_roll_that_scores_as_it_does() {
+        let game = Game::full(Rules::OFFICIAL);
+        let start = ScoreState::start(game);
+        let upper: Vec<Category> = game.choices(start.filled).iter().take(6).collect();
+        let later = upper.iter().fold(start, |state, &c| state.score(game, c, RollId(0)).expect("open").next);
+        // At the start every face's count is a box of its own: no two rolls alike.
+        for (state, alike_rolls) in [(start, 0..=0), (later, 100..=NUM_ROLLS)] {
+            let mut plan = ScoringPlan::new(Shift::Up);
+            plan.build(game.rules.roll_classes(), game.choices(state.filled).iter(), |c, roll| {
+                state.score(game, c, roll).map(|t| (t.next, t.points))
+            });
+            let entries = |r: usize| &plan.entries[r][..plan.entry_count[r] as usize];
+            let mut alike = 0;
+            for roll in RollId::all() {
+                let r = roll.0 as usize;
+                let first = (0..=r).find(|&q| entries(q) == entries(r)).expect("a roll is alike itself");
+                assert_eq!(plan.first_alike[r], RollId(first as u8), "{roll:?}");
+                alike += usize::from(first != r);
+            }
+            assert!(alike_rolls.contains(&alike), "{alike} rolls alike an earlier one");
         }
     }
 }

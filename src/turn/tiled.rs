@@ -47,7 +47,8 @@ pub const TILE_STRIDE: usize = TILE_VECTORS + 1;
 pub struct Vector<N, const W: usize>(pub [N; W]);
 
 /// How rolls are scored into a tiled turn: the value of scoring each roll now, for every
-/// tile.
+/// tile. [`TiledTurn`] asks for the rolls in roll order, so a scorer may copy an earlier
+/// roll's vectors to a roll that scores alike.
 pub trait TileScorer<N: Lane, const W: usize> {
     /// Writes the value of scoring `roll` in its best open box for every tile `t` (lanes
     /// `t · W..(t + 1) · W` of the turn) to `vectors[t · TILE_STRIDE + keep]`, `keep`
