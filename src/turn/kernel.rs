@@ -96,6 +96,14 @@ pub trait RollScorer<T: LaneValue> {
     /// Writes to `out` (a lane vector, as planes) the best value of scoring `roll` in an
     /// open box.
     fn score(&self, roll: RollId, out: &mut [T::Number]);
+
+    /// The first roll that scores as `roll` does in every lane (`roll` itself where no
+    /// earlier one does): [`TurnBuffer::score_rolls`] copies that roll's vector instead of
+    /// scoring `roll` again.
+    #[inline(always)]
+    fn first_alike(&self, roll: RollId) -> RollId {
+        roll
+    }
 }
 
 /// Any closure scores rolls too, for tests and one-lane uses where speed does not matter.
@@ -182,8 +190,15 @@ impl<T: LaneValue> TurnBuffer<T> {
     /// Fills every roll's vector by `scorer`: step 1 of a turn.
     #[inline(always)]
     pub fn score_rolls(&mut self, scorer: &impl RollScorer<T>) {
+        let width = self.width;
         for roll in RollId::all() {
-            scorer.score(roll, self.roll_mut(roll));
+            let alike = scorer.first_alike(roll);
+            if alike == roll {
+                scorer.score(roll, self.roll_mut(roll));
+            } else {
+                let from = alike.as_keep().0 as usize * width;
+                self.values_mut().copy_within(from..from + width, roll.as_keep().0 as usize * width);
+            }
         }
     }
 

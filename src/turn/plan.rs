@@ -57,7 +57,7 @@ pub struct ScoringPlan<K> {
     entries: Vec<[Entry; MAX_BOXES]>,
     entry_count: Vec<u8>,
     /// Per roll: the first roll with the same entries (itself where none comes before):
-    /// rolls alike in every open box score the same, so a tiled turn copies their values.
+    /// rolls alike in every open box score the same, so a turn copies their values.
     first_alike: Vec<RollId>,
 }
 
@@ -197,6 +197,11 @@ impl<T: LaneValue, K, R: AsRef<[T::Number]>> RollScorer<T> for PlanScorer<'_, K,
             *term = Candidate { row: &row[start..end], stride, add: T::Number::from_f64(e.add as f64) };
         }
         max_of_plus::<T>(out, &terms[..entries.len()]);
+    }
+
+    #[inline(always)]
+    fn first_alike(&self, roll: RollId) -> RollId {
+        self.plan.first_alike[roll.0 as usize]
     }
 }
 
