@@ -211,15 +211,6 @@ impl<N: Lane, const W: usize, K, R: AsRef<[N]>> TileScorer<N, W> for PlanScorer<
     #[inline(always)]
     fn score_tiles(&self, roll: RollId, vectors: &mut [Vector<N, W>], keep: usize) {
         let r = roll.0 as usize;
-        let alike = self.plan.first_alike[r];
-        if alike != roll {
-            // Scored already (rolls go in order): the same boxes, successors and points.
-            let from = alike.as_keep().0 as usize;
-            for t in 0..self.lanes / W {
-                vectors[t * TILE_STRIDE + keep] = vectors[t * TILE_STRIDE + from];
-            }
-            return;
-        }
         let entries = &self.plan.entries[r][..self.plan.entry_count[r] as usize];
         let mut rows: [(&[N], N); MAX_BOXES] = [(&[], N::ZERO); MAX_BOXES];
         for (row, e) in rows.iter_mut().zip(entries) {
@@ -235,6 +226,11 @@ impl<N: Lane, const W: usize, K, R: AsRef<[N]>> TileScorer<N, W> for PlanScorer<
         } else {
             score_tiles_of::<N, W, true>(rows, self.lanes / W, vectors, keep);
         }
+    }
+
+    #[inline(always)]
+    fn first_alike(&self, roll: RollId) -> RollId {
+        self.plan.first_alike[roll.0 as usize]
     }
 }
 

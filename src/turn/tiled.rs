@@ -47,13 +47,20 @@ pub const TILE_STRIDE: usize = TILE_VECTORS + 1;
 pub struct Vector<N, const W: usize>(pub [N; W]);
 
 /// How rolls are scored into a tiled turn: the value of scoring each roll now, for every
-/// tile. [`TiledTurn`] asks for the rolls in roll order, so a scorer may copy an earlier
-/// roll's vectors to a roll that scores alike.
+/// tile.
 pub trait TileScorer<N: Lane, const W: usize> {
     /// Writes the value of scoring `roll` in its best open box for every tile `t` (lanes
     /// `t · W..(t + 1) · W` of the turn) to `vectors[t · TILE_STRIDE + keep]`, `keep`
     /// being the roll's keep id.
     fn score_tiles(&self, roll: RollId, vectors: &mut [Vector<N, W>], keep: usize);
+
+    /// The first roll that scores as `roll` does in every lane (`roll` itself where no
+    /// earlier one does): [`TiledTurn::score_rolls`] copies that roll's vectors instead of
+    /// scoring `roll` again, as [`super::RollScorer::first_alike`] for strips.
+    #[inline(always)]
+    fn first_alike(&self, roll: RollId) -> RollId {
+        roll
+    }
 }
 
 /// Working memory of a tiled turn: a vector per keep and tile, tile by tile
@@ -99,8 +106,17 @@ impl<N: Lane, const W: usize> TiledTurn<N, W> {
         if self.vectors.len() < tiles * TILE_STRIDE {
             self.vectors.resize(tiles * TILE_STRIDE, Vector([N::ZERO; W]));
         }
+        let vectors = &mut self.vectors[..tiles * TILE_STRIDE];
         for roll in RollId::all() {
-            scorer.score_tiles(roll, &mut self.vectors[..tiles * TILE_STRIDE], roll.as_keep().0 as usize);
+            let (alike, keep) = (scorer.first_alike(roll), roll.as_keep().0 as usize);
+            if alike == roll {
+                scorer.score_tiles(roll, vectors, keep);
+            } else {
+                let from = alike.as_keep().0 as usize;
+                for t in 0..tiles {
+                    vectors[t * TILE_STRIDE + keep] = vectors[t * TILE_STRIDE + from];
+                }
+            }
         }
     }
 
