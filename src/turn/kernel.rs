@@ -21,7 +21,7 @@
 use std::sync::LazyLock;
 
 use super::lanes::{Lane, LaneValue, MAX_PLANES, max_assign_many, sum6_scaled};
-use crate::game::dice::{NUM_DICE, NUM_FACES, NUM_KEEPS, NUM_PARTIAL_KEEPS, TABLES};
+use crate::game::dice::{NUM_FACES, NUM_KEEPS, NUM_PARTIAL_KEEPS, TABLES};
 use crate::game::{KeepId, NUM_ROLLS, RollId};
 
 /// The edges of the two phases, flattened for the hot loops.
@@ -33,18 +33,6 @@ pub(super) struct Edges {
     remove_die: Vec<u16>,
     /// Probability of each roll of five dice, as `f64`.
     pub(super) roll_probability: Vec<f64>,
-    /// The choose phase's keeps (all but the empty keep) in runs of one size and one
-    /// number of sub-keeps: keeps of one size never read each other, so a run may go in
-    /// any order, and a fixed number of sub-keeps per run makes its loop branch-free.
-    pub(super) choose_runs: Vec<ChooseRun>,
-}
-
-/// Keeps of one size that have `subs` sub-keeps each, in [`KeepId`] order.
-pub(super) struct ChooseRun {
-    /// Sub-keeps of each keep of the run.
-    pub(super) subs: usize,
-    /// Each keep and its sub-keeps (the first `subs`), in face order as `remove_die`.
-    pub(super) keeps: Vec<(u16, [u16; NUM_FACES - 1])>,
 }
 
 /// The edges, built on first use.
@@ -57,24 +45,7 @@ pub(super) static EDGES: LazyLock<Edges> = LazyLock::new(|| {
         remove_die.extend_from_slice(subs);
         remove_start.push(remove_die.len() as u32);
     }
-    let size = |k: usize| tables.keep_counts[k].iter().map(|&c| c as usize).sum::<usize>();
-    let mut choose_runs: Vec<ChooseRun> = Vec::new();
-    for dice in 1..=NUM_DICE {
-        for subs in 1..NUM_FACES {
-            let keeps: Vec<_> = (1..NUM_KEEPS)
-                .filter(|&k| size(k) == dice && tables.remove_die[k].len() == subs)
-                .map(|k| {
-                    let mut row = [0u16; NUM_FACES - 1];
-                    row[..subs].copy_from_slice(&tables.remove_die[k]);
-                    (k as u16, row)
-                })
-                .collect();
-            if !keeps.is_empty() {
-                choose_runs.push(ChooseRun { subs, keeps });
-            }
-        }
-    }
-    Edges { add_die, remove_start, remove_die, roll_probability: tables.roll_probability.clone(), choose_runs }
+    Edges { add_die, remove_start, remove_die, roll_probability: tables.roll_probability.clone() }
 });
 
 /// Edges walked by one turn: the figure to set beside Glenn's 15,228 (§II-B).

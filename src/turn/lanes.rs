@@ -15,6 +15,8 @@
 
 use std::ops::{Add, Mul};
 
+use super::register::RegisterWork;
+
 /// A number held in a lane: `f64` for expected scores, `f32` for probabilities.
 pub trait Lane:
     Copy + Send + Sync + Default + PartialOrd + Add<Output = Self> + Mul<Output = Self> + std::fmt::Debug + 'static
@@ -28,10 +30,13 @@ pub trait Lane:
     /// `if take { a } else { b }`, as bit masks: it compiles to a vector blend, where a
     /// plain `if` on a comparison became a branch per lane.
     fn select(take: bool, a: Self, b: Self) -> Self;
+    /// Runs `work` with this number's registers of the instruction set in use
+    /// ([`super::register`]), compiled once per set and work type.
+    fn with_registers<K: RegisterWork<Self>>(work: K) -> K::Output;
 }
 
 macro_rules! float_lane {
-    ($($float:ty: $bits:ty),*) => {$(
+    ($($float:ty: $bits:ty, $registers:ident),*) => {$(
         impl Lane for $float {
             const ZERO: $float = 0.0;
             fn from_f64(x: f64) -> $float {
@@ -45,10 +50,14 @@ macro_rules! float_lane {
                 let mask = (take as $bits).wrapping_neg();
                 <$float>::from_bits((a.to_bits() & mask) | (b.to_bits() & !mask))
             }
+            #[inline(always)]
+            fn with_registers<K: RegisterWork<$float>>(work: K) -> K::Output {
+                super::register::$registers(work)
+            }
         }
     )*};
 }
-float_lane!(f32: u32, f64: u64);
+float_lane!(f32: u32, with_f32_registers, f64: u64, with_f64_registers);
 
 /// Most planes a [`LaneValue`] may have.
 pub const MAX_PLANES: usize = 2;

@@ -5,40 +5,42 @@
 //! stream from L2 in the average phase, six of them per keep. Here the lanes are cut in
 //! tiles of `W` and the buffer is laid out tile by tile (a vector of `W` lanes per keep,
 //! tiles [`TILE_STRIDE`] vectors apart), so a tile's turn touches 462 vectors of `W`
-//! numbers (59 KB for 32 `f32`: mostly in L1 where that is 48 KiB, in L2 where it is 32
-//! KiB). The rolls are scored for every tile at once (each roll's boxes found once for
-//! all of them, where strips found them per strip), then each tile runs its two rerolls
-//! and its start value with its vectors as fixed-size arrays.
+//! numbers (29.6 KB for 16 `f32`: in L1). The rolls are scored for every tile at once
+//! (each roll's boxes found once for all of them, where strips found them per strip), then
+//! each tile runs its two rerolls and its start value: the average and choose phases as
+//! straight-line code over registers ([`super::keep_graph`], [`super::register`]), every
+//! keep a constant, so that no edge table shares the L1 with the tile.
 //!
 //! Every lane's numbers go through the same operations in the same order as in
 //! [`super::TurnBuffer::solve`] (a tile's lanes never meet another tile's), so the values
 //! are the kernel's bit for bit. One plane only: a value with a follower (P(draw)) runs
 //! on [`super::TurnBuffer`].
 
-use super::kernel::{ChooseRun, EDGES};
-use super::lanes::{Lane, lane_max};
+use std::marker::PhantomData;
+
+use super::keep_graph;
+use super::kernel::EDGES;
+use super::lanes::Lane;
+use super::register::{Register, RegisterWork};
 use crate::game::dice::{NUM_FACES, NUM_KEEPS, NUM_PARTIAL_KEEPS};
 use crate::game::{NUM_ROLLS, RollId};
 
-/// Lanes per tile of the two-player turn: 32 `f32` (two AVX-512 registers, four AVX2 ones
-/// per vector). On full-game layers 12-18 (one thread, AVX-512) 32-lane tiles ran at
-/// 3.9e10 lane-updates/s against 3.0e10 for 512-lane strips on Zen 5, 16-lane tiles at
-/// 3.1-3.4e10 and 64-lane ones level with 32; on Zen 4 (32 KiB L1d, where 16-lane tiles
-/// fit it and 32-lane ones do not) 32-lane tiles at 2.5-2.6e10, 16-lane ones at
-/// 2.1-2.3e10 and 64-lane ones within the runs' spread of 32 (`docs/benchmarks.md`).
-pub const TILE_LANES: usize = 32;
+/// Lanes per tile of the two-player turn: 16 `f32`, one AVX-512 register (two AVX2 ones)
+/// per vector, so that a tile's 462 vectors (29.6 KB) fit a 32 KiB L1 data cache. With the
+/// keep graph as straight-line register code (no edge tables beside the tile in L1), 16
+/// lanes beat 32 on Zen 4; with loops over edge tables 32 had won (`docs/benchmarks.md`).
+pub const TILE_LANES: usize = 16;
 
 /// Vectors a tile's phases may index: one per keep ([`NUM_KEEPS`]), padded to a power of
 /// two so that a keep index masked to it (`& (TILE_VECTORS - 1)`, which leaves every keep
-/// index as it is) needs no bounds check in the hot loops. The padding is never read or
-/// written, so it takes no room in the cache.
+/// index as it is) needs no bounds check. The padding is never read or written, so it takes
+/// no room in the cache.
 const TILE_VECTORS: usize = 512;
 const _: () = assert!(TILE_VECTORS.is_power_of_two() && TILE_VECTORS >= NUM_KEEPS);
 
 /// Vectors from one tile to the next in a [`TiledTurn`]: one more than the 512 a tile's
-/// phases index (a vector per keep, padded to a power of two so that a masked keep index
-/// needs no bounds check), so that the tiles' vectors of one keep (which the scoring
-/// writes one after another) lie in different cache sets, not a power of two bytes apart.
+/// phases index, so that the tiles' vectors of one keep (which the scoring writes one
+/// after another) lie in different cache sets, not a power of two bytes apart.
 pub const TILE_STRIDE: usize = TILE_VECTORS + 1;
 
 /// A lane vector of one tile, on a cache line boundary.
@@ -87,13 +89,9 @@ impl<N: Lane, const W: usize> TiledTurn<N, W> {
     pub fn solve(&mut self, tiles: usize, scorer: &impl TileScorer<N, W>, out: &mut [N]) {
         self.score_rolls(tiles, scorer);
         assert_eq!(out.len(), tiles * W, "a start value per lane of the tiles");
-        for t in 0..tiles {
-            let tile = self.tile(t);
-            for _ in 0..2 {
-                average(tile);
-                choose(tile);
-            }
-            out[t * W..(t + 1) * W].copy_from_slice(&start_value(tile).0);
+        for (t, out) in out.chunks_exact_mut(W).enumerate() {
+            let out = Some(out.try_into().expect("W lanes"));
+            N::with_registers(TilePhases { tile: self.tile(t), phases: &TURN, out });
         }
     }
 
@@ -126,7 +124,7 @@ impl<N: Lane, const W: usize> TiledTurn<N, W> {
     #[inline(always)]
     pub fn average_keeps(&mut self) {
         for t in 0..self.tiles {
-            average(self.tile(t));
+            N::with_registers(TilePhases { tile: self.tile(t), phases: &[Phase::Average], out: None });
         }
     }
 
@@ -134,7 +132,7 @@ impl<N: Lane, const W: usize> TiledTurn<N, W> {
     #[inline(always)]
     pub fn choose_keeps(&mut self) {
         for t in 0..self.tiles {
-            choose(self.tile(t));
+            N::with_registers(TilePhases { tile: self.tile(t), phases: &[Phase::Choose], out: None });
         }
     }
 
@@ -142,13 +140,13 @@ impl<N: Lane, const W: usize> TiledTurn<N, W> {
     #[inline(always)]
     pub fn start_values(&mut self, out: &mut [N]) {
         assert_eq!(out.len(), self.tiles * W, "a start value per lane of the tiles");
-        for t in 0..self.tiles {
-            out[t * W..(t + 1) * W].copy_from_slice(&start_value(self.tile(t)).0);
+        for (t, out) in out.chunks_exact_mut(W).enumerate() {
+            let out = Some(out.try_into().expect("W lanes"));
+            N::with_registers(TilePhases { tile: self.tile(t), phases: &[Phase::Start], out });
         }
     }
 
-    /// Tile `t` of the turn: a vector per keep. Plain indexing, no iterator adaptors: the
-    /// phases must inline into the caller's SIMD copy ([`super::simd::dispatch`]).
+    /// Tile `t` of the turn: a vector per keep, then padding.
     #[inline(always)]
     fn tile(&mut self, t: usize) -> &mut Tile<N, W> {
         (&mut self.vectors[t * TILE_STRIDE..][..TILE_VECTORS]).try_into().expect("a tile holds TILE_VECTORS vectors")
@@ -158,74 +156,121 @@ impl<N: Lane, const W: usize> TiledTurn<N, W> {
 /// One tile's vectors: one per keep, then padding.
 type Tile<N, const W: usize> = [Vector<N, W>; TILE_VECTORS];
 
-/// Where keep `keep`'s vector lies in a tile: `keep` itself, masked so that indexing
-/// a [`Tile`] needs no check.
+/// Where keep `keep`'s vector lies in a [`Tile`]: `keep` itself, masked so that indexing a
+/// tile needs no check. A check per step would be a branch per step in the straight-line
+/// keep graph, which takes LLVM minutes to compile.
 #[inline(always)]
-fn at(keep: u16) -> usize {
-    usize::from(keep) & (TILE_VECTORS - 1)
+fn at(keep: usize) -> usize {
+    keep & (TILE_VECTORS - 1)
 }
 
-/// Keeps of fewer than five dice become the mean of their six one-die extensions, in
-/// decreasing size, summed in extension order as [`super::lanes::sum6_scaled`] sums.
-#[inline(always)]
-fn average<N: Lane, const W: usize>(tile: &mut Tile<N, W>) {
-    let sixth = N::from_f64(1.0 / 6.0);
-    let add_die: &[[u16; NUM_FACES]; NUM_PARTIAL_KEEPS] =
-        EDGES.add_die.as_slice().try_into().expect("an extension row per partial keep");
-    for keep in (0..NUM_PARTIAL_KEEPS).rev() {
-        let [a, b, c, d, e, f] = add_die[keep].map(|next| &tile[at(next)].0);
-        let mut sum = [N::ZERO; W];
-        for k in 0..W {
-            sum[k] = (a[k] + b[k] + c[k] + d[k] + e[k] + f[k]) * sixth;
-        }
-        tile[keep].0 = sum;
-    }
+/// A phase of a tile's turn after its rolls are scored.
+#[derive(Clone, Copy)]
+enum Phase {
+    /// Keeps of fewer than five dice become the mean of their extensions.
+    Average,
+    /// Keeps become the best of themselves and their sub-keeps.
+    Choose,
+    /// The start value: the rolls' values weighted by their probabilities.
+    Start,
 }
 
-/// Every keep becomes the best of itself and its sub-keeps, in increasing size, run by
-/// run (keeps of one size with as many sub-keeps each).
-#[inline(always)]
-fn choose<N: Lane, const W: usize>(tile: &mut Tile<N, W>) {
-    choose_runs(tile, &EDGES.choose_runs);
+/// The phases of a turn after the scoring.
+const TURN: [Phase; 5] = [Phase::Average, Phase::Choose, Phase::Average, Phase::Choose, Phase::Start];
+
+/// Phases run on one tile with registers ([`Lane::with_registers`]): compiled once per
+/// number type, width and instruction set, each phase once, not into every caller.
+struct TilePhases<'a, N, const W: usize> {
+    tile: &'a mut Tile<N, W>,
+    phases: &'a [Phase],
+    /// Where [`Phase::Start`] writes the tile's start values.
+    out: Option<&'a mut [N; W]>,
 }
 
-/// The keeps of `runs`, run by run, each with the loop of its number of sub-keeps.
-#[inline(always)]
-fn choose_runs<N: Lane, const W: usize>(tile: &mut Tile<N, W>, runs: &[ChooseRun]) {
-    for run in runs {
-        match run.subs {
-            1 => choose_run::<N, W, 1>(tile, &run.keeps),
-            2 => choose_run::<N, W, 2>(tile, &run.keeps),
-            3 => choose_run::<N, W, 3>(tile, &run.keeps),
-            4 => choose_run::<N, W, 4>(tile, &run.keeps),
-            _ => choose_run::<N, W, 5>(tile, &run.keeps),
-        }
-    }
-}
+impl<N: Lane, const W: usize> RegisterWork<N> for TilePhases<'_, N, W> {
+    type Output = ();
 
-/// The keeps of one run of `S` sub-keeps each.
-#[inline(always)]
-fn choose_run<N: Lane, const W: usize, const S: usize>(tile: &mut Tile<N, W>, keeps: &[(u16, [u16; NUM_FACES - 1])]) {
-    for (keep, subs) in keeps {
-        tile[at(*keep)].0 = best_of::<N, W, S>(tile, *keep, subs);
-    }
-}
-
-/// The best of keep `keep` and its first `S` sub-keeps `subs`, as [`choose_run`] finds it.
-#[inline(always)]
-fn best_of<N: Lane, const W: usize, const S: usize>(
-    tile: &Tile<N, W>,
-    keep: u16,
-    subs: &[u16; NUM_FACES - 1],
-) -> [N; W] {
-    let mut best = tile[at(keep)].0;
-    for &sub in &subs[..S] {
-        let sub = &tile[at(sub)].0;
-        for k in 0..W {
-            best[k] = lane_max(best[k], sub[k]);
+    /// Each phase runs over the tile a register's width of lanes at a time (one pass for 16
+    /// `f32` on AVX-512), so that the keep graph's code is there once per instruction set.
+    /// Plain loops, no closures: a closure would be a function of its own, compiled without
+    /// the instruction set, its every register operation a call.
+    #[inline(always)]
+    fn run<R: Register<N>>(self) {
+        let TilePhases { tile, phases, mut out } = self;
+        for phase in phases {
+            match phase {
+                Phase::Average => {
+                    for part in 0..W / R::LANES {
+                        keep_graph::average(&mut InRegisters::<_, R, W>::new(tile, part));
+                    }
+                }
+                Phase::Choose => {
+                    for part in 0..W / R::LANES {
+                        keep_graph::choose(&mut InRegisters::<_, R, W>::new(tile, part));
+                    }
+                }
+                Phase::Start => *out.as_deref_mut().expect("a start phase writes its values") = start_value(tile).0,
+            }
         }
     }
-    best
+}
+
+/// A register's width of lanes of one tile (lanes `first..first + R::LANES` of every
+/// vector): what the steps of the keep graph ([`keep_graph`]) work on.
+pub(super) struct InRegisters<'a, N, R, const W: usize> {
+    tile: &'a mut Tile<N, W>,
+    first: usize,
+    registers: PhantomData<R>,
+}
+
+impl<'a, N: Lane, R: Register<N>, const W: usize> InRegisters<'a, N, R, W> {
+    /// The `part`-th register's width of lanes of `tile`.
+    #[inline(always)]
+    fn new(tile: &'a mut Tile<N, W>, part: usize) -> Self {
+        const { assert!(W.is_multiple_of(R::LANES), "a tile is whole registers wide") };
+        assert!(part < W / R::LANES, "part {part} of a tile of {W} lanes");
+        InRegisters { tile, first: part * R::LANES, registers: PhantomData }
+    }
+
+    /// Keep `keep`'s register.
+    #[inline(always)]
+    fn load(&self, keep: usize) -> R {
+        // SAFETY: `first + R::LANES <= W` (`new`): the register's numbers lie in the vector.
+        unsafe { R::load(self.tile[at(keep)].0.as_ptr().add(self.first)) }
+    }
+
+    /// Writes keep `keep`'s register.
+    #[inline(always)]
+    fn store(&mut self, keep: usize, register: R) {
+        // SAFETY: as in `load`.
+        unsafe { register.store(self.tile[at(keep)].0.as_mut_ptr().add(self.first)) }
+    }
+
+    /// Keep `keep` becomes the mean of its six one-die extensions `next`, summed in face
+    /// order as [`super::lanes::sum6_scaled`] sums: one step of [`keep_graph::average`].
+    #[inline(always)]
+    pub(super) fn mean_of_six(&mut self, keep: usize, next: [usize; NUM_FACES]) {
+        step_apart();
+        let [a, b, c, d, e, f] = next.map(|next| self.load(next));
+        let sixth = R::splat(N::from_f64(1.0 / 6.0));
+        self.store(keep, a.add(b).add(c).add(d).add(e).add(f).mul(sixth));
+    }
+
+    /// Keep `keep` becomes the best of itself and its `S` sub-keeps `subs`, taken in face
+    /// order: one step of [`keep_graph::choose`].
+    #[inline(always)]
+    pub(super) fn best_of<const S: usize>(&mut self, keep: usize, subs: [usize; S]) {
+        let best = subs.into_iter().fold(self.load(keep), |best, sub| best.max(self.load(sub)));
+        self.store(keep, best);
+    }
+}
+
+/// Keeps each step of the keep graph apart: without it, LLVM keeps a register it loaded for
+/// one step to use again many steps later, and runs out of registers (of 32, it spilled
+/// hundreds to the stack: stores as costly as the tile's own, in the same L1).
+#[inline(always)]
+fn step_apart() {
+    std::sync::atomic::compiler_fence(std::sync::atomic::Ordering::SeqCst);
 }
 
 /// `Σ P(roll) · value(roll)` in roll order, as [`super::TurnBuffer::start_value`] sums.
@@ -245,6 +290,7 @@ fn start_value<N: Lane, const W: usize>(tile: &Tile<N, W>) -> Vector<N, W> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::game::dice::TABLES;
     use crate::turn::TurnBuffer;
 
     /// Values of scoring each roll now, lane by lane: a fixed sequence in [0, 1) with
@@ -281,6 +327,61 @@ mod tests {
                 vectors[t * TILE_STRIDE + keep].0.copy_from_slice(lanes);
             }
         }
+    }
+
+    /// The source of `keep_graph.rs`: every edge of the average and choose phases, from
+    /// [`TABLES`], as one call per keep.
+    fn keep_graph_source() -> String {
+        let list = |keeps: &[u16]| keeps.iter().map(u16::to_string).collect::<Vec<_>>().join(", ");
+        let mut source = String::from(KEEP_GRAPH_HEADER);
+        source += "/// Keeps of fewer than five dice, in decreasing size: each the mean of its six one-die\n";
+        source += "/// extensions ([`InRegisters::mean_of_six`]).\n#[inline(always)]\n";
+        source += &format!("pub(super) fn average{SIGNATURE}");
+        for keep in (0..NUM_PARTIAL_KEEPS).rev() {
+            source += &format!("    t.mean_of_six({keep}, [{}]);\n", list(&TABLES.add_die[keep]));
+        }
+        source += "}\n\n/// Every keep but the empty one, in increasing size: each the best of itself and its\n";
+        source += "/// sub-keeps ([`InRegisters::best_of`]).\n#[inline(always)]\n";
+        source += &format!("pub(super) fn choose{SIGNATURE}");
+        for keep in 1..NUM_KEEPS {
+            source += &format!("    t.best_of({keep}, [{}]);\n", list(&TABLES.remove_die[keep]));
+        }
+        source + "}\n"
+    }
+
+    /// What `keep_graph.rs` says of itself, before its two functions.
+    const KEEP_GRAPH_HEADER: &str = "\
+//! The keep graph of one turn as straight-line code: every edge of a tile's average and
+//! choose phases with its keeps as constants, so that the phases read no edge tables
+//! (which would share the L1 data cache with the tile) and run no loop over keeps.
+//!
+//! Generated from [`crate::game::dice::TABLES`] by the test
+//! `the_keep_graph_is_the_dice_tables_edges` (src/turn/tiled.rs); do not edit:
+//! `YZ_REGENERATE=1 cargo test --lib the_keep_graph` writes it again.
+
+use super::lanes::Lane;
+use super::register::Register;
+use super::tiled::InRegisters;
+
+";
+
+    /// The generic parameters and argument of both phases, and the opening brace.
+    const SIGNATURE: &str = "<N: Lane, R: Register<N>, const W: usize>(t: &mut InRegisters<'_, N, R, W>) {\n";
+
+    /// `keep_graph.rs` holds the edges of the dice tables, in the phases' order (with
+    /// `YZ_REGENERATE` set, the test writes it first).
+    #[test]
+    fn the_keep_graph_is_the_dice_tables_edges() {
+        let source = keep_graph_source();
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/src/turn/keep_graph.rs");
+        if std::env::var_os("YZ_REGENERATE").is_some() {
+            std::fs::write(path, &source).expect("write src/turn/keep_graph.rs");
+        }
+        let written = std::fs::read_to_string(path).expect("read src/turn/keep_graph.rs");
+        assert!(
+            written == source,
+            "src/turn/keep_graph.rs is not the dice tables' edges: run YZ_REGENERATE=1 cargo test --lib the_keep_graph"
+        );
     }
 
     /// Three tiles' turns are the lanes' turns of [`TurnBuffer::solve`] bit for bit, for
