@@ -81,7 +81,7 @@ const DRAW_LAYERS: [usize; 3] = [12, 14, 18];
 /// layer synthetic, as `yz duel plan` measures) on one thread, so that the rate is per
 /// core: each pair's turn in one piece (`whole`, as before strips), in strips of
 /// [`strip_lanes`] lanes (`strips`, as the solver ran before tiles), in tiles of
-/// 32 lanes (`tiles`, as the solver runs `f32` values), and for [`DRAW_LAYERS`] in strips
+/// [`TILE_LANES`] lanes (`tiles`, as the solver runs `f32` values), and for [`DRAW_LAYERS`] in strips
 /// with `WinDraw<f32>` lanes (`draws`), whose values are checked bit for bit against the
 /// plain lanes' once before timing.
 fn sampled_layers(c: &mut Criterion) {

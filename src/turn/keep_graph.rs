@@ -6,14 +6,18 @@
 //! `the_keep_graph_is_the_dice_tables_edges` (src/turn/tiled.rs); do not edit:
 //! `YZ_REGENERATE=1 cargo test --lib the_keep_graph` writes it again.
 
-use super::lanes::Lane;
-use super::register::Register;
-use super::tiled::InRegisters;
+/// The steps the phases are made of, on vectors of lanes kept by keep id.
+pub(super) trait KeepSteps {
+    /// Keep `keep` becomes the mean of its six one-die extensions `next`, summed in face order.
+    fn mean_of_six(&mut self, keep: usize, next: [usize; 6]);
+    /// Keep `keep` becomes the best of itself and its `S` sub-keeps `subs`, in face order.
+    fn best_of<const S: usize>(&mut self, keep: usize, subs: [usize; S]);
+}
 
 /// Keeps of fewer than five dice, in decreasing size: each the mean of its six one-die
-/// extensions ([`InRegisters::mean_of_six`]).
+/// extensions ([`KeepSteps::mean_of_six`]).
 #[inline(always)]
-pub(super) fn average<N: Lane, R: Register<N>, const W: usize>(t: &mut InRegisters<'_, N, R, W>) {
+pub(super) fn average(t: &mut impl KeepSteps) {
     t.mean_of_six(209, [335, 405, 440, 455, 460, 461]);
     t.mean_of_six(208, [334, 404, 439, 454, 459, 460]);
     t.mean_of_six(207, [333, 403, 438, 453, 458, 459]);
@@ -227,9 +231,9 @@ pub(super) fn average<N: Lane, R: Register<N>, const W: usize>(t: &mut InRegiste
 }
 
 /// Every keep but the empty one, in increasing size: each the best of itself and its
-/// sub-keeps ([`InRegisters::best_of`]).
+/// sub-keeps ([`KeepSteps::best_of`]).
 #[inline(always)]
-pub(super) fn choose<N: Lane, R: Register<N>, const W: usize>(t: &mut InRegisters<'_, N, R, W>) {
+pub(super) fn choose(t: &mut impl KeepSteps) {
     t.best_of(1, [0]);
     t.best_of(2, [0]);
     t.best_of(3, [0]);

@@ -1,18 +1,15 @@
 //! Vector registers of lanes, one type per instruction set and number type, and the
 //! dispatch that runs register code compiled for the widest set the CPU has.
 //!
-//! The tiled turn's keep graph ([`super::keep_graph`]) is straight-line code of about 1,300
+//! The tiled turn's keep graph (`keep_graph.rs`) is straight-line code of about 1,300
 //! operations per phase. Written over plain arrays of lanes, LLVM first turns each lane
 //! loop into scalars and then vectorizes them again: a minute of compile time per copy,
 //! and any lane the vectorizer gives up on stays scalar. Written over these registers it
 //! is vector code from the start: a second per copy, one instruction per operation.
 //!
 //! Each operation is the lane-wise one of the plain loops (IEEE add and multiply, no fused
-//! multiply-add; [`Register::max`] is [`super::lanes::lane_max`]), so register code gives
+//! multiply-add; [`Register::max`] is the lane loops' `lane_max`), so register code gives
 //! the plain code's values bit for bit.
-
-#[cfg(not(target_arch = "x86_64"))]
-use super::lanes::Lane;
 
 /// A register of [`Register::LANES`] numbers of type `N` and the operations the keep graph
 /// uses, each lane by lane.
@@ -35,17 +32,17 @@ pub trait Register<N>: Copy {
     fn add(self, other: Self) -> Self;
     /// `self · other`.
     fn mul(self, other: Self) -> Self;
-    /// `if other > self { other } else { self }`, as [`super::lanes::lane_max`].
+    /// `if other > self { other } else { self }`, as the lane loops' `lane_max`.
     fn max(self, other: Self) -> Self;
 }
 
-/// Code generic over the register type, run by [`Lane::with_registers`] with the
-/// registers of the instruction set in use.
+/// Code generic over the register type, run by `Lane::with_registers` with the registers
+/// of the instruction set in use.
 pub trait RegisterWork<N> {
     /// What the work returns.
     type Output;
     /// Does the work with registers `R`. Mark it `#[inline(always)]`: it must be compiled
-    /// into the function [`Lane::with_registers`] enables the instruction set in.
+    /// into the function that enables the instruction set (`Lane::with_registers`).
     fn run<R: Register<N>>(self) -> Self::Output;
 }
 
@@ -69,7 +66,7 @@ pub(super) fn dispatch<N, Z: Register<N>, Y: Register<N>, X: Register<N>, K: Reg
 /// Runs `work` with one number per register where no vector registers are known.
 #[cfg(not(target_arch = "x86_64"))]
 #[inline(always)]
-pub(super) fn dispatch<N: Lane, K: RegisterWork<N>>(work: K) -> K::Output {
+pub(super) fn dispatch<N: Number, K: RegisterWork<N>>(work: K) -> K::Output {
     run_baseline::<N, Scalar<N>, K>(work)
 }
 
@@ -92,13 +89,22 @@ unsafe fn run_avx2<N, R: Register<N>, K: RegisterWork<N>>(work: K) -> K::Output 
     work.run::<R>()
 }
 
+/// What a register of one number needs of it.
+#[cfg(not(target_arch = "x86_64"))]
+pub(super) trait Number:
+    Copy + PartialOrd + std::ops::Add<Output = Self> + std::ops::Mul<Output = Self>
+{
+}
+#[cfg(not(target_arch = "x86_64"))]
+impl<N: Copy + PartialOrd + std::ops::Add<Output = N> + std::ops::Mul<Output = N>> Number for N {}
+
 /// One number as a register of one lane: the portable fallback.
 #[cfg(not(target_arch = "x86_64"))]
 #[derive(Clone, Copy)]
 struct Scalar<N>(N);
 
 #[cfg(not(target_arch = "x86_64"))]
-impl<N: Lane> Register<N> for Scalar<N> {
+impl<N: Number> Register<N> for Scalar<N> {
     const LANES: usize = 1;
     #[inline(always)]
     unsafe fn load(from: *const N) -> Self {
@@ -124,7 +130,7 @@ impl<N: Lane> Register<N> for Scalar<N> {
     }
     #[inline(always)]
     fn max(self, other: Self) -> Self {
-        Scalar(super::lanes::lane_max(self.0, other.0))
+        Scalar(if other.0 > self.0 { other.0 } else { self.0 })
     }
 }
 
@@ -186,7 +192,7 @@ mod x86 {
     x86_register!(Xmm64(__m128d): f64, 2, _mm_loadu_pd, _mm_storeu_pd, _mm_set1_pd, _mm_add_pd, _mm_mul_pd, _mm_max_pd);
 }
 
-/// Runs `work` with `f32` registers of the instruction set in use ([`Lane::with_registers`]).
+/// Runs `work` with `f32` registers of the instruction set in use (`Lane::with_registers`).
 #[inline(always)]
 pub(super) fn with_f32_registers<K: RegisterWork<f32>>(work: K) -> K::Output {
     #[cfg(target_arch = "x86_64")]
@@ -195,7 +201,7 @@ pub(super) fn with_f32_registers<K: RegisterWork<f32>>(work: K) -> K::Output {
     dispatch::<f32, K>(work)
 }
 
-/// Runs `work` with `f64` registers of the instruction set in use ([`Lane::with_registers`]).
+/// Runs `work` with `f64` registers of the instruction set in use (`Lane::with_registers`).
 #[inline(always)]
 pub(super) fn with_f64_registers<K: RegisterWork<f64>>(work: K) -> K::Output {
     #[cfg(target_arch = "x86_64")]

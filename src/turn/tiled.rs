@@ -8,7 +8,7 @@
 //! numbers (29.6 KB for 16 `f32`: in L1). The rolls are scored for every tile at once
 //! (each roll's boxes found once for all of them, where strips found them per strip), then
 //! each tile runs its two rerolls and its start value: the average and choose phases as
-//! straight-line code over registers ([`super::keep_graph`], [`super::register`]), every
+//! straight-line code over registers (`keep_graph.rs`, [`super::register`]), every
 //! keep a constant, so that no edge table shares the L1 with the tile.
 //!
 //! Every lane's numbers go through the same operations in the same order as in
@@ -18,7 +18,7 @@
 
 use std::marker::PhantomData;
 
-use super::keep_graph;
+use super::keep_graph::{self, KeepSteps};
 use super::kernel::EDGES;
 use super::lanes::Lane;
 use super::register::{Register, RegisterWork};
@@ -217,7 +217,7 @@ impl<N: Lane, const W: usize> RegisterWork<N> for TilePhases<'_, N, W> {
 
 /// A register's width of lanes of one tile (lanes `first..first + R::LANES` of every
 /// vector): what the steps of the keep graph ([`keep_graph`]) work on.
-pub(super) struct InRegisters<'a, N, R, const W: usize> {
+struct InRegisters<'a, N, R, const W: usize> {
     tile: &'a mut Tile<N, W>,
     first: usize,
     registers: PhantomData<R>,
@@ -245,11 +245,13 @@ impl<'a, N: Lane, R: Register<N>, const W: usize> InRegisters<'a, N, R, W> {
         // SAFETY: as in `load`.
         unsafe { register.store(self.tile[at(keep)].0.as_mut_ptr().add(self.first)) }
     }
+}
 
+impl<N: Lane, R: Register<N>, const W: usize> KeepSteps for InRegisters<'_, N, R, W> {
     /// Keep `keep` becomes the mean of its six one-die extensions `next`, summed in face
     /// order as [`super::lanes::sum6_scaled`] sums: one step of [`keep_graph::average`].
     #[inline(always)]
-    pub(super) fn mean_of_six(&mut self, keep: usize, next: [usize; NUM_FACES]) {
+    fn mean_of_six(&mut self, keep: usize, next: [usize; NUM_FACES]) {
         step_apart();
         let [a, b, c, d, e, f] = next.map(|next| self.load(next));
         let sixth = R::splat(N::from_f64(1.0 / 6.0));
@@ -259,7 +261,7 @@ impl<'a, N: Lane, R: Register<N>, const W: usize> InRegisters<'a, N, R, W> {
     /// Keep `keep` becomes the best of itself and its `S` sub-keeps `subs`, taken in face
     /// order: one step of [`keep_graph::choose`].
     #[inline(always)]
-    pub(super) fn best_of<const S: usize>(&mut self, keep: usize, subs: [usize; S]) {
+    fn best_of<const S: usize>(&mut self, keep: usize, subs: [usize; S]) {
         let best = subs.into_iter().fold(self.load(keep), |best, sub| best.max(self.load(sub)));
         self.store(keep, best);
     }
@@ -335,13 +337,13 @@ mod tests {
         let list = |keeps: &[u16]| keeps.iter().map(u16::to_string).collect::<Vec<_>>().join(", ");
         let mut source = String::from(KEEP_GRAPH_HEADER);
         source += "/// Keeps of fewer than five dice, in decreasing size: each the mean of its six one-die\n";
-        source += "/// extensions ([`InRegisters::mean_of_six`]).\n#[inline(always)]\n";
+        source += "/// extensions ([`KeepSteps::mean_of_six`]).\n#[inline(always)]\n";
         source += &format!("pub(super) fn average{SIGNATURE}");
         for keep in (0..NUM_PARTIAL_KEEPS).rev() {
             source += &format!("    t.mean_of_six({keep}, [{}]);\n", list(&TABLES.add_die[keep]));
         }
         source += "}\n\n/// Every keep but the empty one, in increasing size: each the best of itself and its\n";
-        source += "/// sub-keeps ([`InRegisters::best_of`]).\n#[inline(always)]\n";
+        source += "/// sub-keeps ([`KeepSteps::best_of`]).\n#[inline(always)]\n";
         source += &format!("pub(super) fn choose{SIGNATURE}");
         for keep in 1..NUM_KEEPS {
             source += &format!("    t.best_of({keep}, [{}]);\n", list(&TABLES.remove_die[keep]));
@@ -359,14 +361,18 @@ mod tests {
 //! `the_keep_graph_is_the_dice_tables_edges` (src/turn/tiled.rs); do not edit:
 //! `YZ_REGENERATE=1 cargo test --lib the_keep_graph` writes it again.
 
-use super::lanes::Lane;
-use super::register::Register;
-use super::tiled::InRegisters;
+/// The steps the phases are made of, on vectors of lanes kept by keep id.
+pub(super) trait KeepSteps {
+    /// Keep `keep` becomes the mean of its six one-die extensions `next`, summed in face order.
+    fn mean_of_six(&mut self, keep: usize, next: [usize; 6]);
+    /// Keep `keep` becomes the best of itself and its `S` sub-keeps `subs`, in face order.
+    fn best_of<const S: usize>(&mut self, keep: usize, subs: [usize; S]);
+}
 
 ";
 
-    /// The generic parameters and argument of both phases, and the opening brace.
-    const SIGNATURE: &str = "<N: Lane, R: Register<N>, const W: usize>(t: &mut InRegisters<'_, N, R, W>) {\n";
+    /// The argument of both phases, and the opening brace.
+    const SIGNATURE: &str = "(t: &mut impl KeepSteps) {\n";
 
     /// `keep_graph.rs` holds the edges of the dice tables, in the phases' order (with
     /// `YZ_REGENERATE` set, the test writes it first).
