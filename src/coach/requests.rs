@@ -50,7 +50,8 @@ impl ApiError {
         ApiError::new(StatusCode::BAD_REQUEST, error.to_string())
     }
 
-    /// A table whose file changed since the server read it: dropped, read again next time.
+    /// A table whose file changed each time the server read it again (409): dropped, read
+    /// again next time.
     pub fn changed(path: &Path) -> ApiError {
         let name = path.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
         let message = format!("the table file {name} changed since the server read it; ask again to read it anew");

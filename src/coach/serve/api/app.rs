@@ -174,6 +174,21 @@ pub(super) const SMALL_BODY_BYTES: u64 = 16 << 10;
 /// Reviews whose totals the server keeps for the history.
 const REVIEWS_KEPT: usize = 8;
 
+/// How many times a request reads a table whose file changed since the server read it
+/// before it gives up (409): a file replaced once (another `yz` solving the same table into
+/// the data directory, an operator copying a table in) is read again and answers; only a
+/// file replaced again and again while it is read is refused.
+const READS_OF_A_CHANGING_FILE: usize = 3;
+
+/// Drops the table held for `game` in `held` where it is still `stale` (a request that read
+/// it anew meanwhile keeps its own), so that the next request reads the file again.
+fn forget<C>(held: &Mutex<HashMap<Game, Arc<C>>>, game: Game, stale: &Arc<C>) {
+    let mut held = lock(held);
+    if held.get(&game).is_some_and(|now| Arc::ptr_eq(now, stale)) {
+        held.remove(&game);
+    }
+}
+
 impl App {
     pub(in crate::coach::serve) fn new(config: ServeConfig) -> App {
         App {
@@ -191,50 +206,57 @@ impl App {
     }
 
     /// The solitaire table of `game`, read (or solved, 0.4 s) once, whoever asks: requests
-    /// that come meanwhile wait for the same one.
+    /// that come meanwhile wait for the same one. A file replaced since it was read (another
+    /// `yz` solving the same table into the data directory) is read again.
     pub(super) async fn solo(self: &Arc<Self>, game: Game) -> Result<Arc<SoloTable>, ApiError> {
         let path = self.config.data.join(SoloTable::file_name(game));
-        let cell = Arc::clone(lock(&self.solo).entry(game).or_default());
-        let held = cell
-            .get_or_try_init(|| {
-                let (app, path) = (Arc::clone(self), path.clone());
-                blocking(move || {
-                    app.check_writable_for(&path)?;
-                    let table =
-                        open_or_solve::<SoloTable>(&app.config.data, game, &Silent).map_err(ApiError::internal)?;
-                    Ok(Held::read(&path, table))
+        for _ in 0..READS_OF_A_CHANGING_FILE {
+            let cell = Arc::clone(lock(&self.solo).entry(game).or_default());
+            let held = cell
+                .get_or_try_init(|| {
+                    let (app, path) = (Arc::clone(self), path.clone());
+                    blocking(move || {
+                        app.check_writable_for(&path)?;
+                        let table =
+                            open_or_solve::<SoloTable>(&app.config.data, game, &Silent).map_err(ApiError::internal)?;
+                        Ok(Held::read(&path, table))
+                    })
                 })
-            })
-            .await?;
-        held.current(&path).ok_or_else(|| {
-            lock(&self.solo).remove(&game);
-            ApiError::changed(&path)
-        })
+                .await?;
+            if let Some(table) = held.current(&path) {
+                return Ok(table);
+            }
+            forget(&self.solo, game, &cell);
+        }
+        Err(ApiError::changed(&path))
     }
 
     /// The target table of `game`: read once whoever asks (requests meanwhile wait for it),
     /// or, where none was written, built by a child process while requests are told how
-    /// far it is.
+    /// far it is. A file replaced since it was read is read again.
     pub(super) async fn targets(self: &Arc<Self>, game: Game) -> Result<Arc<TargetTable>, ApiError> {
         let path = self.config.data.join(TargetTable::file_name(game));
-        let slot = Arc::clone(lock(&self.targets).entry(game).or_default());
-        if slot.table.get().is_none() && !path.exists() {
-            return Err(self.build_targets(game, &path, &slot));
-        }
-        let held = slot
-            .table
-            .get_or_try_init(|| {
-                let path = path.clone();
-                blocking(move || {
-                    let table = TargetTable::open(&path, game).map_err(ApiError::internal)?;
-                    Ok(Held::read(&path, table))
+        for _ in 0..READS_OF_A_CHANGING_FILE {
+            let slot = Arc::clone(lock(&self.targets).entry(game).or_default());
+            if slot.table.get().is_none() && !path.exists() {
+                return Err(self.build_targets(game, &path, &slot));
+            }
+            let held = slot
+                .table
+                .get_or_try_init(|| {
+                    let path = path.clone();
+                    blocking(move || {
+                        let table = TargetTable::open(&path, game).map_err(ApiError::internal)?;
+                        Ok(Held::read(&path, table))
+                    })
                 })
-            })
-            .await?;
-        held.current(&path).ok_or_else(|| {
-            lock(&self.targets).remove(&game);
-            ApiError::changed(&path)
-        })
+                .await?;
+            if let Some(table) = held.current(&path) {
+                return Ok(table);
+            }
+            forget(&self.targets, game, &slot);
+        }
+        Err(ApiError::changed(&path))
     }
 
     /// Starts building the target table at `path` unless a build runs, and says how far it
