@@ -235,7 +235,8 @@ impl<N: Lane, const W: usize, K, R: AsRef<[N]>> TileScorer<N, W> for PlanScorer<
 }
 
 /// The best of `rows` (each with its points, added where `ADD`) for every one of `tiles`
-/// tiles, written to the roll's vector `keep` of each; ties keep the earlier row.
+/// tiles, written to the roll's vector `keep` of each; ties keep the earlier row. Tiles
+/// go [`TILES_AT_ONCE`] at a time.
 #[inline(always)]
 fn score_tiles_of<N: Lane, const W: usize, const ADD: bool>(
     rows: &[(&[N], N)],
@@ -243,19 +244,44 @@ fn score_tiles_of<N: Lane, const W: usize, const ADD: bool>(
     vectors: &mut [Vector<N, W>],
     keep: usize,
 ) {
+    let whole = tiles - tiles % TILES_AT_ONCE;
+    for t in (0..whole).step_by(TILES_AT_ONCE) {
+        score_tile_group::<N, W, ADD, TILES_AT_ONCE>(rows, t, vectors, keep);
+    }
+    for t in whole..tiles {
+        score_tile_group::<N, W, ADD, 1>(rows, t, vectors, keep);
+    }
+}
+
+/// Tiles whose roll is scored together: as many chains of maxima in flight, each waiting
+/// on its last maximum (one per box the roll may fill), so that the core is not left
+/// waiting on one.
+const TILES_AT_ONCE: usize = 4;
+
+/// [`score_tiles_of`] for the `G` tiles from tile `first` on.
+#[inline(always)]
+fn score_tile_group<N: Lane, const W: usize, const ADD: bool, const G: usize>(
+    rows: &[(&[N], N)],
+    first: usize,
+    vectors: &mut [Vector<N, W>],
+    keep: usize,
+) {
     let plus = |x: N, add: N| if ADD { x + add } else { x };
-    let (&(first, first_add), rest) = rows.split_first().expect("a roll fills some box");
-    for t in 0..tiles {
-        let at = t * W;
-        let row: &[N; W] = first[at..at + W].try_into().expect("W lanes");
-        let mut best: [N; W] = std::array::from_fn(|k| plus(row[k], first_add));
-        for &(row, add) in rest {
-            let row: &[N; W] = row[at..at + W].try_into().expect("W lanes");
+    let lanes = |row: &[N]| -> [[N; W]; G] {
+        let group = &row[first * W..(first + G) * W];
+        std::array::from_fn(|g| group[g * W..(g + 1) * W].try_into().expect("W lanes"))
+    };
+    let (&(row, add), rest) = rows.split_first().expect("a roll fills some box");
+    let mut best = lanes(row).map(|tile| tile.map(|x| plus(x, add)));
+    for &(row, add) in rest {
+        for (best, tile) in best.iter_mut().zip(lanes(row)) {
             for k in 0..W {
-                best[k] = lane_max(best[k], plus(row[k], add));
+                best[k] = lane_max(best[k], plus(tile[k], add));
             }
         }
-        vectors[t * TILE_STRIDE + keep].0 = best;
+    }
+    for (g, best) in best.into_iter().enumerate() {
+        vectors[(first + g) * TILE_STRIDE + keep].0 = best;
     }
 }
 
