@@ -7,9 +7,10 @@
 //! tiles [`TILE_STRIDE`] vectors apart), so a tile's turn touches 462 vectors of `W`
 //! numbers (29.6 KB for 16 `f32`: in L1). The rolls are scored for every tile at once
 //! (each roll's boxes found once for all of them, where strips found them per strip), then
-//! each tile runs its two rerolls and its start value: the average and choose phases as
-//! straight-line code over registers (`keep_graph.rs`, [`super::register`]), every
-//! keep a constant, so that no edge table shares the L1 with the tile.
+//! each tile runs its two rerolls: the average and choose phases as straight-line code
+//! over registers (`keep_graph.rs`, [`super::register`]), every keep a constant, so that
+//! no edge table shares the L1 with the tile. The start values follow for
+//! [`STARTS_AT_ONCE`] tiles together.
 //!
 //! Every lane's numbers go through the same operations in the same order as in
 //! [`super::TurnBuffer::solve`] (a tile's lanes never meet another tile's), so the values
@@ -72,27 +73,26 @@ pub struct TiledTurn<N, const W: usize> {
     vectors: Vec<Vector<N, W>>,
     /// Tiles of the turn under way (set by [`TiledTurn::score_rolls`]).
     tiles: usize,
+    /// Each roll's probability as a lane's number: its weight in the start value.
+    weights: [N; NUM_ROLLS],
 }
 
 impl<N: Lane, const W: usize> Default for TiledTurn<N, W> {
     fn default() -> TiledTurn<N, W> {
-        TiledTurn { vectors: Vec::new(), tiles: 0 }
+        let weights = std::array::from_fn(|roll| N::from_f64(EDGES.roll_probability[roll]));
+        TiledTurn { vectors: Vec::new(), tiles: 0, weights }
     }
 }
 
 impl<N: Lane, const W: usize> TiledTurn<N, W> {
     /// A whole turn over `tiles` tiles: scores the rolls with `scorer`, runs the two
     /// rerolls and writes the value at the start of the turn of lane `i` to `out[i]`
-    /// (`out` holds `tiles · W` lanes). Each tile runs its phases back to back, so that
-    /// its vectors stay in L1 from the first reroll to the start value.
+    /// (`out` holds `tiles · W` lanes). Each tile runs its rerolls back to back, so that
+    /// its vectors stay in L1 from the first reroll to the last.
     #[inline(always)]
     pub fn solve(&mut self, tiles: usize, scorer: &impl TileScorer<N, W>, out: &mut [N]) {
         self.score_rolls(tiles, scorer);
-        assert_eq!(out.len(), tiles * W, "a start value per lane of the tiles");
-        for (t, out) in out.chunks_exact_mut(W).enumerate() {
-            let out = Some(out.try_into().expect("W lanes"));
-            N::with_registers(TilePhases { tile: self.tile(t), phases: &TURN, out });
-        }
+        self.run_phases(&REROLLS, Some(out));
     }
 
     /// The first phase of a turn over `tiles` tiles: the value of scoring each roll now,
@@ -123,38 +123,47 @@ impl<N: Lane, const W: usize> TiledTurn<N, W> {
     /// to time the phase.
     #[inline(always)]
     pub fn average_keeps(&mut self) {
-        for t in 0..self.tiles {
-            N::with_registers(TilePhases { tile: self.tile(t), phases: &[Phase::Average], out: None });
-        }
+        self.run_phases(&[Phase::Average], None);
     }
 
     /// Every tile's choose phase: a keep becomes the best of itself and its sub-keeps.
     #[inline(always)]
     pub fn choose_keeps(&mut self) {
-        for t in 0..self.tiles {
-            N::with_registers(TilePhases { tile: self.tile(t), phases: &[Phase::Choose], out: None });
-        }
+        self.run_phases(&[Phase::Choose], None);
     }
 
     /// Every tile's value at the start of the turn, lane `i`'s to `out[i]`.
     #[inline(always)]
     pub fn start_values(&mut self, out: &mut [N]) {
-        assert_eq!(out.len(), self.tiles * W, "a start value per lane of the tiles");
-        for (t, out) in out.chunks_exact_mut(W).enumerate() {
-            let out = Some(out.try_into().expect("W lanes"));
-            N::with_registers(TilePhases { tile: self.tile(t), phases: &[Phase::Start], out });
-        }
+        self.run_phases(&[], Some(out));
     }
 
-    /// Tile `t` of the turn: a vector per keep, then padding.
+    /// Runs `phases` on every tile, [`STARTS_AT_ONCE`] tiles at a time: each tile's phases
+    /// back to back, then, where `out` is given (`tiles · W` lanes), the group's start
+    /// values together.
     #[inline(always)]
-    fn tile(&mut self, t: usize) -> &mut Tile<N, W> {
-        (&mut self.vectors[t * TILE_STRIDE..][..TILE_VECTORS]).try_into().expect("a tile holds TILE_VECTORS vectors")
+    fn run_phases(&mut self, phases: &[Phase], mut out: Option<&mut [N]>) {
+        if let Some(out) = &out {
+            assert_eq!(out.len(), self.tiles * W, "a start value per lane of the tiles");
+        }
+        for first in (0..self.tiles).step_by(STARTS_AT_ONCE) {
+            let tiles = STARTS_AT_ONCE.min(self.tiles - first);
+            let vectors = &mut self.vectors[first * TILE_STRIDE..(first + tiles) * TILE_STRIDE];
+            let out = out.as_deref_mut().map(|out| &mut out[first * W..(first + tiles) * W]);
+            N::with_registers(TilePhases { vectors, phases, out, weights: &self.weights });
+        }
     }
 }
 
 /// One tile's vectors: one per keep, then padding.
 type Tile<N, const W: usize> = [Vector<N, W>; TILE_VECTORS];
+
+/// Tiles whose start values are summed together. A tile's start value is a chain of 252
+/// dependent adds (the rolls in roll order, 3 cycles each on Zen 4): summed alone it keeps
+/// the core waiting, summed with three other tiles' it does not. The tiles' rolls are read
+/// from L2 by then, which costs less than the wait.
+const STARTS_AT_ONCE: usize = 4;
+const _: () = assert!(NUM_KEEPS - NUM_PARTIAL_KEEPS == NUM_ROLLS, "the rolls are the last keeps");
 
 /// Where keep `keep`'s vector lies in a [`Tile`]: `keep` itself, masked so that indexing a
 /// tile needs no check. A check per step would be a branch per step in the straight-line
@@ -164,27 +173,28 @@ fn at(keep: usize) -> usize {
     keep & (TILE_VECTORS - 1)
 }
 
-/// A phase of a tile's turn after its rolls are scored.
+/// A phase of a tile's rerolls.
 #[derive(Clone, Copy)]
 enum Phase {
     /// Keeps of fewer than five dice become the mean of their extensions.
     Average,
     /// Keeps become the best of themselves and their sub-keeps.
     Choose,
-    /// The start value: the rolls' values weighted by their probabilities.
-    Start,
 }
 
-/// The phases of a turn after the scoring.
-const TURN: [Phase; 5] = [Phase::Average, Phase::Choose, Phase::Average, Phase::Choose, Phase::Start];
+/// The phases of a turn between the scoring and the start values: the two rerolls.
+const REROLLS: [Phase; 4] = [Phase::Average, Phase::Choose, Phase::Average, Phase::Choose];
 
-/// Phases run on one tile with registers ([`Lane::with_registers`]): compiled once per
+/// Phases run on a few tiles with registers ([`Lane::with_registers`]): compiled once per
 /// number type, width and instruction set, each phase once, not into every caller.
 struct TilePhases<'a, N, const W: usize> {
-    tile: &'a mut Tile<N, W>,
+    /// The tiles' vectors, [`TILE_STRIDE`] apart.
+    vectors: &'a mut [Vector<N, W>],
     phases: &'a [Phase],
-    /// Where [`Phase::Start`] writes the tile's start values.
-    out: Option<&'a mut [N; W]>,
+    /// Where the tiles' start values go, where they are wanted after the phases.
+    out: Option<&'a mut [N]>,
+    /// Each roll's weight in the start value.
+    weights: &'a [N; NUM_ROLLS],
 }
 
 impl<N: Lane, const W: usize> RegisterWork<N> for TilePhases<'_, N, W> {
@@ -196,21 +206,33 @@ impl<N: Lane, const W: usize> RegisterWork<N> for TilePhases<'_, N, W> {
     /// the instruction set, its every register operation a call.
     #[inline(always)]
     fn run<R: Register<N>>(self) {
-        let TilePhases { tile, phases, mut out } = self;
-        for phase in phases {
-            match phase {
-                Phase::Average => {
-                    for part in 0..W / R::LANES {
-                        keep_graph::average(&mut InRegisters::<_, R, W>::new(tile, part));
+        let TilePhases { vectors, phases, out, weights } = self;
+        let tiles = vectors.len() / TILE_STRIDE;
+        for t in 0..tiles {
+            let tile: &mut Tile<N, W> =
+                (&mut vectors[t * TILE_STRIDE..][..TILE_VECTORS]).try_into().expect("TILE_VECTORS vectors");
+            for phase in phases {
+                match phase {
+                    Phase::Average => {
+                        for part in 0..W / R::LANES {
+                            keep_graph::average(&mut InRegisters::<_, R, W>::new(tile, part));
+                        }
+                    }
+                    Phase::Choose => {
+                        for part in 0..W / R::LANES {
+                            keep_graph::choose(&mut InRegisters::<_, R, W>::new(tile, part));
+                        }
                     }
                 }
-                Phase::Choose => {
-                    for part in 0..W / R::LANES {
-                        keep_graph::choose(&mut InRegisters::<_, R, W>::new(tile, part));
-                    }
-                }
-                Phase::Start => *out.as_deref_mut().expect("a start phase writes its values") = start_value(tile).0,
             }
+        }
+        let Some(out) = out else { return };
+        const { assert!(STARTS_AT_ONCE == 4) };
+        match tiles {
+            1 => start_values::<N, R, W, 1>(vectors, out, weights),
+            2 => start_values::<N, R, W, 2>(vectors, out, weights),
+            3 => start_values::<N, R, W, 3>(vectors, out, weights),
+            _ => start_values::<N, R, W, STARTS_AT_ONCE>(vectors, out, weights),
         }
     }
 }
@@ -275,18 +297,35 @@ fn step_apart() {
     std::sync::atomic::compiler_fence(std::sync::atomic::Ordering::SeqCst);
 }
 
-/// `Σ P(roll) · value(roll)` in roll order, as [`super::TurnBuffer::start_value`] sums.
+/// The start values of the `G` tiles from the first of `vectors` on (each `Σ P(roll) ·
+/// value(roll)` in roll order, as [`super::TurnBuffer::start_value`] sums), to `out`
+/// (`G · W` lanes): one sum per tile in flight.
 #[inline(always)]
-fn start_value<N: Lane, const W: usize>(tile: &Tile<N, W>) -> Vector<N, W> {
-    let mut sum = [N::ZERO; W];
-    for (roll, &probability) in tile[NUM_PARTIAL_KEEPS..NUM_KEEPS].iter().zip(&EDGES.roll_probability) {
-        let weight = N::from_f64(probability);
-        for (sum, &value) in sum.iter_mut().zip(&roll.0) {
-            *sum = *sum + weight * value;
+fn start_values<N: Lane, R: Register<N>, const W: usize, const G: usize>(
+    vectors: &[Vector<N, W>],
+    out: &mut [N],
+    weights: &[N; NUM_ROLLS],
+) {
+    const { assert!(W.is_multiple_of(R::LANES), "a tile is whole registers wide") };
+    assert_eq!(out.len(), G * W, "a start value per lane of the tiles");
+    let rolls: [&[Vector<N, W>; NUM_ROLLS]; G] = std::array::from_fn(|g| {
+        (&vectors[g * TILE_STRIDE + NUM_PARTIAL_KEEPS..][..NUM_ROLLS]).try_into().expect("a vector per roll")
+    });
+    for part in (0..W).step_by(R::LANES) {
+        let mut sums = [R::splat(N::ZERO); G];
+        for (roll, &weight) in weights.iter().enumerate() {
+            let weight = R::splat(weight);
+            for (sum, rolls) in sums.iter_mut().zip(&rolls) {
+                // SAFETY: `part + R::LANES <= W` (W is whole registers): in the vector.
+                let value = unsafe { R::load(rolls[roll].0.as_ptr().add(part)) };
+                *sum = sum.add(weight.mul(value));
+            }
+        }
+        for (sum, out) in sums.into_iter().zip(out.chunks_exact_mut(W)) {
+            // SAFETY: as above; `out` is W lanes.
+            unsafe { sum.store(out.as_mut_ptr().add(part)) };
         }
     }
-    debug_assert_eq!(NUM_KEEPS - NUM_PARTIAL_KEEPS, NUM_ROLLS);
-    Vector(sum)
 }
 
 #[cfg(test)]
