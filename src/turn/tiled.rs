@@ -270,14 +270,24 @@ impl<'a, N: Lane, R: Register<N>, const W: usize> InRegisters<'a, N, R, W> {
 }
 
 impl<N: Lane, R: Register<N>, const W: usize> KeepSteps for InRegisters<'_, N, R, W> {
+    type Held = R;
+
+    /// Keep `keep`'s register, read from the tile (after the steps before it).
+    #[inline(always)]
+    fn read(&mut self, keep: usize) -> R {
+        step_apart();
+        self.load(keep)
+    }
+
     /// Keep `keep` becomes the mean of its six one-die extensions `next`, summed in face
     /// order as [`super::lanes::sum6_scaled`] sums: one step of [`keep_graph::average`].
     #[inline(always)]
-    fn mean_of_six(&mut self, keep: usize, next: [usize; NUM_FACES]) {
-        step_apart();
-        let [a, b, c, d, e, f] = next.map(|next| self.load(next));
+    fn mean_of_six(&mut self, keep: usize, next: [R; NUM_FACES]) -> R {
+        let [a, b, c, d, e, f] = next;
         let sixth = R::splat(N::from_f64(1.0 / 6.0));
-        self.store(keep, a.add(b).add(c).add(d).add(e).add(f).mul(sixth));
+        let mean = a.add(b).add(c).add(d).add(e).add(f).mul(sixth);
+        self.store(keep, mean);
+        mean
     }
 
     /// Keep `keep` becomes the best of itself and its `S` sub-keeps `subs`, taken in face
@@ -289,9 +299,11 @@ impl<N: Lane, R: Register<N>, const W: usize> KeepSteps for InRegisters<'_, N, R
     }
 }
 
-/// Keeps each step of the keep graph apart: without it, LLVM keeps a register it loaded for
-/// one step to use again many steps later, and runs out of registers (of 32, it spilled
-/// hundreds to the stack: stores as costly as the tile's own, in the same L1).
+/// Keeps each read of the average phase apart from the ones before: without it, LLVM keeps
+/// a register it loaded to use again many steps later, and runs out of registers (of 32,
+/// it spilled hundreds to the stack: stores as costly as the tile's own, in the same L1).
+/// Which registers stay for later steps is the generated code's choice (at most
+/// `REGISTERS_HELD`, in the generator among this module's tests).
 #[inline(always)]
 fn step_apart() {
     std::sync::atomic::compiler_fence(std::sync::atomic::Ordering::SeqCst);
@@ -371,23 +383,64 @@ mod tests {
     }
 
     /// The source of `keep_graph.rs`: every edge of the average and choose phases, from
-    /// [`TABLES`], as one call per keep.
+    /// [`TABLES`], as one call per keep; the average's reads scheduled over registers.
     fn keep_graph_source() -> String {
         let list = |keeps: &[u16]| keeps.iter().map(u16::to_string).collect::<Vec<_>>().join(", ");
         let mut source = String::from(KEEP_GRAPH_HEADER);
         source += "/// Keeps of fewer than five dice, in decreasing size: each the mean of its six one-die\n";
-        source += "/// extensions ([`KeepSteps::mean_of_six`]).\n#[inline(always)]\n";
-        source += &format!("pub(super) fn average{SIGNATURE}");
-        for keep in (0..NUM_PARTIAL_KEEPS).rev() {
-            source += &format!("    t.mean_of_six({keep}, [{}]);\n", list(&TABLES.add_die[keep]));
-        }
+        source += "/// extensions ([`KeepSteps::mean_of_six`]), read from the tile ([`KeepSteps::read`]) unless\n";
+        source += "/// still held from a step before.\n#[inline(always)]\n";
+        source += "pub(super) fn average<T: KeepSteps>(t: &mut T) {\n";
+        source += &average_schedule();
         source += "}\n\n/// Every keep but the empty one, in increasing size: each the best of itself and its\n";
         source += "/// sub-keeps ([`KeepSteps::best_of`]).\n#[inline(always)]\n";
-        source += &format!("pub(super) fn choose{SIGNATURE}");
+        source += "pub(super) fn choose(t: &mut impl KeepSteps) {\n";
         for keep in 1..NUM_KEEPS {
             source += &format!("    t.best_of({keep}, [{}]);\n", list(&TABLES.remove_die[keep]));
         }
         source + "}\n"
+    }
+
+    /// Vectors the average phase keeps in registers for later steps: with the step's own
+    /// few, within the 16 registers of AVX2 and SSE2.
+    const REGISTERS_HELD: usize = 12;
+
+    /// The average phase's steps, each keep's extensions taken from registers where a step
+    /// before left them there: at most [`REGISTERS_HELD`] held, the one needed furthest
+    /// ahead let go first (Belady's rule), so that about half the tile reads go.
+    fn average_schedule() -> String {
+        let steps: Vec<(usize, [usize; NUM_FACES])> =
+            (0..NUM_PARTIAL_KEEPS).rev().map(|keep| (keep, TABLES.add_die[keep].map(usize::from))).collect();
+        // The first step from `step` on that reads `keep`.
+        let next_read = |keep: usize, step: usize| steps[step..].iter().position(|(_, next)| next.contains(&keep));
+        // Each keep held: the line that put it in a register, and whether a later step
+        // took it from there (else its mean is not kept in a variable).
+        let mut held: Vec<(usize, usize)> = Vec::new();
+        let mut lines: Vec<(String, bool)> = Vec::new();
+        for (step, &(keep, next)) in steps.iter().enumerate() {
+            for &n in &next {
+                match held.iter().find(|&&(h, _)| h == n) {
+                    Some(&(_, line)) => lines[line].1 = true,
+                    None => {
+                        held.push((n, lines.len()));
+                        lines.push((format!("let k{n} = t.read({n});"), true));
+                    }
+                }
+            }
+            held.push((keep, lines.len()));
+            let call = format!("t.mean_of_six({keep}, [{}]);", next.map(|n| format!("k{n}")).join(", "));
+            lines.push((call, false));
+            // Let go of what is read again furthest ahead (or never) until few enough are held.
+            while held.len() > REGISTERS_HELD {
+                let furthest = (0..held.len()).max_by_key(|&i| next_read(held[i].0, step + 1).unwrap_or(usize::MAX));
+                held.swap_remove(furthest.expect("some register held"));
+            }
+        }
+        let line = |(code, kept): &(String, bool)| match (code.strip_prefix("t.mean_of_six("), kept) {
+            (Some(rest), true) => format!("    let k{} = {code}\n", &rest[..rest.find(',').expect("a keep")]),
+            _ => format!("    {code}\n"),
+        };
+        lines.iter().map(line).collect()
     }
 
     /// What `keep_graph.rs` says of itself, before its two functions.
@@ -402,16 +455,18 @@ mod tests {
 
 /// The steps the phases are made of, on vectors of lanes kept by keep id.
 pub(super) trait KeepSteps {
-    /// Keep `keep` becomes the mean of its six one-die extensions `next`, summed in face order.
-    fn mean_of_six(&mut self, keep: usize, next: [usize; 6]);
+    /// A keep's vector held in registers.
+    type Held: Copy;
+    /// Keep `keep`'s vector, read from the tile.
+    fn read(&mut self, keep: usize) -> Self::Held;
+    /// Keep `keep` becomes the mean of its six one-die extensions `next`, summed in face
+    /// order, and is written to the tile; its vector is returned, held.
+    fn mean_of_six(&mut self, keep: usize, next: [Self::Held; 6]) -> Self::Held;
     /// Keep `keep` becomes the best of itself and its `S` sub-keeps `subs`, in face order.
     fn best_of<const S: usize>(&mut self, keep: usize, subs: [usize; S]);
 }
 
 ";
-
-    /// The argument of both phases, and the opening brace.
-    const SIGNATURE: &str = "(t: &mut impl KeepSteps) {\n";
 
     /// `keep_graph.rs` holds the edges of the dice tables, in the phases' order (with
     /// `YZ_REGENERATE` set, the test writes it first).
