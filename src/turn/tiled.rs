@@ -10,7 +10,7 @@
 //! each tile runs its two rerolls: the average and choose phases as straight-line code
 //! over registers (`keep_graph.rs`, [`super::register`]), every keep a constant, so that
 //! no edge table shares the L1 with the tile. The start values follow for
-//! [`STARTS_AT_ONCE`] tiles together.
+//! four tiles together (`STARTS_AT_ONCE`).
 //!
 //! Every lane's numbers go through the same operations in the same order as in
 //! [`super::TurnBuffer::solve`] (a tile's lanes never meet another tile's), so the values
