@@ -293,9 +293,10 @@ impl<N: Lane, R: Register<N>, const W: usize> KeepSteps for InRegisters<'_, N, R
     /// Keep `keep` becomes the best of itself and its `S` sub-keeps `subs`, taken in face
     /// order: one step of [`keep_graph::choose`].
     #[inline(always)]
-    fn best_of<const S: usize>(&mut self, keep: usize, subs: [usize; S]) {
-        let best = subs.into_iter().fold(self.load(keep), |best, sub| best.max(self.load(sub)));
+    fn best_of<const S: usize>(&mut self, keep: usize, subs: [R; S]) -> R {
+        let best = subs.into_iter().fold(self.load(keep), R::max);
         self.store(keep, best);
+        best
     }
 }
 
@@ -383,42 +384,47 @@ mod tests {
     }
 
     /// The source of `keep_graph.rs`: every edge of the average and choose phases, from
-    /// [`TABLES`], as one call per keep; the average's reads scheduled over registers.
+    /// [`TABLES`], as one call per keep, the reads of both scheduled over registers.
     fn keep_graph_source() -> String {
-        let list = |keeps: &[u16]| keeps.iter().map(u16::to_string).collect::<Vec<_>>().join(", ");
         let mut source = String::from(KEEP_GRAPH_HEADER);
         source += "/// Keeps of fewer than five dice, in decreasing size: each the mean of its six one-die\n";
         source += "/// extensions ([`KeepSteps::mean_of_six`]), read from the tile ([`KeepSteps::read`]) unless\n";
         source += "/// still held from a step before.\n#[inline(always)]\n";
         source += "pub(super) fn average<T: KeepSteps>(t: &mut T) {\n";
-        source += &average_schedule();
+        let averages: Vec<Step> =
+            (0..NUM_PARTIAL_KEEPS).rev().map(|keep| (keep, TABLES.add_die[keep].map(usize::from).to_vec())).collect();
+        source += &schedule(&averages, "mean_of_six");
         source += "}\n\n/// Every keep but the empty one, in increasing size: each the best of itself and its\n";
-        source += "/// sub-keeps ([`KeepSteps::best_of`]).\n#[inline(always)]\n";
-        source += "pub(super) fn choose(t: &mut impl KeepSteps) {\n";
-        for keep in 1..NUM_KEEPS {
-            source += &format!("    t.best_of({keep}, [{}]);\n", list(&TABLES.remove_die[keep]));
-        }
+        source +=
+            "/// sub-keeps ([`KeepSteps::best_of`]), these read from the tile unless still held.\n#[inline(always)]\n";
+        source += "pub(super) fn choose<T: KeepSteps>(t: &mut T) {\n";
+        let choices: Vec<Step> = (1..NUM_KEEPS)
+            .map(|keep| (keep, TABLES.remove_die[keep].iter().map(|&k| usize::from(k)).collect()))
+            .collect();
+        source += &schedule(&choices, "best_of");
         source + "}\n"
     }
 
-    /// Vectors the average phase keeps in registers for later steps: with the step's own
-    /// few, within the 16 registers of AVX2 and SSE2.
+    /// Vectors a phase keeps in registers for later steps: with the step's own few, within
+    /// the 16 registers of AVX2 and SSE2.
     const REGISTERS_HELD: usize = 12;
 
-    /// The average phase's steps, each keep's extensions taken from registers where a step
-    /// before left them there: at most [`REGISTERS_HELD`] held, the one needed furthest
-    /// ahead let go first (Belady's rule), so that about half the tile reads go.
-    fn average_schedule() -> String {
-        let steps: Vec<(usize, [usize; NUM_FACES])> =
-            (0..NUM_PARTIAL_KEEPS).rev().map(|keep| (keep, TABLES.add_die[keep].map(usize::from))).collect();
-        // The first step from `step` on that reads `keep`.
-        let next_read = |keep: usize, step: usize| steps[step..].iter().position(|(_, next)| next.contains(&keep));
+    /// One step of a phase: the keep it writes and the keeps whose vectors it takes, in
+    /// the order it takes them.
+    type Step = (usize, Vec<usize>);
+
+    /// A phase's steps as calls of `method`, each step's vectors taken from registers where
+    /// a step before left them there: at most [`REGISTERS_HELD`] held, the one needed
+    /// furthest ahead let go first (Belady's rule), so that about half the tile reads go.
+    fn schedule(steps: &[Step], method: &str) -> String {
+        // The first step from `step` on that takes `keep`.
+        let next_read = |keep: usize, step: usize| steps[step..].iter().position(|(_, takes)| takes.contains(&keep));
         // Each keep held: the line that put it in a register, and whether a later step
-        // took it from there (else its mean is not kept in a variable).
+        // took it from there (else the step's result is not kept in a variable).
         let mut held: Vec<(usize, usize)> = Vec::new();
         let mut lines: Vec<(String, bool)> = Vec::new();
-        for (step, &(keep, next)) in steps.iter().enumerate() {
-            for &n in &next {
+        for (step, (keep, takes)) in steps.iter().enumerate() {
+            for &n in takes {
                 match held.iter().find(|&&(h, _)| h == n) {
                     Some(&(_, line)) => lines[line].1 = true,
                     None => {
@@ -427,16 +433,17 @@ mod tests {
                     }
                 }
             }
-            held.push((keep, lines.len()));
-            let call = format!("t.mean_of_six({keep}, [{}]);", next.map(|n| format!("k{n}")).join(", "));
-            lines.push((call, false));
-            // Let go of what is read again furthest ahead (or never) until few enough are held.
+            held.push((*keep, lines.len()));
+            let taken: Vec<String> = takes.iter().map(|n| format!("k{n}")).collect();
+            lines.push((format!("t.{method}({keep}, [{}]);", taken.join(", ")), false));
+            // Let go of what is taken again furthest ahead (or never) until few enough are held.
             while held.len() > REGISTERS_HELD {
                 let furthest = (0..held.len()).max_by_key(|&i| next_read(held[i].0, step + 1).unwrap_or(usize::MAX));
                 held.swap_remove(furthest.expect("some register held"));
             }
         }
-        let line = |(code, kept): &(String, bool)| match (code.strip_prefix("t.mean_of_six("), kept) {
+        let call = format!("t.{method}(");
+        let line = |(code, kept): &(String, bool)| match (code.strip_prefix(&call), kept) {
             (Some(rest), true) => format!("    let k{} = {code}\n", &rest[..rest.find(',').expect("a keep")]),
             _ => format!("    {code}\n"),
         };
@@ -462,8 +469,9 @@ pub(super) trait KeepSteps {
     /// Keep `keep` becomes the mean of its six one-die extensions `next`, summed in face
     /// order, and is written to the tile; its vector is returned, held.
     fn mean_of_six(&mut self, keep: usize, next: [Self::Held; 6]) -> Self::Held;
-    /// Keep `keep` becomes the best of itself and its `S` sub-keeps `subs`, in face order.
-    fn best_of<const S: usize>(&mut self, keep: usize, subs: [usize; S]);
+    /// Keep `keep` becomes the best of itself (read from the tile) and its `S` sub-keeps
+    /// `subs`, taken in face order, and is written to the tile; its vector is returned, held.
+    fn best_of<const S: usize>(&mut self, keep: usize, subs: [Self::Held; S]) -> Self::Held;
 }
 
 ";
