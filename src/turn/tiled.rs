@@ -300,11 +300,11 @@ impl<N: Lane, R: Register<N>, const W: usize> KeepSteps for InRegisters<'_, N, R
     }
 }
 
-/// Keeps each read of the average phase apart from the ones before: without it, LLVM keeps
-/// a register it loaded to use again many steps later, and runs out of registers (of 32,
-/// it spilled hundreds to the stack: stores as costly as the tile's own, in the same L1).
-/// Which registers stay for later steps is the generated code's choice (at most
-/// `REGISTERS_HELD`, in the generator among this module's tests).
+/// Keeps each read of a phase ([`KeepSteps::read`]) apart from the ones before: without it,
+/// LLVM keeps a register it loaded to use again many steps later, and runs out of registers
+/// (of 32, it spilled hundreds to the stack: stores as costly as the tile's own, in the same
+/// L1). Which registers stay for later steps is the generated code's choice (at most
+/// `REGISTERS_HELD`, in the generator among this module's tests), in both phases.
 #[inline(always)]
 fn step_apart() {
     std::sync::atomic::compiler_fence(std::sync::atomic::Ordering::SeqCst);
