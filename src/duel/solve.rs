@@ -29,6 +29,12 @@
 //! Either way every lane's arithmetic is the same as in one turn over the whole window,
 //! bit for bit.
 //!
+//! **Reads of the next layer.** A pair's successor rows read pairs of the next layer, which
+//! lie in memory far beyond the caches. Each pair's turn asks the core for the next pair's
+//! reads (where it has the same mover, whose plan says which they are) before it computes,
+//! so that they arrive in L2 during the turn rather than stall the next pair's rows
+//! ([`prefetch_after_turn`]).
+//!
 //! **Determinism.** Each pair is computed alone from the finished next layer, in a fixed
 //! order of operations, so the values do not depend on the number of threads (or, in the
 //! cluster solve, of ranks). Ties between equally good choices keep the earlier candidate:
@@ -42,12 +48,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use rayon::prelude::*;
 
 use super::cards::{Cards, decided, window};
-use super::layout::{LayerShape, Tile};
+use super::layout::{LayerShape, Tile, window_len};
 use super::space::Space;
 use super::value::DuelValue;
 use crate::game::StateId;
 use crate::game::dice::NUM_KEEPS;
-use crate::turn::lanes::{BLOCK, Lane, join_planes, padded_lanes, split_planes};
+use crate::turn::lanes::{BLOCK, Lane, join_planes, padded_lanes, prefetch_to_l2, split_planes};
 use crate::turn::simd::{self, SimdWork};
 use crate::turn::tiled::{TILE_LANES, TiledTurn};
 use crate::turn::{ScoringPlan, Shift, TurnBuffer};
@@ -157,6 +163,15 @@ impl TurnLayout {
             TurnLayout::Strips(strip_lanes::<V>())
         }
     }
+
+    /// Lanes of the turn of a pair whose window has `n` differences: whole tiles, or
+    /// whole blocks.
+    fn lanes(self, n: usize) -> usize {
+        match self {
+            TurnLayout::Tiles => n.next_multiple_of(TILE_LANES),
+            TurnLayout::Strips(_) => padded_lanes(n),
+        }
+    }
 }
 
 /// [`solve_tile`] with each pair's turn in strips of at most `strip` lanes (a multiple of
@@ -219,10 +234,13 @@ fn solve_pairs<V: DuelValue>(
         }
         TurnLayout::Tiles => BLOCK,
     };
+    // Each pair's turn brings in the next one's reads of the next layer where it has the
+    // same mover (whose plan says which successors those are).
+    let pairs: Vec<(usize, usize)> = outputs.iter().map(|&(m, o, _)| (m, o)).collect();
     let stopped = AtomicBool::new(false);
-    outputs.into_par_iter().for_each_init(
+    outputs.into_par_iter().enumerate().for_each_init(
         || Lease::<V>::take(buffer_lanes),
-        |Lease(scratch), (m, o, out)| {
+        |Lease(scratch), (i, (m, o, out))| {
             if stopped.load(Ordering::Relaxed) || stop() {
                 stopped.store(true, Ordering::Relaxed);
                 return;
@@ -232,7 +250,8 @@ fn solve_pairs<V: DuelValue>(
             if scratch.plan_of != Some(mover) {
                 scratch.set_mover(space.cards(), mover, widest);
             }
-            simd::dispatch(PairTurn { space, layer, next, mover, opponent, layout, scratch, out });
+            let ahead = pairs.get(i + 1).filter(|&&(next_m, _)| next_m == m).map(|&(_, o)| shape.opponents[o]);
+            simd::dispatch(PairTurn { space, layer, next, mover, opponent, ahead, layout, scratch, out });
         },
     );
     (!stopped.into_inner()).then_some(values)
@@ -324,6 +343,9 @@ struct PairTurn<'s, 'a, V: DuelValue, N> {
     next: Option<&'s N>,
     mover: StateId,
     opponent: StateId,
+    /// The opponent of the pair after this one where it has the same mover: its reads of
+    /// the next layer are prefetched during this turn.
+    ahead: Option<StateId>,
     layout: TurnLayout,
     scratch: &'s mut PairScratch<V>,
     out: &'s mut [V],
@@ -334,20 +356,22 @@ impl<V: DuelValue, N: NextValues<V>> SimdWork for PairTurn<'_, '_, V, N> {
 
     #[inline(always)]
     fn run(self) {
-        let PairTurn { space, layer, next, mover, opponent, layout, scratch, out } = self;
+        let PairTurn { space, layer, next, mover, opponent, ahead, layout, scratch, out } = self;
         let cards = space.cards();
         let (lo, _) = window(cards.bounds(mover), cards.bounds(opponent));
         let n = out.len();
-        let lanes = match layout {
-            TurnLayout::Tiles => n.next_multiple_of(TILE_LANES),
-            TurnLayout::Strips(_) => padded_lanes(n),
-        };
+        let lanes = layout.lanes(n);
         let plan = &scratch.plan;
         let count = plan.successors().len();
         for (k, (row, &card)) in scratch.successors.iter_mut().zip(plan.successors()).enumerate() {
             // Lane 0 is `x = lo`.
             let (start, len) = plan.row_span(k, lanes);
             fill_after_turn(space, layer, next, opponent, card, lo + start as i32, len, row);
+        }
+        if let (Some(next), Some(ahead)) = (next, ahead) {
+            let ahead_window = window(cards.bounds(mover), cards.bounds(ahead));
+            let ahead_lanes = layout.lanes(window_len(ahead_window) as usize);
+            prefetch_after_turn(space, layer, next, plan, (ahead, ahead_window.0), ahead_lanes);
         }
         let strip = match layout {
             TurnLayout::Tiles => {
@@ -371,6 +395,68 @@ impl<V: DuelValue, N: NextValues<V>> SimdWork for PairTurn<'_, '_, V, N> {
             let real = width.min(n - first);
             join_planes(planes, &mut out[first..first + real]);
         }
+    }
+}
+
+/// Where the row of successor `card` comes from, for `len` consecutive `x = d + points`
+/// from `x_start` of a pair whose opponent is `opponent`: lane `i` reads `e = −(x_start + i)`,
+/// which falls as `i` grows, so the lanes split into runs of won (`..won_end`), stored
+/// (clamped to the window: its top `won_end..above`, the window reversed `above..below`,
+/// its bottom `below..lost_start`) and lost (`lost_start..`) values.
+struct SuccessorRow<'n, V> {
+    won_end: usize,
+    above: usize,
+    below: usize,
+    lost_start: usize,
+    /// The next layer's values of the pair (`opponent`, `card`); empty where its window is.
+    stored: &'n [V],
+    /// The index in `stored` that lane `above` reads.
+    top: usize,
+}
+
+impl<'n, V: DuelValue> SuccessorRow<'n, V> {
+    /// The runs of the row of `card` (see the module docs for reads outside a window),
+    /// which lies in layer `layer + 1`.
+    #[inline(always)]
+    fn new(
+        space: &Space,
+        layer: usize,
+        next: &'n impl NextValues<V>,
+        (opponent, card): (StateId, StateId),
+        x_start: i32,
+        len: usize,
+    ) -> SuccessorRow<'n, V> {
+        let cards = space.cards();
+        let (bo, bc) = (cards.bounds(opponent), cards.bounds(card));
+        let (won_above, lost_below) = (bc.future_max - bo.future_min, bc.future_min - bo.future_max);
+        let (lo, hi) = window(bo, bc);
+        let stored: &[V] = if lo <= hi {
+            let m = space.movers(layer + 1).position(opponent).expect("the opponent moves next");
+            let o = space.opponents(layer + 1).position(card).expect("the mover's next card is in the space");
+            next.pair(m, o)
+        } else {
+            &[]
+        };
+        let lane_of = |e: i32| (-x_start - e).clamp(0, len as i32) as usize;
+        let won_end = lane_of(won_above);
+        let lost_start = lane_of(lost_below - 1).max(won_end);
+        let (above, below) = if stored.is_empty() {
+            (lost_start, lost_start)
+        } else {
+            (lane_of(hi).clamp(won_end, lost_start), lane_of(lo - 1).clamp(won_end, lost_start))
+        };
+        let top = (-x_start - above as i32 - lo).max(0) as usize;
+        SuccessorRow { won_end, above, below, lost_start, stored, top }
+    }
+
+    /// The stored values lanes `above..below` read, in the order they lie (the lanes read
+    /// them reversed).
+    #[inline(always)]
+    fn read(&self) -> &'n [V] {
+        let Some(last) = self.stored.len().checked_sub(1) else { return &[] };
+        let top = self.top.min(last);
+        let count = (self.below - self.above).min(top + 1);
+        &self.stored[top + 1 - count..=top]
     }
 }
 
@@ -406,28 +492,9 @@ fn fill_after_turn<V: DuelValue>(
         );
         return;
     };
-    let cards = space.cards();
-    let (bo, bc) = (cards.bounds(opponent), cards.bounds(card));
-    let (won_above, lost_below) = (bc.future_max - bo.future_min, bc.future_min - bo.future_max);
-    let (lo, hi) = window(bo, bc);
-    let stored: &[V] = if lo <= hi {
-        let m = space.movers(layer + 1).position(opponent).expect("the opponent moves next");
-        let o = space.opponents(layer + 1).position(card).expect("the mover's next card is in the space");
-        next.pair(m, o)
-    } else {
-        &[]
-    };
-    // Lane i reads e = −(x_start + i), which falls as i grows: the lanes split into runs of
-    // won, stored (clamped to the window: its top, the window reversed, its bottom) and
-    // lost values, each written as a run rather than lane by lane.
-    let lane_of = |e: i32| (-x_start - e).clamp(0, len as i32) as usize;
-    let won_end = lane_of(won_above);
-    let lost_start = lane_of(lost_below - 1).max(won_end);
-    let (above, below) = if stored.is_empty() {
-        (lost_start, lost_start)
-    } else {
-        (lane_of(hi).clamp(won_end, lost_start), lane_of(lo - 1).clamp(won_end, lost_start))
-    };
+    let runs = SuccessorRow::new(space, layer, next, (opponent, card), x_start, len);
+    let SuccessorRow { won_end, above, below, lost_start, stored, .. } = runs;
+    let read = runs.read();
     row.clear();
     row.resize(V::PLANES * len, <V::Number as Lane>::ZERO);
     for (p, plane) in row.chunks_exact_mut(len.max(1)).enumerate() {
@@ -436,15 +503,30 @@ fn fill_after_turn<V: DuelValue>(
             plane[won_end..lost_start].fill(V::DRAW.flip().plane(p));
         } else {
             plane[won_end..above].fill(stored[stored.len() - 1].flip().plane(p));
-            // Lanes `above..below` read e = hi down to lo (or the part of it the lanes reach).
-            let top = (-x_start - above as i32 - lo) as usize;
-            let window = stored[..=top.min(stored.len() - 1)].iter().rev();
-            for (number, value) in plane[above..below].iter_mut().zip(window) {
+            for (number, value) in plane[above..below].iter_mut().zip(read.iter().rev()) {
                 *number = value.flip().plane(p);
             }
             plane[below..lost_start].fill(stored[0].flip().plane(p));
         }
         plane[lost_start..].fill(V::LOSS.flip().plane(p));
+    }
+}
+
+/// Asks the core to bring into its L2 the next layer's values that [`fill_after_turn`]
+/// will read for the pair of `mover`'s plan against `opponent`: issued a pair ahead, while
+/// the current pair's turn computes, so that the next pair's rows do not wait on memory.
+#[inline(always)]
+fn prefetch_after_turn<V: DuelValue>(
+    space: &Space,
+    layer: usize,
+    next: &impl NextValues<V>,
+    plan: &ScoringPlan<StateId>,
+    (opponent, lo): (StateId, i32),
+    lanes: usize,
+) {
+    for (k, &card) in plan.successors().iter().enumerate() {
+        let (start, len) = plan.row_span(k, lanes);
+        prefetch_to_l2(SuccessorRow::new(space, layer, next, (opponent, card), lo + start as i32, len).read());
     }
 }
 
