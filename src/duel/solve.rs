@@ -33,7 +33,7 @@
 //! lie in memory far beyond the caches. Each pair's turn asks the core for the next pair's
 //! reads (where it has the same mover, whose plan says which they are) before it computes,
 //! so that they arrive in L2 during the turn rather than stall the next pair's rows
-//! ([`prefetch_after_turn`]).
+//! (`prefetch_after_turn`).
 //!
 //! **Determinism.** Each pair is computed alone from the finished next layer, in a fixed
 //! order of operations, so the values do not depend on the number of threads (or, in the
