@@ -5,6 +5,7 @@
 //! `scripts/bench-duel` runs them and prints a table.
 
 use std::hint::black_box;
+use std::ops::Range;
 
 use criterion::{BenchmarkId, Criterion, SamplingMode, Throughput, criterion_group, criterion_main};
 use yz::duel::sizing::calibrate::{LayerSample, SyntheticNext};
@@ -217,9 +218,10 @@ fn tiled_phases(c: &mut Criterion) {
     struct Copied(Vec<Vec<f32>>);
     impl TileScorer<f32, TILE_LANES> for Copied {
         #[inline(always)]
-        fn score_tiles(&self, roll: RollId, vectors: &mut [Vector<f32, TILE_LANES>], keep: usize) {
-            for (t, lanes) in self.0[roll.0 as usize].chunks_exact(TILE_LANES).enumerate() {
-                vectors[t * TILE_STRIDE + keep].0.copy_from_slice(lanes);
+        fn score_tiles(&self, roll: RollId, tiles: Range<usize>, vectors: &mut [Vector<f32, TILE_LANES>], keep: usize) {
+            let lanes = &self.0[roll.0 as usize][tiles.start * TILE_LANES..tiles.end * TILE_LANES];
+            for (i, lanes) in lanes.chunks_exact(TILE_LANES).enumerate() {
+                vectors[i * TILE_STRIDE + keep].0.copy_from_slice(lanes);
             }
         }
     }
@@ -237,7 +239,7 @@ fn tiled_phases(c: &mut Criterion) {
         #[inline(always)]
         fn run(self) {
             match self.phase {
-                "score" => self.turn.score_rolls(self.out.len() / TILE_LANES, self.scorer),
+                "score" => self.turn.score_rolls(0..self.out.len() / TILE_LANES, self.scorer),
                 "average" => self.turn.average_keeps(),
                 "choose" => self.turn.choose_keeps(),
                 _ => self.turn.start_values(self.out),

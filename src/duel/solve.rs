@@ -53,7 +53,8 @@ use super::space::Space;
 use super::value::DuelValue;
 use crate::game::StateId;
 use crate::game::dice::NUM_KEEPS;
-use crate::turn::lanes::{BLOCK, Lane, join_planes, padded_lanes, prefetch_to_l2, split_planes};
+use crate::turn::lanes::{BLOCK, Lane, join_planes, padded_lanes, prefetch_to_l2};
+use crate::turn::plan::FlatEntries;
 use crate::turn::simd::{self, SimdWork};
 use crate::turn::tiled::{TILE_LANES, TiledTurn};
 use crate::turn::{ScoringPlan, Shift, TurnBuffer};
@@ -303,8 +304,15 @@ struct PairScratch<V: DuelValue> {
     plan: ScoringPlan<StateId>,
     plan_of: Option<StateId>,
     /// Per successor: the mover's value after scoring, by `x = d + p` from the window's
-    /// `lo` plus the fewest points leading there, as planes.
+    /// `lo` plus the fewest points leading there, as planes (a strip's turn).
     successors: Vec<Vec<V::Number>>,
+    /// The same rows for a tiled turn (one plane), in one buffer, `row_stride` apart.
+    flat_rows: Vec<V::Number>,
+    /// Where a tiled turn reads each roll's boxes in `flat_rows`, for the mover planned.
+    flat_entries: FlatEntries,
+    /// Numbers from one row of `flat_rows` to the next: the longest row of the tile's
+    /// widest window.
+    row_stride: usize,
     /// A strip's values as planes (a tiled turn's: all its lanes), padding lanes included.
     out: Vec<V::Number>,
 }
@@ -317,6 +325,9 @@ impl<V: DuelValue> PairScratch<V> {
             plan: ScoringPlan::new(Shift::Up),
             plan_of: None,
             successors: Vec::new(),
+            flat_rows: Vec::new(),
+            flat_entries: FlatEntries::default(),
+            row_stride: 0,
             out: vec![<V::Number as Lane>::ZERO; V::PLANES * strip],
         }
     }
@@ -333,6 +344,9 @@ impl<V: DuelValue> PairScratch<V> {
             row.clear();
             row.reserve(V::PLANES * (widest + spread));
         }
+        self.row_stride = widest + spread;
+        self.flat_rows.resize(count * self.row_stride, <V::Number as Lane>::ZERO);
+        self.plan.flat_entries(self.row_stride, &mut self.flat_entries);
     }
 }
 
@@ -363,19 +377,24 @@ impl<V: DuelValue, N: NextValues<V>> SimdWork for PairTurn<'_, '_, V, N> {
         let lanes = layout.lanes(n);
         let plan = &scratch.plan;
         let count = plan.successors().len();
-        for (k, (row, &card)) in scratch.successors.iter_mut().zip(plan.successors()).enumerate() {
+        let prefetch_ahead = || {
+            if let (Some(next), Some(ahead)) = (next, ahead) {
+                let ahead_window = window(cards.bounds(mover), cards.bounds(ahead));
+                let ahead_lanes = layout.lanes(window_len(ahead_window) as usize);
+                prefetch_after_turn(space, layer, next, plan, (ahead, ahead_window.0), ahead_lanes);
+            }
+        };
+        let fill = |(k, &card): (usize, &StateId), row: &mut [V::Number]| {
             // Lane 0 is `x = lo`.
             let (start, len) = plan.row_span(k, lanes);
-            fill_after_turn(space, layer, next, opponent, card, lo + start as i32, len, row);
-        }
-        if let (Some(next), Some(ahead)) = (next, ahead) {
-            let ahead_window = window(cards.bounds(mover), cards.bounds(ahead));
-            let ahead_lanes = layout.lanes(window_len(ahead_window) as usize);
-            prefetch_after_turn(space, layer, next, plan, (ahead, ahead_window.0), ahead_lanes);
-        }
+            fill_after_turn(space, layer, next, opponent, card, lo + start as i32, &mut row[..V::PLANES * len]);
+        };
         let strip = match layout {
             TurnLayout::Tiles => {
-                let scorer = plan.scorer(&scratch.successors[..count], 0, lanes);
+                let rows = scratch.flat_rows.chunks_exact_mut(scratch.row_stride);
+                plan.successors().iter().enumerate().zip(rows).for_each(|(successor, row)| fill(successor, row));
+                prefetch_ahead();
+                let scorer = plan.tile_scorer(&scratch.flat_entries, &scratch.flat_rows);
                 scratch.out.resize(scratch.out.len().max(lanes), <V::Number as Lane>::ZERO);
                 let values = &mut scratch.out[..lanes];
                 scratch.tiled.solve(lanes / TILE_LANES, &scorer, values);
@@ -384,6 +403,11 @@ impl<V: DuelValue, N: NextValues<V>> SimdWork for PairTurn<'_, '_, V, N> {
             }
             TurnLayout::Strips(strip) => strip,
         };
+        for (successor, row) in plan.successors().iter().enumerate().zip(&mut scratch.successors) {
+            row.resize(V::PLANES * plan.row_span(successor.0, lanes).1, <V::Number as Lane>::ZERO);
+            fill(successor, row);
+        }
+        prefetch_ahead();
         // Strips of equal width (whole blocks), at most `strip`: no narrow last strip.
         let even = lanes.div_ceil(lanes.div_ceil(strip)).next_multiple_of(BLOCK);
         for first in (0..lanes).step_by(even) {
@@ -460,11 +484,10 @@ impl<'n, V: DuelValue> SuccessorRow<'n, V> {
     }
 }
 
-/// Fills `row` (as planes) with the mover's values after scoring into `card`, for `len` consecutive
-/// `x = d + points` from `x_start`: the flipped value for the player to move next,
-/// `opponent`, of (`opponent`, `card`, `−x`), which lies in layer `layer + 1` (see the
-/// module docs for reads outside a window).
-#[allow(clippy::too_many_arguments)]
+/// Fills `row` (as planes, `len` lanes each) with the mover's values after scoring into
+/// `card`, for `len` consecutive `x = d + points` from `x_start`: the flipped value for the
+/// player to move next, `opponent`, of (`opponent`, `card`, `−x`), which lies in layer
+/// `layer + 1` (see the module docs for reads outside a window).
 #[inline(always)]
 fn fill_after_turn<V: DuelValue>(
     space: &Space,
@@ -473,30 +496,26 @@ fn fill_after_turn<V: DuelValue>(
     opponent: StateId,
     card: StateId,
     x_start: i32,
-    len: usize,
-    row: &mut Vec<V::Number>,
+    row: &mut [V::Number],
 ) {
-    let xs = x_start..x_start + len as i32;
+    let len = row.len() / V::PLANES;
     let Some(next) = next else {
         debug_assert_eq!(layer + 1, space.end_layer());
-        split_planes(
-            xs.map(|x| {
+        for (p, plane) in row.chunks_exact_mut(len.max(1)).enumerate() {
+            for (number, x) in plane.iter_mut().zip(x_start..) {
                 let v = match (-x).cmp(&0) {
                     std::cmp::Ordering::Greater => V::WIN,
                     std::cmp::Ordering::Equal => V::DRAW,
                     std::cmp::Ordering::Less => V::LOSS,
                 };
-                v.flip()
-            }),
-            row,
-        );
+                *number = v.flip().plane(p);
+            }
+        }
         return;
     };
     let runs = SuccessorRow::new(space, layer, next, (opponent, card), x_start, len);
     let SuccessorRow { won_end, above, below, lost_start, stored, .. } = runs;
     let read = runs.read();
-    row.clear();
-    row.resize(V::PLANES * len, <V::Number as Lane>::ZERO);
     for (p, plane) in row.chunks_exact_mut(len.max(1)).enumerate() {
         plane[..won_end].fill(V::WIN.flip().plane(p));
         if stored.is_empty() {

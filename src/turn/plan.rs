@@ -15,9 +15,12 @@
 //! A [`ScoringPlan`] is built from one roll per class of rolls ([`RollClasses`]), not from
 //! all 252: every roll of a class scores the same in a box. The solver then lays out one
 //! row per successor over [`ScoringPlan::row_span`] (its padding: decided values, curves
-//! beyond their stored part) and scores with [`ScoringPlan::scorer`].
+//! beyond their stored part) and scores with [`ScoringPlan::scorer`]; a tiled turn's rows lie
+//! in one buffer, a fixed stride apart, each roll's boxes found there by the offsets of
+//! [`ScoringPlan::flat_entries`] ([`ScoringPlan::tile_scorer`]).
 
 use std::collections::HashMap;
+use std::ops::Range;
 
 use crate::game::{Category, MAX_BOXES, NUM_ROLLS, RollClasses, RollId};
 use crate::turn::RollScorer;
@@ -205,26 +208,68 @@ impl<T: LaneValue, K, R: AsRef<[T::Number]>> RollScorer<T> for PlanScorer<'_, K,
     }
 }
 
-/// The same scoring for a tiled turn ([`crate::turn::tiled`]), one plane: each roll's
-/// boxes and their rows are found once for every tile.
-impl<N: Lane, const W: usize, K, R: AsRef<[N]>> TileScorer<N, W> for PlanScorer<'_, K, R> {
-    #[inline(always)]
-    fn score_tiles(&self, roll: RollId, vectors: &mut [Vector<N, W>], keep: usize) {
-        let r = roll.0 as usize;
-        let entries = &self.plan.entries[r][..self.plan.entry_count[r] as usize];
-        let mut rows: [(&[N], N); MAX_BOXES] = [(&[], N::ZERO); MAX_BOXES];
-        for (row, e) in rows.iter_mut().zip(entries) {
-            let start = self.first + e.offset as usize;
-            *row = (&self.rows[e.row as usize].as_ref()[start..start + self.lanes], N::from_f64(e.add as f64));
+/// Each roll's boxes as offsets into one buffer that holds the successors' rows
+/// `row_stride` numbers apart (row `k` from `k · row_stride` on), for lanes over points
+/// (nothing added): computed once per plan ([`ScoringPlan::flat_entries`]), so that a tiled
+/// turn scoring a few tiles at a time finds each of a roll's rows with one read.
+#[derive(Clone, Debug, Default)]
+pub struct FlatEntries {
+    /// Per box of every roll, rolls in order and each roll's boxes in card order: where the
+    /// box's successor row is read from for lane 0.
+    offsets: Vec<u32>,
+    /// Per roll: its boxes' range in `offsets`.
+    rolls: Vec<(u32, u32)>,
+}
+
+impl<K: Copy + PartialEq> ScoringPlan<K> {
+    /// Sets `into` to this plan's boxes for rows `row_stride` numbers apart, each row laid
+    /// out over its [`ScoringPlan::row_span`].
+    ///
+    /// # Panics
+    /// For a plan whose scoring adds points ([`Shift::Add`]), or rows beyond `u32` offsets.
+    pub fn flat_entries(&self, row_stride: usize, into: &mut FlatEntries) {
+        assert!(self.shift != Shift::Add, "flat entries read rows at offsets; they add no points");
+        let end = u32::try_from(self.successors.len() * row_stride).expect("successor rows within u32 offsets");
+        into.offsets.clear();
+        into.rolls.clear();
+        for (entries, &count) in self.entries.iter().zip(&self.entry_count) {
+            let first = into.offsets.len() as u32;
+            for e in &entries[..count as usize] {
+                debug_assert!((e.offset as usize) < row_stride && (e.row as usize * row_stride) < end as usize);
+                into.offsets.push((e.row as usize * row_stride + e.offset as usize) as u32);
+            }
+            into.rolls.push((first, into.offsets.len() as u32));
         }
-        let rows = &rows[..entries.len()];
-        assert!(!rows.is_empty(), "roll {roll:?} fills no box");
-        // Where lanes count points (the two-player turn), nothing is added: `x + 0.0` is
-        // `x` for every value a turn holds (no -0.0, no NaN), so the adds are skipped.
-        if rows.iter().all(|&(_, add)| add == N::ZERO) {
-            score_tiles_of::<N, W, false>(rows, self.lanes / W, vectors, keep);
-        } else {
-            score_tiles_of::<N, W, true>(rows, self.lanes / W, vectors, keep);
+    }
+
+    /// Scores rolls for a tiled turn ([`crate::turn::tiled`], one plane) from `rows`, the
+    /// successors' rows laid out as `entries` says ([`ScoringPlan::flat_entries`] of this
+    /// plan), lane 0 of the turn at each row's start.
+    pub fn tile_scorer<'a, N>(&'a self, entries: &'a FlatEntries, rows: &'a [N]) -> FlatScorer<'a, K, N> {
+        assert_eq!(entries.rolls.len(), NUM_ROLLS, "flat entries of a plan");
+        FlatScorer { plan: self, entries, rows }
+    }
+}
+
+/// A [`TileScorer`] from a [`ScoringPlan`], its [`FlatEntries`] and its successors' rows.
+pub struct FlatScorer<'a, K, N> {
+    plan: &'a ScoringPlan<K>,
+    entries: &'a FlatEntries,
+    rows: &'a [N],
+}
+
+impl<N: Lane, const W: usize, K> TileScorer<N, W> for FlatScorer<'_, K, N> {
+    #[inline(always)]
+    fn score_tiles(&self, roll: RollId, tiles: Range<usize>, vectors: &mut [Vector<N, W>], keep: usize) {
+        let (first, end) = self.entries.rolls[roll.0 as usize];
+        let offsets = &self.entries.offsets[first as usize..end as usize];
+        assert!(!offsets.is_empty(), "roll {roll:?} fills no box");
+        let whole = tiles.len() - tiles.len() % TILES_AT_ONCE;
+        for i in (0..whole).step_by(TILES_AT_ONCE) {
+            score_tile_group::<N, W, TILES_AT_ONCE>(self.rows, offsets, (tiles.start + i, i), vectors, keep);
+        }
+        for i in whole..tiles.len() {
+            score_tile_group::<N, W, 1>(self.rows, offsets, (tiles.start + i, i), vectors, keep);
         }
     }
 
@@ -234,54 +279,37 @@ impl<N: Lane, const W: usize, K, R: AsRef<[N]>> TileScorer<N, W> for PlanScorer<
     }
 }
 
-/// The best of `rows` (each with its points, added where `ADD`) for every one of `tiles`
-/// tiles, written to the roll's vector `keep` of each; ties keep the earlier row. Tiles
-/// go [`TILES_AT_ONCE`] at a time.
-#[inline(always)]
-fn score_tiles_of<N: Lane, const W: usize, const ADD: bool>(
-    rows: &[(&[N], N)],
-    tiles: usize,
-    vectors: &mut [Vector<N, W>],
-    keep: usize,
-) {
-    let whole = tiles - tiles % TILES_AT_ONCE;
-    for t in (0..whole).step_by(TILES_AT_ONCE) {
-        score_tile_group::<N, W, ADD, TILES_AT_ONCE>(rows, t, vectors, keep);
-    }
-    for t in whole..tiles {
-        score_tile_group::<N, W, ADD, 1>(rows, t, vectors, keep);
-    }
-}
-
 /// Tiles whose roll is scored together: as many chains of maxima in flight, each waiting
 /// on its last maximum (one per box the roll may fill), so that the core is not left
 /// waiting on one.
 const TILES_AT_ONCE: usize = 4;
 
-/// [`score_tiles_of`] for the `G` tiles from tile `first` on.
+/// The best of the rows at `offsets` in `rows` for the `G` tiles from the turn's tile
+/// `tile` on, written to the roll's vector `keep` of the `G` tiles from `vectors`' tile
+/// `at` on; ties keep the earlier row.
 #[inline(always)]
-fn score_tile_group<N: Lane, const W: usize, const ADD: bool, const G: usize>(
-    rows: &[(&[N], N)],
-    first: usize,
+fn score_tile_group<N: Lane, const W: usize, const G: usize>(
+    rows: &[N],
+    offsets: &[u32],
+    (tile, at): (usize, usize),
     vectors: &mut [Vector<N, W>],
     keep: usize,
 ) {
-    let plus = |x: N, add: N| if ADD { x + add } else { x };
-    let lanes = |row: &[N]| -> [[N; W]; G] {
-        let group = &row[first * W..(first + G) * W];
+    let lanes = |offset: u32| -> [[N; W]; G] {
+        let group = &rows[offset as usize + tile * W..][..G * W];
         std::array::from_fn(|g| group[g * W..(g + 1) * W].try_into().expect("W lanes"))
     };
-    let (&(row, add), rest) = rows.split_first().expect("a roll fills some box");
-    let mut best = lanes(row).map(|tile| tile.map(|x| plus(x, add)));
-    for &(row, add) in rest {
-        for (best, tile) in best.iter_mut().zip(lanes(row)) {
+    let (&first, rest) = offsets.split_first().expect("a roll fills some box");
+    let mut best = lanes(first);
+    for &offset in rest {
+        for (best, tile) in best.iter_mut().zip(lanes(offset)) {
             for k in 0..W {
-                best[k] = lane_max(best[k], plus(tile[k], add));
+                best[k] = lane_max(best[k], tile[k]);
             }
         }
     }
     for (g, best) in best.into_iter().enumerate() {
-        vectors[(first + g) * TILE_STRIDE + keep].0 = best;
+        vectors[(at + g) * TILE_STRIDE + keep].0 = best;
     }
 }
 

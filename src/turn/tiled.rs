@@ -5,12 +5,13 @@
 //! stream from L2 in the average phase, six of them per keep. Here the lanes are cut in
 //! tiles of `W` and the buffer is laid out tile by tile (a vector of `W` lanes per keep,
 //! tiles [`TILE_STRIDE`] vectors apart), so a tile's turn touches 462 vectors of `W`
-//! numbers (29.6 KB for 16 `f32`: in L1). The rolls are scored for every tile at once
-//! (each roll's boxes found once for all of them, where strips found them per strip), then
-//! each tile runs its two rerolls: the average and choose phases as straight-line code
-//! over registers (`keep_graph.rs`, [`super::register`]), every keep a constant, so that
-//! no edge table shares the L1 with the tile. The start values follow for
-//! four tiles together (`STARTS_AT_ONCE`).
+//! numbers (29.6 KB for 16 `f32`: in L1). The tiles go four at a time (`STARTS_AT_ONCE`):
+//! the rolls are scored for the four (each roll's boxes found once for all of them, from
+//! offsets the scorer computed once per plan), then each tile runs its two rerolls: the
+//! average and choose phases as straight-line code over registers (`keep_graph.rs`,
+//! [`super::register`]), every keep a constant, so that no edge table shares the L1 with
+//! the tile. The four tiles' start values follow together; the four tiles' vectors
+//! (131 KB) stay in L2 from their scoring to their start values.
 //!
 //! Every lane's numbers go through the same operations in the same order as in
 //! [`super::TurnBuffer::solve`] (a tile's lanes never meet another tile's), so the values
@@ -18,6 +19,7 @@
 //! on [`super::TurnBuffer`].
 
 use std::marker::PhantomData;
+use std::ops::Range;
 
 use super::keep_graph::{self, KeepSteps};
 use super::kernel::EDGES;
@@ -52,10 +54,10 @@ pub struct Vector<N, const W: usize>(pub [N; W]);
 /// How rolls are scored into a tiled turn: the value of scoring each roll now, for every
 /// tile.
 pub trait TileScorer<N: Lane, const W: usize> {
-    /// Writes the value of scoring `roll` in its best open box for every tile `t` (lanes
-    /// `t · W..(t + 1) · W` of the turn) to `vectors[t · TILE_STRIDE + keep]`, `keep`
-    /// being the roll's keep id.
-    fn score_tiles(&self, roll: RollId, vectors: &mut [Vector<N, W>], keep: usize);
+    /// Writes the value of scoring `roll` in its best open box for the turn's tiles
+    /// `tiles` (tile `t` holds lanes `t · W..(t + 1) · W`), the `i`-th of them to
+    /// `vectors[i · TILE_STRIDE + keep]`, `keep` being the roll's keep id.
+    fn score_tiles(&self, roll: RollId, tiles: Range<usize>, vectors: &mut [Vector<N, W>], keep: usize);
 
     /// The first roll that scores as `roll` does in every lane (`roll` itself where no
     /// earlier one does): [`TiledTurn::score_rolls`] copies that roll's vectors instead of
@@ -87,31 +89,40 @@ impl<N: Lane, const W: usize> Default for TiledTurn<N, W> {
 impl<N: Lane, const W: usize> TiledTurn<N, W> {
     /// A whole turn over `tiles` tiles: scores the rolls with `scorer`, runs the two
     /// rerolls and writes the value at the start of the turn of lane `i` to `out[i]`
-    /// (`out` holds `tiles · W` lanes). Each tile runs its rerolls back to back, so that
-    /// its vectors stay in L1 from the first reroll to the last.
+    /// (`out` holds `tiles · W` lanes). The tiles go `STARTS_AT_ONCE` at a time, each
+    /// group scored, then each of its tiles through its rerolls back to back (its vectors
+    /// in L1 from the first reroll to the last), then their start values: a group's
+    /// vectors (131 KB) stay in L2 from its scoring to its start values, where the whole
+    /// turn's (1 MB for 30 tiles) would not.
     #[inline(always)]
     pub fn solve(&mut self, tiles: usize, scorer: &impl TileScorer<N, W>, out: &mut [N]) {
-        self.score_rolls(tiles, scorer);
-        self.run_phases(&REROLLS, Some(out));
+        assert_eq!(out.len(), tiles * W, "a start value per lane of the tiles");
+        for first in (0..tiles).step_by(STARTS_AT_ONCE) {
+            let group = first..tiles.min(first + STARTS_AT_ONCE);
+            let out = &mut out[group.start * W..group.end * W];
+            self.score_rolls(group, scorer);
+            self.run_phases(&REROLLS, Some(out));
+        }
     }
 
-    /// The first phase of a turn over `tiles` tiles: the value of scoring each roll now,
-    /// from `scorer`. The phases after it ([`TiledTurn::average_keeps`],
+    /// The first phase of a turn over the turn's tiles `tiles`: the value of scoring each
+    /// roll now, from `scorer`. The phases after it ([`TiledTurn::average_keeps`],
     /// [`TiledTurn::choose_keeps`], [`TiledTurn::start_values`]) run over these tiles.
     #[inline(always)]
-    pub fn score_rolls(&mut self, tiles: usize, scorer: &impl TileScorer<N, W>) {
-        self.tiles = tiles;
-        if self.vectors.len() < tiles * TILE_STRIDE {
-            self.vectors.resize(tiles * TILE_STRIDE, Vector([N::ZERO; W]));
+    pub fn score_rolls(&mut self, tiles: Range<usize>, scorer: &impl TileScorer<N, W>) {
+        let count = tiles.len();
+        self.tiles = count;
+        if self.vectors.len() < count * TILE_STRIDE {
+            self.vectors.resize(count * TILE_STRIDE, Vector([N::ZERO; W]));
         }
-        let vectors = &mut self.vectors[..tiles * TILE_STRIDE];
+        let vectors = &mut self.vectors[..count * TILE_STRIDE];
         for roll in RollId::all() {
             let (alike, keep) = (scorer.first_alike(roll), roll.as_keep().0 as usize);
             if alike == roll {
-                scorer.score_tiles(roll, vectors, keep);
+                scorer.score_tiles(roll, tiles.clone(), vectors, keep);
             } else {
                 let from = alike.as_keep().0 as usize;
-                for t in 0..tiles {
+                for t in 0..count {
                     vectors[t * TILE_STRIDE + keep] = vectors[t * TILE_STRIDE + from];
                 }
             }
@@ -375,10 +386,10 @@ mod tests {
     }
 
     impl<N: Lane, const W: usize> TileScorer<N, W> for Made {
-        fn score_tiles(&self, roll: RollId, vectors: &mut [Vector<N, W>], keep: usize) {
+        fn score_tiles(&self, roll: RollId, tiles: Range<usize>, vectors: &mut [Vector<N, W>], keep: usize) {
             let values: Vec<N> = self.roll(roll).collect();
-            for (t, lanes) in values.chunks_exact(W).enumerate() {
-                vectors[t * TILE_STRIDE + keep].0.copy_from_slice(lanes);
+            for (i, lanes) in values.chunks_exact(W).skip(tiles.start).take(tiles.len()).enumerate() {
+                vectors[i * TILE_STRIDE + keep].0.copy_from_slice(lanes);
             }
         }
     }
@@ -492,12 +503,14 @@ pub(super) trait KeepSteps {
         );
     }
 
-    /// Three tiles' turns are the lanes' turns of [`TurnBuffer::solve`] bit for bit, for
-    /// `f32` and `f64`, and a second solve in the same memory gives them again.
+    /// Six tiles' turns (a whole group of [`STARTS_AT_ONCE`] and a part) are the lanes'
+    /// turns of [`TurnBuffer::solve`] bit for bit, for `f32` and `f64`, and a second solve
+    /// in the same memory gives them again.
     #[test]
     fn tiles_give_the_turn_buffer_s_values_bit_for_bit() {
         fn check<N: Lane>(bits: impl Fn(N) -> u64) {
-            let made = Made::new(3 * TILE_LANES);
+            const TILES: usize = 6;
+            let made = Made::new(TILES * TILE_LANES);
             let mut buffer = TurnBuffer::<N>::new(made.lanes);
             let mut whole = vec![N::ZERO; made.lanes];
             let scorer = |roll: RollId, out: &mut [N]| {
@@ -509,7 +522,7 @@ pub(super) trait KeepSteps {
             let mut tiled = TiledTurn::<N, TILE_LANES>::default();
             for _ in 0..2 {
                 let mut tiles = vec![N::ZERO; made.lanes];
-                tiled.solve(3, &made, &mut tiles);
+                tiled.solve(TILES, &made, &mut tiles);
                 assert!(whole.iter().zip(&tiles).all(|(&a, &b)| bits(a) == bits(b)), "{whole:?}\n{tiles:?}");
             }
         }
