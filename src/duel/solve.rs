@@ -377,23 +377,19 @@ impl<V: DuelValue, N: NextValues<V>> SimdWork for PairTurn<'_, '_, V, N> {
         let lanes = layout.lanes(n);
         let plan = &scratch.plan;
         let count = plan.successors().len();
-        let prefetch_ahead = || {
-            if let (Some(next), Some(ahead)) = (next, ahead) {
-                let ahead_window = window(cards.bounds(mover), cards.bounds(ahead));
-                let ahead_lanes = layout.lanes(window_len(ahead_window) as usize);
-                prefetch_after_turn(space, layer, next, plan, (ahead, ahead_window.0), ahead_lanes);
-            }
-        };
-        let fill = |(k, &card): (usize, &StateId), row: &mut [V::Number]| {
-            // Lane 0 is `x = lo`.
-            let (start, len) = plan.row_span(k, lanes);
-            fill_after_turn(space, layer, next, opponent, card, lo + start as i32, &mut row[..V::PLANES * len]);
-        };
+        // Plain loops, no closures: a closure would be a function of its own, compiled
+        // without the instruction set `simd::dispatch` chose.
         let strip = match layout {
             TurnLayout::Tiles => {
                 let rows = scratch.flat_rows.chunks_exact_mut(scratch.row_stride);
-                plan.successors().iter().enumerate().zip(rows).for_each(|(successor, row)| fill(successor, row));
-                prefetch_ahead();
+                for ((k, &card), row) in plan.successors().iter().enumerate().zip(rows) {
+                    // Lane 0 is `x = lo`.
+                    let (start, len) = plan.row_span(k, lanes);
+                    fill_after_turn(space, layer, next, opponent, card, lo + start as i32, &mut row[..len]);
+                }
+                if let (Some(next), Some(ahead)) = (next, ahead) {
+                    prefetch_after_turn(space, layer, next, plan, (mover, ahead), layout);
+                }
                 let scorer = plan.tile_scorer(&scratch.flat_entries, &scratch.flat_rows);
                 scratch.out.resize(scratch.out.len().max(lanes), <V::Number as Lane>::ZERO);
                 let values = &mut scratch.out[..lanes];
@@ -403,11 +399,14 @@ impl<V: DuelValue, N: NextValues<V>> SimdWork for PairTurn<'_, '_, V, N> {
             }
             TurnLayout::Strips(strip) => strip,
         };
-        for (successor, row) in plan.successors().iter().enumerate().zip(&mut scratch.successors) {
-            row.resize(V::PLANES * plan.row_span(successor.0, lanes).1, <V::Number as Lane>::ZERO);
-            fill(successor, row);
+        for ((k, &card), row) in plan.successors().iter().enumerate().zip(&mut scratch.successors) {
+            let (start, len) = plan.row_span(k, lanes);
+            row.resize(V::PLANES * len, <V::Number as Lane>::ZERO);
+            fill_after_turn(space, layer, next, opponent, card, lo + start as i32, row);
         }
-        prefetch_ahead();
+        if let (Some(next), Some(ahead)) = (next, ahead) {
+            prefetch_after_turn(space, layer, next, plan, (mover, ahead), layout);
+        }
         // Strips of equal width (whole blocks), at most `strip`: no narrow last strip.
         let even = lanes.div_ceil(lanes.div_ceil(strip)).next_multiple_of(BLOCK);
         for first in (0..lanes).step_by(even) {
@@ -532,20 +531,24 @@ fn fill_after_turn<V: DuelValue>(
 }
 
 /// Asks the core to bring into its L2 the next layer's values that [`fill_after_turn`]
-/// will read for the pair of `mover`'s plan against `opponent`: issued a pair ahead, while
-/// the current pair's turn computes, so that the next pair's rows do not wait on memory.
+/// will read for the pair (`mover`, `opponent`) (`plan` being `mover`'s), its turn laid out
+/// as `layout` says: issued a pair ahead, while the current pair's turn computes, so that
+/// the next pair's rows do not wait on memory.
 #[inline(always)]
 fn prefetch_after_turn<V: DuelValue>(
     space: &Space,
     layer: usize,
     next: &impl NextValues<V>,
     plan: &ScoringPlan<StateId>,
-    (opponent, lo): (StateId, i32),
-    lanes: usize,
+    (mover, opponent): (StateId, StateId),
+    layout: TurnLayout,
 ) {
+    let cards = space.cards();
+    let window = window(cards.bounds(mover), cards.bounds(opponent));
+    let lanes = layout.lanes(window_len(window) as usize);
     for (k, &card) in plan.successors().iter().enumerate() {
         let (start, len) = plan.row_span(k, lanes);
-        prefetch_to_l2(SuccessorRow::new(space, layer, next, (opponent, card), lo + start as i32, len).read());
+        prefetch_to_l2(SuccessorRow::new(space, layer, next, (opponent, card), window.0 + start as i32, len).read());
     }
 }
 

@@ -25,7 +25,7 @@ use std::ops::Range;
 use crate::game::{Category, MAX_BOXES, NUM_ROLLS, RollClasses, RollId};
 use crate::turn::RollScorer;
 use crate::turn::lanes::{Candidate, Lane, LaneValue, lane_max, max_of_plus};
-use crate::turn::tiled::{TILE_STRIDE, TileScorer, Vector};
+use crate::turn::tiled::{SPARE_VECTORS, TILE_STRIDE, TileScorer, Vector};
 
 /// How the points of a scoring move between lanes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -212,18 +212,40 @@ impl<T: LaneValue, K, R: AsRef<[T::Number]>> RollScorer<T> for PlanScorer<'_, K,
 /// `row_stride` numbers apart (row `k` from `k · row_stride` on), for lanes over points
 /// (nothing added): computed once per plan ([`ScoringPlan::flat_entries`]), so that a tiled
 /// turn scoring a few tiles at a time finds each of a roll's rows with one read.
+///
+/// The boxes in which a roll scores no points are read by many rolls alike (every roll
+/// without a straight scores none in the straights, say): each such set of boxes is a
+/// shared group, whose best is found once per tile ([`TileScorer::prepare`]) and read
+/// by each of its rolls in one step. A roll's value is the largest of its boxes' values
+/// however they are grouped: the rows hold no NaN and no −0.0 (a flipped winning chance
+/// is `1 − v`), so two equal values are the same bits, and the best is the same number.
 #[derive(Clone, Debug, Default)]
 pub struct FlatEntries {
-    /// Per box of every roll, rolls in order and each roll's boxes in card order: where the
-    /// box's successor row is read from for lane 0.
+    /// Per box read, the rolls' and then the groups': where its row is read for lane 0.
     offsets: Vec<u32>,
-    /// Per roll: its boxes' range in `offsets`.
-    rolls: Vec<(u32, u32)>,
+    /// Per roll: the range in `offsets` of its boxes outside its group, and its group.
+    rolls: Vec<FlatRoll>,
+    /// Per shared group: its boxes' range in `offsets`.
+    groups: Vec<(u32, u32)>,
 }
+
+/// One roll's reads in [`FlatEntries`].
+#[derive(Clone, Copy, Debug)]
+struct FlatRoll {
+    /// The range in `offsets` of its boxes that no group holds.
+    boxes: (u32, u32),
+    /// The shared group of the boxes in which it scores no points, where it has one.
+    group: Option<u16>,
+}
+
+/// The boxes a roll scores no points in, as offsets (at most one per box), and how many.
+type ZeroBoxes = ([u32; MAX_BOXES], usize);
 
 impl<K: Copy + PartialEq> ScoringPlan<K> {
     /// Sets `into` to this plan's boxes for rows `row_stride` numbers apart, each row laid
-    /// out over its [`ScoringPlan::row_span`].
+    /// out over its [`ScoringPlan::row_span`], with a shared group per set of at least two
+    /// boxes in which some roll scores no points (at most as many as a tile has
+    /// [`SPARE_VECTORS`]; later sets are read box by box).
     ///
     /// # Panics
     /// For a plan whose scoring adds points ([`Shift::Add`]), or rows beyond `u32` offsets.
@@ -232,13 +254,42 @@ impl<K: Copy + PartialEq> ScoringPlan<K> {
         let end = u32::try_from(self.successors.len() * row_stride).expect("successor rows within u32 offsets");
         into.offsets.clear();
         into.rolls.clear();
+        into.groups.clear();
+        let offset = |e: &Entry| {
+            debug_assert!((e.offset as usize) < row_stride && (e.row as usize * row_stride) < end as usize);
+            (e.row as usize * row_stride + e.offset as usize) as u32
+        };
+        let scores_nothing = |e: &Entry| {
+            let (least, most) = self.points[e.row as usize];
+            let points = if self.shift == Shift::Up { least + e.offset as u32 } else { most - e.offset as u32 };
+            points == 0
+        };
+        let mut groups: HashMap<ZeroBoxes, u16> = HashMap::new();
         for (entries, &count) in self.entries.iter().zip(&self.entry_count) {
-            let first = into.offsets.len() as u32;
-            for e in &entries[..count as usize] {
-                debug_assert!((e.offset as usize) < row_stride && (e.row as usize * row_stride) < end as usize);
-                into.offsets.push((e.row as usize * row_stride + e.offset as usize) as u32);
+            let entries = &entries[..count as usize];
+            let mut zero: ZeroBoxes = ([0; MAX_BOXES], 0);
+            for e in entries.iter().filter(|e| scores_nothing(e)) {
+                zero.0[zero.1] = offset(e);
+                zero.1 += 1;
             }
-            into.rolls.push((first, into.offsets.len() as u32));
+            let group = match groups.get(&zero) {
+                _ if zero.1 < 2 => None,
+                Some(&group) => Some(group),
+                None if into.groups.len() < SPARE_VECTORS.len() => {
+                    let first = into.offsets.len() as u32;
+                    into.offsets.extend_from_slice(&zero.0[..zero.1]);
+                    into.groups.push((first, into.offsets.len() as u32));
+                    let group = (into.groups.len() - 1) as u16;
+                    groups.insert(zero, group);
+                    Some(group)
+                }
+                None => None,
+            };
+            let first = into.offsets.len() as u32;
+            for e in entries.iter().filter(|e| group.is_none() || !scores_nothing(e)) {
+                into.offsets.push(offset(e));
+            }
+            into.rolls.push(FlatRoll { boxes: (first, into.offsets.len() as u32), group });
         }
     }
 
@@ -259,18 +310,22 @@ pub struct FlatScorer<'a, K, N> {
 }
 
 impl<N: Lane, const W: usize, K> TileScorer<N, W> for FlatScorer<'_, K, N> {
+    /// Each shared group's best, into the tiles' spare vectors (group `g` into the `g`-th).
+    #[inline(always)]
+    fn prepare(&self, tiles: Range<usize>, vectors: &mut [Vector<N, W>]) {
+        for (g, &(first, end)) in self.entries.groups.iter().enumerate() {
+            let offsets = &self.entries.offsets[first as usize..end as usize];
+            score_tiles_of(self.rows, (offsets, None), tiles.clone(), vectors, SPARE_VECTORS.start + g);
+        }
+    }
+
     #[inline(always)]
     fn score_tiles(&self, roll: RollId, tiles: Range<usize>, vectors: &mut [Vector<N, W>], keep: usize) {
-        let (first, end) = self.entries.rolls[roll.0 as usize];
+        let FlatRoll { boxes: (first, end), group } = self.entries.rolls[roll.0 as usize];
         let offsets = &self.entries.offsets[first as usize..end as usize];
-        assert!(!offsets.is_empty(), "roll {roll:?} fills no box");
-        let whole = tiles.len() - tiles.len() % TILES_AT_ONCE;
-        for i in (0..whole).step_by(TILES_AT_ONCE) {
-            score_tile_group::<N, W, TILES_AT_ONCE>(self.rows, offsets, (tiles.start + i, i), vectors, keep);
-        }
-        for i in whole..tiles.len() {
-            score_tile_group::<N, W, 1>(self.rows, offsets, (tiles.start + i, i), vectors, keep);
-        }
+        let shared = group.map(|g| SPARE_VECTORS.start + g as usize);
+        assert!(!offsets.is_empty() || shared.is_some(), "roll {roll:?} fills no box");
+        score_tiles_of(self.rows, (offsets, shared), tiles, vectors, keep);
     }
 
     #[inline(always)]
@@ -279,18 +334,37 @@ impl<N: Lane, const W: usize, K> TileScorer<N, W> for FlatScorer<'_, K, N> {
     }
 }
 
+/// The best of the rows at `offsets` in `rows` and of each tile's vector `shared` (where
+/// given) for the turn's tiles `tiles`, written to vector `keep` of each (the `i`-th tile
+/// at `vectors`' `i`-th), [`TILES_AT_ONCE`] tiles at a time.
+#[inline(always)]
+fn score_tiles_of<N: Lane, const W: usize>(
+    rows: &[N],
+    reads: (&[u32], Option<usize>),
+    tiles: Range<usize>,
+    vectors: &mut [Vector<N, W>],
+    keep: usize,
+) {
+    let whole = tiles.len() - tiles.len() % TILES_AT_ONCE;
+    for i in (0..whole).step_by(TILES_AT_ONCE) {
+        score_tile_group::<N, W, TILES_AT_ONCE>(rows, reads, (tiles.start + i, i), vectors, keep);
+    }
+    for i in whole..tiles.len() {
+        score_tile_group::<N, W, 1>(rows, reads, (tiles.start + i, i), vectors, keep);
+    }
+}
+
 /// Tiles whose roll is scored together: as many chains of maxima in flight, each waiting
 /// on its last maximum (one per box the roll may fill), so that the core is not left
 /// waiting on one.
 const TILES_AT_ONCE: usize = 4;
 
-/// The best of the rows at `offsets` in `rows` for the `G` tiles from the turn's tile
-/// `tile` on, written to the roll's vector `keep` of the `G` tiles from `vectors`' tile
-/// `at` on; ties keep the earlier row.
+/// [`score_tiles_of`] for the `G` tiles from the turn's tile `tile` on, which lie from
+/// `vectors`' tile `at` on.
 #[inline(always)]
 fn score_tile_group<N: Lane, const W: usize, const G: usize>(
     rows: &[N],
-    offsets: &[u32],
+    (offsets, shared): (&[u32], Option<usize>),
     (tile, at): (usize, usize),
     vectors: &mut [Vector<N, W>],
     keep: usize,
@@ -299,8 +373,13 @@ fn score_tile_group<N: Lane, const W: usize, const G: usize>(
         let group = &rows[offset as usize + tile * W..][..G * W];
         std::array::from_fn(|g| group[g * W..(g + 1) * W].try_into().expect("W lanes"))
     };
-    let (&first, rest) = offsets.split_first().expect("a roll fills some box");
-    let mut best = lanes(first);
+    let (mut best, rest) = match shared {
+        Some(shared) => (std::array::from_fn(|g| vectors[(at + g) * TILE_STRIDE + shared].0), offsets),
+        None => {
+            let (&first, rest) = offsets.split_first().expect("a roll fills some box");
+            (lanes(first), rest)
+        }
+    };
     for &offset in rest {
         for (best, tile) in best.iter_mut().zip(lanes(offset)) {
             for k in 0..W {
@@ -376,6 +455,68 @@ mod tests {
                 alike += usize::from(first != r);
             }
             assert!(alike_rolls.contains(&alike), "{alike} rolls alike an earlier one");
+        }
+    }
+
+    /// A tiled turn's scoring from flat entries gives every roll the strips' values bit for
+    /// bit, the rows full of ties: at the start of a game (more sets of boxes scoring
+    /// nothing than a tile has spare vectors, so that some rolls read theirs box by box)
+    /// and with the upper boxes filled (few sets, every one shared).
+    #[test]
+    fn flat_entries_score_every_roll_as_the_strips_do() {
+        use crate::turn::tiled::TILE_LANES;
+        const TILES: usize = 6;
+        let lanes = TILES * TILE_LANES;
+        let game = Game::full(Rules::OFFICIAL);
+        let start = ScoreState::start(game);
+        let upper: Vec<Category> = game.choices(start.filled).iter().take(6).collect();
+        let later = upper.iter().fold(start, |state, &c| state.score(game, c, RollId(0)).expect("open").next);
+        let mut rng = 0x9e37_79b9_u32;
+        for (state, all_shared) in [(start, false), (later, true)] {
+            let mut plan = ScoringPlan::new(Shift::Up);
+            plan.build(game.rules.roll_classes(), game.choices(state.filled).iter(), |c, roll| {
+                state.score(game, c, roll).map(|t| (t.next, t.points))
+            });
+            // Values in quarters: many equal values among every roll's boxes.
+            let rows: Vec<Vec<f32>> = (0..plan.successors().len())
+                .map(|k| {
+                    (0..plan.row_span(k, lanes).1)
+                        .map(|_| {
+                            rng ^= rng << 13;
+                            rng ^= rng >> 17;
+                            rng ^= rng << 5;
+                            (rng % 5) as f32 / 4.0
+                        })
+                        .collect()
+                })
+                .collect();
+            let stride = rows.iter().map(Vec::len).max().expect("successors");
+            let mut flat = Vec::new();
+            for row in &rows {
+                flat.extend(row.iter().copied().chain(std::iter::repeat_n(-1.0, stride - row.len())));
+            }
+            let mut entries = FlatEntries::default();
+            plan.flat_entries(stride, &mut entries);
+            let grouped = entries.rolls.iter().filter(|r| r.group.is_some()).count();
+            let alone = entries.rolls.iter().filter(|r| r.group.is_none() && r.boxes.1 - r.boxes.0 >= 2).count();
+            assert!(grouped > 0 && (alone == 0) == all_shared, "{grouped} rolls grouped, {alone} not");
+            assert!(entries.groups.len() <= SPARE_VECTORS.len());
+            let scorer = plan.tile_scorer(&entries, &flat);
+            let mut vectors = vec![Vector([0.0f32; TILE_LANES]); TILES * TILE_STRIDE];
+            // Tiles 1 to 5 of the turn: a group of four and one more.
+            TileScorer::prepare(&scorer, 1..TILES, &mut vectors);
+            let strips = plan.scorer(&rows, 0, lanes);
+            let mut expected = vec![0.0f32; lanes];
+            for roll in RollId::all() {
+                let keep = roll.as_keep().0 as usize;
+                scorer.score_tiles(roll, 1..TILES, &mut vectors, keep);
+                RollScorer::<f32>::score(&strips, roll, &mut expected);
+                for i in 0..TILES - 1 {
+                    let tile = &expected[(i + 1) * TILE_LANES..(i + 2) * TILE_LANES];
+                    let scored = &vectors[i * TILE_STRIDE + keep].0;
+                    assert!(tile.iter().zip(scored).all(|(a, b)| a.to_bits() == b.to_bits()), "{roll:?} tile {i}");
+                }
+            }
         }
     }
 }

@@ -36,8 +36,8 @@ pub const TILE_LANES: usize = 16;
 
 /// Vectors a tile's phases may index: one per keep ([`NUM_KEEPS`]), padded to a power of
 /// two so that a keep index masked to it (`& (TILE_VECTORS - 1)`, which leaves every keep
-/// index as it is) needs no bounds check. The padding is never read or written, so it takes
-/// no room in the cache.
+/// index as it is) needs no bounds check. The phases never read or write the padding
+/// ([`SPARE_VECTORS`]).
 const TILE_VECTORS: usize = 512;
 const _: () = assert!(TILE_VECTORS.is_power_of_two() && TILE_VECTORS >= NUM_KEEPS);
 
@@ -45,6 +45,11 @@ const _: () = assert!(TILE_VECTORS.is_power_of_two() && TILE_VECTORS >= NUM_KEEP
 /// phases index, so that the tiles' vectors of one keep (which the scoring writes one
 /// after another) lie in different cache sets, not a power of two bytes apart.
 pub const TILE_STRIDE: usize = TILE_VECTORS + 1;
+
+/// The vectors of a tile that hold no keep ([`NUM_KEEPS`] on, to the next tile): a
+/// [`TileScorer`] may keep vectors of its own there while it scores the rolls
+/// ([`TileScorer::prepare`]); the phases never read them.
+pub const SPARE_VECTORS: Range<usize> = NUM_KEEPS..TILE_STRIDE;
 
 /// A lane vector of one tile, on a cache line boundary.
 #[derive(Clone, Copy, Debug)]
@@ -58,6 +63,14 @@ pub trait TileScorer<N: Lane, const W: usize> {
     /// `tiles` (tile `t` holds lanes `t · W..(t + 1) · W`), the `i`-th of them to
     /// `vectors[i · TILE_STRIDE + keep]`, `keep` being the roll's keep id.
     fn score_tiles(&self, roll: RollId, tiles: Range<usize>, vectors: &mut [Vector<N, W>], keep: usize);
+
+    /// Readies the scoring of the turn's tiles `tiles` (laid out in `vectors` as for
+    /// [`TileScorer::score_tiles`]) before their rolls are scored, writing only each tile's
+    /// [`SPARE_VECTORS`]: nothing, unless the scorer shares work between rolls.
+    #[inline(always)]
+    fn prepare(&self, tiles: Range<usize>, vectors: &mut [Vector<N, W>]) {
+        let _ = (tiles, vectors);
+    }
 
     /// The first roll that scores as `roll` does in every lane (`roll` itself where no
     /// earlier one does): [`TiledTurn::score_rolls`] copies that roll's vectors instead of
@@ -116,6 +129,7 @@ impl<N: Lane, const W: usize> TiledTurn<N, W> {
             self.vectors.resize(count * TILE_STRIDE, Vector([N::ZERO; W]));
         }
         let vectors = &mut self.vectors[..count * TILE_STRIDE];
+        scorer.prepare(tiles.clone(), vectors);
         for roll in RollId::all() {
             let (alike, keep) = (scorer.first_alike(roll), roll.as_keep().0 as usize);
             if alike == roll {
