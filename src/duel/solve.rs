@@ -249,7 +249,7 @@ fn solve_pairs<V: DuelValue>(
             let scratch = scratch.as_mut().expect("a lease holds its scratch until dropped");
             let (mover, opponent) = (shape.movers[m], shape.opponents[o]);
             if scratch.plan_of != Some(mover) {
-                scratch.set_mover(space.cards(), mover, widest);
+                scratch.set_mover(space.cards(), mover, widest, layout);
             }
             let ahead = pairs.get(i + 1).filter(|&&(next_m, _)| next_m == m).map(|&(_, o)| shape.opponents[o]);
             simd::dispatch(PairTurn { space, layer, next, mover, opponent, ahead, layout, scratch, out });
@@ -332,21 +332,28 @@ impl<V: DuelValue> PairScratch<V> {
         }
     }
 
-    /// Plans `mover`'s turns, with a successor row long enough for windows of `widest` lanes.
-    fn set_mover(&mut self, cards: &Cards, mover: StateId, widest: usize) {
+    /// Plans `mover`'s turns, with successor rows long enough for windows of `widest`
+    /// lanes, laid out for `layout`: one buffer for tiles, a row each for strips.
+    fn set_mover(&mut self, cards: &Cards, mover: StateId, widest: usize, layout: TurnLayout) {
         cards.plan_turn(mover, &mut self.plan);
         self.plan_of = Some(mover);
         let count = self.plan.successors().len();
         let spread = (0..count).map(|k| self.plan.points(k)).map(|(least, most)| (most - least) as usize).max();
-        let spread = spread.unwrap_or(0);
-        self.successors.resize_with(self.successors.len().max(count), Vec::new);
-        for row in &mut self.successors {
-            row.clear();
-            row.reserve(V::PLANES * (widest + spread));
+        let longest = widest + spread.unwrap_or(0);
+        match layout {
+            TurnLayout::Tiles => {
+                self.row_stride = longest;
+                self.flat_rows.resize(count * longest, <V::Number as Lane>::ZERO);
+                self.plan.flat_entries(longest, &mut self.flat_entries);
+            }
+            TurnLayout::Strips(_) => {
+                self.successors.resize_with(self.successors.len().max(count), Vec::new);
+                for row in &mut self.successors {
+                    row.clear();
+                    row.reserve(V::PLANES * longest);
+                }
+            }
         }
-        self.row_stride = widest + spread;
-        self.flat_rows.resize(count * self.row_stride, <V::Number as Lane>::ZERO);
-        self.plan.flat_entries(self.row_stride, &mut self.flat_entries);
     }
 }
 
@@ -378,18 +385,28 @@ impl<V: DuelValue, N: NextValues<V>> SimdWork for PairTurn<'_, '_, V, N> {
         let plan = &scratch.plan;
         let count = plan.successors().len();
         // Plain loops, no closures: a closure would be a function of its own, compiled
-        // without the instruction set `simd::dispatch` chose.
-        let strip = match layout {
+        // without the instruction set `simd::dispatch` chose. Lane 0 is `x = lo`.
+        match layout {
             TurnLayout::Tiles => {
                 let rows = scratch.flat_rows.chunks_exact_mut(scratch.row_stride);
                 for ((k, &card), row) in plan.successors().iter().enumerate().zip(rows) {
-                    // Lane 0 is `x = lo`.
                     let (start, len) = plan.row_span(k, lanes);
                     fill_after_turn(space, layer, next, opponent, card, lo + start as i32, &mut row[..len]);
                 }
-                if let (Some(next), Some(ahead)) = (next, ahead) {
-                    prefetch_after_turn(space, layer, next, plan, (mover, ahead), layout);
+            }
+            TurnLayout::Strips(_) => {
+                for ((k, &card), row) in plan.successors().iter().enumerate().zip(&mut scratch.successors) {
+                    let (start, len) = plan.row_span(k, lanes);
+                    row.resize(V::PLANES * len, <V::Number as Lane>::ZERO);
+                    fill_after_turn(space, layer, next, opponent, card, lo + start as i32, row);
                 }
+            }
+        }
+        if let (Some(next), Some(ahead)) = (next, ahead) {
+            prefetch_after_turn(space, layer, next, plan, (mover, ahead), layout);
+        }
+        let strip = match layout {
+            TurnLayout::Tiles => {
                 let scorer = plan.tile_scorer(&scratch.flat_entries, &scratch.flat_rows);
                 scratch.out.resize(scratch.out.len().max(lanes), <V::Number as Lane>::ZERO);
                 let values = &mut scratch.out[..lanes];
@@ -399,14 +416,6 @@ impl<V: DuelValue, N: NextValues<V>> SimdWork for PairTurn<'_, '_, V, N> {
             }
             TurnLayout::Strips(strip) => strip,
         };
-        for ((k, &card), row) in plan.successors().iter().enumerate().zip(&mut scratch.successors) {
-            let (start, len) = plan.row_span(k, lanes);
-            row.resize(V::PLANES * len, <V::Number as Lane>::ZERO);
-            fill_after_turn(space, layer, next, opponent, card, lo + start as i32, row);
-        }
-        if let (Some(next), Some(ahead)) = (next, ahead) {
-            prefetch_after_turn(space, layer, next, plan, (mover, ahead), layout);
-        }
         // Strips of equal width (whole blocks), at most `strip`: no narrow last strip.
         let even = lanes.div_ceil(lanes.div_ceil(strip)).next_multiple_of(BLOCK);
         for first in (0..lanes).step_by(even) {
