@@ -235,13 +235,10 @@ fn solve_pairs<V: DuelValue>(
         }
         TurnLayout::Tiles => BLOCK,
     };
-    // Each pair's turn brings in the next one's reads of the next layer where it has the
-    // same mover (whose plan says which successors those are).
-    let pairs: Vec<(usize, usize)> = outputs.iter().map(|&(m, o, _)| (m, o)).collect();
     let stopped = AtomicBool::new(false);
-    outputs.into_par_iter().enumerate().for_each_init(
+    outputs.into_par_iter().for_each_init(
         || Lease::<V>::take(buffer_lanes),
-        |Lease(scratch), (i, (m, o, out))| {
+        |Lease(scratch), (m, o, out)| {
             if stopped.load(Ordering::Relaxed) || stop() {
                 stopped.store(true, Ordering::Relaxed);
                 return;
@@ -251,7 +248,12 @@ fn solve_pairs<V: DuelValue>(
             if scratch.plan_of != Some(mover) {
                 scratch.set_mover(space.cards(), mover, widest, layout);
             }
-            let ahead = pairs.get(i + 1).filter(|&&(next_m, _)| next_m == m).map(|&(_, o)| shape.opponents[o]);
+            // The turn brings in the next pair's reads of the next layer where it has the
+            // same mover (whose plan says which successors those are). Found from the tile,
+            // not listed: the plan counts 32 bytes per pair for `outputs` and no more.
+            let ahead = (o + 1..tile.opponents.end)
+                .find(|&next| !tile.pair_range(m, next).is_empty())
+                .map(|next| shape.opponents[next]);
             simd::dispatch(PairTurn { space, layer, next, mover, opponent, ahead, layout, scratch, out });
         },
     );
