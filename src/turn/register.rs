@@ -8,8 +8,8 @@
 //! is vector code from the start: a second per copy, one instruction per operation.
 //!
 //! Each operation is the lane-wise one of the plain loops (IEEE add and multiply, no fused
-//! multiply-add; [`Register::max`] is the lane loops' `lane_max`), so register code gives
-//! the plain code's values bit for bit.
+//! multiply-add but the exact sum [`Register::add_on_multipliers`]; [`Register::max`] is the
+//! lane loops' `lane_max`), so register code gives the plain code's values bit for bit.
 
 /// A register of [`Register::LANES`] numbers of type `N` and the operations the keep graph
 /// uses, each lane by lane.
@@ -30,6 +30,17 @@ pub trait Register<N>: Copy {
     fn splat(value: N) -> Self;
     /// `self + other`.
     fn add(self, other: Self) -> Self;
+    /// `self + other` bit for bit, run on the multiply-add units on AVX-512 (elsewhere a
+    /// plain add): `fma(other, one, self)` with `one` 1.0 in every lane rounds `other · 1 +
+    /// self` once, which is the sum's one rounding, signed zeros included. On Zen 4, adds
+    /// and maxima share two pipes and multiplies and multiply-adds have two others, so a
+    /// phase of sums can keep both busy. `one` must come from outside the code
+    /// (`std::hint::black_box`), or LLVM turns the multiply-add back into an add. (On AVX2
+    /// the keep graph's average phase runs in two passes per tile and gained nothing.)
+    fn add_on_multipliers(self, other: Self, one: Self) -> Self {
+        let _ = one;
+        self.add(other)
+    }
     /// `self · other`.
     fn mul(self, other: Self) -> Self;
     /// `if other > self { other } else { self }`, as the lane loops' `lane_max`.
@@ -139,7 +150,7 @@ impl<N: Number> Register<N> for Scalar<N> {
 /// set (no other code names them), so their intrinsics always run on a CPU that has it.
 #[cfg(target_arch = "x86_64")]
 macro_rules! x86_register {
-    ($name:ident($vector:ident): $number:ty, $lanes:expr, $load:ident, $store:ident, $splat:ident, $add:ident, $mul:ident, $max:ident) => {
+    ($name:ident($vector:ident): $number:ty, $lanes:expr, $load:ident, $store:ident, $splat:ident, $add:ident, $mul:ident, $max:ident $(, $fma:ident)?) => {
         #[derive(Clone, Copy)]
         pub(super) struct $name(std::arch::x86_64::$vector);
 
@@ -176,6 +187,13 @@ macro_rules! x86_register {
                 // SAFETY: as in `splat`.
                 $name(unsafe { std::arch::x86_64::$max(other.0, self.0) })
             }
+            $(
+            #[inline(always)]
+            fn add_on_multipliers(self, other: Self, one: Self) -> Self {
+                // SAFETY: as in `splat` (AVX-512F has the fused multiply-add).
+                $name(unsafe { std::arch::x86_64::$fma(other.0, one.0, self.0) })
+            }
+            )?
         }
     };
 }
@@ -184,8 +202,8 @@ macro_rules! x86_register {
 mod x86 {
     use super::Register;
 
-    x86_register!(Zmm32(__m512): f32, 16, _mm512_loadu_ps, _mm512_storeu_ps, _mm512_set1_ps, _mm512_add_ps, _mm512_mul_ps, _mm512_max_ps);
-    x86_register!(Zmm64(__m512d): f64, 8, _mm512_loadu_pd, _mm512_storeu_pd, _mm512_set1_pd, _mm512_add_pd, _mm512_mul_pd, _mm512_max_pd);
+    x86_register!(Zmm32(__m512): f32, 16, _mm512_loadu_ps, _mm512_storeu_ps, _mm512_set1_ps, _mm512_add_ps, _mm512_mul_ps, _mm512_max_ps, _mm512_fmadd_ps);
+    x86_register!(Zmm64(__m512d): f64, 8, _mm512_loadu_pd, _mm512_storeu_pd, _mm512_set1_pd, _mm512_add_pd, _mm512_mul_pd, _mm512_max_pd, _mm512_fmadd_pd);
     x86_register!(Ymm32(__m256): f32, 8, _mm256_loadu_ps, _mm256_storeu_ps, _mm256_set1_ps, _mm256_add_ps, _mm256_mul_ps, _mm256_max_ps);
     x86_register!(Ymm64(__m256d): f64, 4, _mm256_loadu_pd, _mm256_storeu_pd, _mm256_set1_pd, _mm256_add_pd, _mm256_mul_pd, _mm256_max_pd);
     x86_register!(Xmm32(__m128): f32, 4, _mm_loadu_ps, _mm_storeu_ps, _mm_set1_ps, _mm_add_ps, _mm_mul_ps, _mm_max_ps);

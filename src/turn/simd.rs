@@ -4,8 +4,9 @@
 //! binary runs on every node of a cluster. [`dispatch`] checks the CPU and runs a
 //! [`SimdWork`] through a copy compiled for AVX-512 or AVX2. Its `run` and the kernel's
 //! phases are `#[inline(always)]`, so they are compiled into each copy (a closure would
-//! not be: it stays one function compiled for the baseline). No fused multiply-add is
-//! enabled and Rust never contracts `a + b * c`, so every path gives bit-identical results.
+//! not be: it stays one function compiled for the baseline). Rust never contracts `a + b *
+//! c` into a fused multiply-add, and the kernel's one use of it is an exact sum (a multiply
+//! by one, `register::Register::add_on_multipliers`), so every path gives bit-identical results.
 
 use std::sync::LazyLock;
 
