@@ -149,14 +149,6 @@ fn format_version_1_fixture_loads() {
         assert_eq!(stored["value"], fresh["value"], "{me:?} vs {opp:?}");
         assert!(stored["source"].as_str().unwrap().starts_with("tables"));
     }
-    // Golden bytes: a fresh solve writes every shard of the fixture byte for byte, so a
-    // change of byte order, compression or layout fails here.
-    let out = empty.path().join("fresh");
-    json(&yz(empty.path(), &["--json", "duel", "solve", "--first", "2", "--out", out.to_str().unwrap()]));
-    for name in (0..4).map(|layer| format!("layer-{layer:02}-shard-00000.yzs")).chain(["manifest.yzs".to_owned()]) {
-        let (golden, written) = (std::fs::read(fixture.join(&name)).unwrap(), std::fs::read(out.join(&name)).unwrap());
-        assert!(golden == written, "{name} is no longer written as the committed bytes");
-    }
     let old = empty.path().join("old");
     std::fs::create_dir(&old).unwrap();
     for entry in std::fs::read_dir(&fixture).unwrap() {
@@ -171,6 +163,63 @@ fn format_version_1_fixture_loads() {
     assert_eq!(verify.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&verify.stdout).contains(remedy), "{verify:?}");
     fails_with(empty.path(), &["duel", "solve", "--first", "2", "--out", o, "--resume"], remedy);
+}
+
+/// Golden bytes: a fresh `yz duel solve --first 3` writes every file of
+/// `tests/data/duel-official-0007-zstd1` (shards at zstd level 1, issue 42) byte for byte,
+/// so a change of byte order, compression or layout fails here.
+#[test]
+fn a_solve_writes_the_committed_bytes() {
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/duel-official-0007-zstd1");
+    let empty = tempfile::tempdir().unwrap();
+    let out = empty.path().join("fresh");
+    json(&yz(empty.path(), &["--json", "duel", "solve", "--first", "3", "--out", out.to_str().unwrap()]));
+    let names = |dir: &Path| {
+        let mut names: Vec<_> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name()).collect();
+        names.sort();
+        names
+    };
+    assert_eq!(names(&out), names(&fixture));
+    for name in names(&fixture) {
+        let (golden, written) = (std::fs::read(fixture.join(&name)).unwrap(), std::fs::read(out.join(&name)).unwrap());
+        assert!(golden == written, "{name:?} is no longer written as the committed bytes");
+    }
+}
+
+/// Tables whose shards an older yz wrote at zstd level 3 (`tests/data/duel-official-0007-zstd3`,
+/// `yz duel solve --first 3` at 55e73f4) give the values a solve gives now, and a damaged
+/// shard of them is repaired by the advised command byte for byte: the repair rewrites it
+/// with the codec that wrote it, since the manifest lists that file's checksum.
+#[test]
+fn tables_of_zstd_level_3_load_and_repair_byte_for_byte() {
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/duel-official-0007-zstd3");
+    let dir = tempfile::tempdir().unwrap();
+    let tables = dir.path().join("old");
+    std::fs::create_dir(&tables).unwrap();
+    for entry in std::fs::read_dir(&fixture).unwrap() {
+        let entry = entry.unwrap();
+        std::fs::copy(entry.path(), tables.join(entry.file_name())).unwrap();
+    }
+    let t = tables.to_str().unwrap();
+    for (me, opp) in [("", ""), ("", "ones=2"), ("twos=4", "threes=9")] {
+        let ask = ["--json", "duel", "value", "--first", "3", "--me", me, "--opp", opp];
+        let stored = json(&yz(dir.path(), &[&ask[..], &["--tables", t]].concat()));
+        let fresh = json(&yz(dir.path(), &ask));
+        assert_eq!(stored["value"], fresh["value"], "{me:?} vs {opp:?}");
+        assert!(stored["source"].as_str().unwrap().starts_with("tables"));
+    }
+    // Layer 4's level-3 frame differs from level 1's, so only the old codec gives it back.
+    let name = "layer-04-shard-00000.yzs";
+    let golden = std::fs::read(fixture.join(name)).unwrap();
+    let mut damaged = golden.clone();
+    let at = damaged.len() - 40;
+    damaged[at] ^= 0x01;
+    std::fs::write(tables.join(name), &damaged).unwrap();
+    let repaired = json(&yz(dir.path(), &["--json", "duel", "solve", "--resume", "--out", t]));
+    assert_eq!(repaired["repaired"], serde_json::json!([name]), "{repaired}");
+    assert!(std::fs::read(tables.join(name)).unwrap() == golden, "the repaired shard is the committed file");
+    let verify = yz(dir.path(), &["shard", "verify", t]);
+    assert!(verify.status.success(), "{verify:?}");
 }
 
 /// Stored values carry the solve's `f32` rounding, up to about 10⁻⁶ above 1: scoring

@@ -61,8 +61,47 @@ pub fn shard_positions_from_env() -> Result<u64, String> {
     }
 }
 
-/// zstd level: values far from a window's centre are runs of 0 and 1 that any level finds.
-const ZSTD_LEVEL: i32 = 3;
+/// How a shard's values become its payload. A repair keeps a recomputed shard only if it
+/// is byte for byte the file the manifest lists, so every codec yz has written tables with
+/// stays writable; readers take any of them (zstd frames, the level in the header).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Codec {
+    /// zstd level 1, the values converted a piece at a time on their way into the
+    /// compressor (since issue 42). Level 3 gained little on the near-random bits of the
+    /// middle layers' values and cost several times the time: on the plan's stand-in for
+    /// them (docs/benchmarks.md, "Compression"), ratio 1.112 at 152 MB/s a core at level 3,
+    /// 1.108 at 740 MB/s at level 1.
+    Level1,
+    /// zstd level 3 over the whole raw bytes at once: tables written before issue 42.
+    Level3,
+}
+
+impl Codec {
+    /// The codec solves write with.
+    pub const NEWEST: Codec = Codec::Level1;
+    /// Every codec, newest first: the order in which a repair tries them.
+    pub const ALL: [Codec; 2] = [Codec::Level1, Codec::Level3];
+
+    /// What the shard header's `compression` says.
+    fn name(self) -> &'static str {
+        match self {
+            Codec::Level1 => "zstd level 1",
+            Codec::Level3 => "zstd level 3",
+        }
+    }
+
+    /// `values`, each as `stored` makes it and little-endian, compressed as one zstd frame
+    /// that records its size.
+    fn compress<V>(self, values: &[V], stored: impl Fn(&V) -> f32) -> std::io::Result<Vec<u8>> {
+        match self {
+            Codec::Level1 => compress_in_pieces(values, stored, 1),
+            Codec::Level3 => {
+                let raw = values.iter().map(|v| stored(v).to_le_bytes()).collect::<Vec<_>>();
+                zstd::bulk::compress(raw.as_flattened(), 3)
+            }
+        }
+    }
+}
 
 /// What a shard holds of each position.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -219,11 +258,25 @@ impl ShardEntry {
 }
 
 /// Writes shard number `index` of a layer, the `column` of the positions `span` holds
-/// from their `values` (in layer order), and returns its manifest entry. The bytes depend
-/// only on the values, so any process that holds them writes the same file. A layer's many
-/// shards are written [`Durability::Batched`] and made durable together before a manifest
-/// lists them; a lone repaired shard is written [`Durability::Synced`].
+/// from their `values` (in layer order), with [`Codec::NEWEST`], and returns its manifest
+/// entry. The bytes depend only on the values, so any process that holds them writes the
+/// same file. A layer's many shards are written [`Durability::Batched`] and made durable
+/// together before a manifest lists them; a lone repaired shard is written
+/// [`Durability::Synced`].
 pub fn write_shard<V: DuelValue>(
+    dir: &Path,
+    game: Game,
+    shape: &LayerShape,
+    span: (usize, &ShardSpan),
+    values: &[V],
+    written: (Column, Durability),
+) -> Result<ShardEntry, ShardError> {
+    write_shard_with(Codec::NEWEST, dir, game, shape, span, values, written)
+}
+
+/// [`write_shard`] with `codec`: a repair rewrites a shard with the codec that wrote it.
+pub fn write_shard_with<V: DuelValue>(
+    codec: Codec,
     dir: &Path,
     game: Game,
     shape: &LayerShape,
@@ -241,7 +294,7 @@ pub fn write_shard<V: DuelValue>(
         opponents: shape.opponents.len(),
         positions: values.len() as u64,
         value: column.meaning().to_owned(),
-        compression: format!("zstd level {ZSTD_LEVEL}"),
+        compression: codec.name().to_owned(),
     };
     let path = dir.join(shard_file(shape.layer, index, column));
     // Little-endian whatever the machine, as `read_shard` reads them.
@@ -249,8 +302,8 @@ pub fn write_shard<V: DuelValue>(
         Column::Value => v.value() as f32,
         Column::Draw => v.stored_draw(),
     };
-    let raw: Vec<u8> = values.iter().flat_map(|v| stored(v).to_le_bytes()).collect();
-    let packed = zstd::bulk::compress(&raw, ZSTD_LEVEL)
+    let packed = codec
+        .compress(values, stored)
         .map_err(|e| ShardError::Decompress { path: path.clone(), reason: format!("compression failed: {e}") })?;
     let metadata = serde_json::to_value(&header).expect("a shard header serialises");
     let checksum = store::write_atomic_with(&path, SHARD_KIND.name, &metadata, &packed, durability)?;
@@ -264,6 +317,29 @@ pub fn write_shard<V: DuelValue>(
         checksum,
         bytes,
     })
+}
+
+/// Values converted per piece while compressing: 1 MiB of raw bytes.
+const PIECE_VALUES: usize = 1 << 18;
+
+/// `values`, each as `stored` makes it and little-endian, compressed at zstd `level` as
+/// one frame that records its size. They are converted a piece at a time on their way into
+/// the compressor: a shard's raw bytes (64 MiB) are never held whole, which cost a fifth of
+/// the compression's time in fresh pages of memory.
+fn compress_in_pieces<V>(values: &[V], stored: impl Fn(&V) -> f32, level: i32) -> std::io::Result<Vec<u8>> {
+    use std::io::Write;
+    let raw_len = 4 * values.len();
+    let out = Vec::with_capacity(zstd::zstd_safe::compress_bound(raw_len));
+    let mut encoder = zstd::stream::write::Encoder::new(out, level)?;
+    encoder.set_pledged_src_size(Some(raw_len as u64))?;
+    encoder.include_contentsize(true)?;
+    let mut piece: Vec<[u8; 4]> = Vec::with_capacity(PIECE_VALUES.min(values.len()));
+    for chunk in values.chunks(PIECE_VALUES) {
+        piece.clear();
+        piece.extend(chunk.iter().map(|v| stored(v).to_le_bytes()));
+        encoder.write_all(piece.as_flattened())?;
+    }
+    encoder.finish()
 }
 
 /// File name of shard `index` of `layer` holding `column`: `layer-NN-shard-NNNNN.yzs` or

@@ -38,9 +38,9 @@ use std::path::PathBuf;
 use crate::store::{IdentityError, StoreError};
 
 pub use format::{
-    Column, MANIFEST_FILE, SHARD_KIND, SHARD_POSITIONS, SHARD_POSITIONS_VAR, SHARD_RECORD_BYTES, ShardEntry,
+    Codec, Column, MANIFEST_FILE, SHARD_KIND, SHARD_POSITIONS, SHARD_POSITIONS_VAR, SHARD_RECORD_BYTES, ShardEntry,
     ShardHeader, ShardSpan, draw_fits, draw_remedy, linked, parse_shard_file, read_shard, remove_file, shard_file,
-    shard_positions_from_env, shard_ranges, write_shard,
+    shard_positions_from_env, shard_ranges, write_shard, write_shard_with,
 };
 pub use manifest::{LayerEntry, Listed, MANIFEST_KIND, Manifest, remove_unlisted_draws};
 pub use verify::{

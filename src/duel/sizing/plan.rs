@@ -24,9 +24,9 @@ pub const VALUE_BYTES: u64 = 4;
 /// like the middle of the game, taken for every layer. Measured (docs/benchmarks.md,
 /// "Compression"): the full game's last layers compress 26.1 (layer 25), 9.3 (24), 3.7 (23)
 /// and 1.89 (22) times; the 7-box game (`--first 7`, the largest game solved whole here,
-/// whose middle layers look most like the full game's) 1.126 to 1.25 times on its layers of
-/// over a million positions (layer 4: 1.126, the widest, 6 to 8: 1.16 to 1.25), its shards
-/// at zstd level 3; frames at the exchange's level 1 compress a little less. The ratio falls
+/// whose middle layers look most like the full game's) 1.119 to 1.22 times on its layers of
+/// over a million positions (layer 4: 1.119, the widest, 6 to 8: 1.15 to 1.22), its shards
+/// at zstd level 1, the exchange's level (level 3 gave 1.126 and 1.16 to 1.25). The ratio falls
 /// as the game grows (the first-6 game's widest layers give 2.2 to 2.4), so every layer of
 /// the full game is planned at 1.1. `duel plan` also reports the ratio it measures on its
 /// own sample of real values.
@@ -34,7 +34,7 @@ pub const EXCHANGE_COMPRESSION: f64 = 1.1;
 
 /// Where [`EXCHANGE_COMPRESSION`] comes from, in a line a plan prints beside it.
 pub const COMPRESSION_SOURCE: &str = "below the worst measured on layers of a million positions or more of the 7-box \
-     game (1.126, layer 4; 1.16-1.25 on its widest) and of the full game's last layers (1.89 at layer 22): \
+     game (1.119, layer 4; 1.15-1.22 on its widest) and of the full game's last layers (1.89 at layer 22): \
      docs/benchmarks.md, Compression";
 
 /// How much more than `1/P` of a layer the busiest rank holds: the partition balances
@@ -267,7 +267,7 @@ pub struct ByteCosts {
     /// Per raw byte exchanged: compressing and hashing a part on the sender, then
     /// decompressing, hashing and placing it on the receiver.
     pub exchange_seconds_per_byte: f64,
-    /// Raw bytes over bytes stored, for the sample's shards (zstd level 3).
+    /// Raw bytes over bytes stored, for the sample's shards (zstd level 1).
     pub shard_ratio: f64,
     /// Per raw byte written (4 bytes per stored number): compressing, hashing, writing and
     /// syncing shard files.

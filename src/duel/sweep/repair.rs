@@ -19,7 +19,7 @@ use super::shards::read_rows;
 use crate::duel::cluster::error::ClusterError;
 use crate::duel::cluster::exchange::gather_then_decide;
 use crate::duel::cluster::ranks::Ranks;
-use crate::duel::shard::{self, Column, LayerEntry, Manifest, ShardEntry, ShardError, ShardSpan, shard_ranges};
+use crate::duel::shard::{self, Codec, Column, LayerEntry, Manifest, ShardEntry, ShardError, ShardSpan, shard_ranges};
 use crate::duel::solve::LayerRows;
 use crate::duel::{DuelValue, LayerShape, Space, Tile};
 use crate::store::{self, Durability};
@@ -145,9 +145,10 @@ impl<V: DuelValue> Frontier<V> for ShardRepair<'_, '_, '_, V> {
     }
 }
 
-/// Writes shard `i` of `shape` from its recomputed `values` beside the tables, and moves
-/// it into place only if it is the file the manifest lists (`listed`), so a failed repair
-/// loses nothing. Returns the problem, if it is not.
+/// Writes shard `i` of `shape` from its recomputed `values` beside the tables, with each
+/// codec yz has written in turn ([`Codec::ALL`]: tables may come from an older release),
+/// and moves it into place only if it is the file the manifest lists (`listed`), so a
+/// failed repair loses nothing. Returns the problem, if it is not.
 fn put_back<V: DuelValue>(
     space: &Space,
     dir: &Path,
@@ -162,13 +163,25 @@ fn put_back<V: DuelValue>(
     std::fs::create_dir_all(&scratch).map_err(io("create"))?;
     let file = shard::shard_file(layer, i, Column::Value);
     let written = (Column::Value, Durability::Synced);
-    let entry = shard::write_shard(&scratch, space.cards().game(), shape, (i, span), values, written);
-    let entry = entry.and_then(|entry| {
+    let rewrite = |codec| {
+        let entry = shard::write_shard_with(codec, &scratch, space.cards().game(), shape, (i, span), values, written)?;
         if listed == Some(&entry) {
             std::fs::rename(scratch.join(&file), dir.join(&file)).map_err(io("rename"))?;
         }
-        Ok(entry)
-    });
+        Ok::<_, ShardError>(entry)
+    };
+    // The listed file's entry if a codec gives it, else the newest codec's (to report).
+    let entry = (|| -> Result<ShardEntry, ShardError> {
+        let mut newest = None;
+        for codec in Codec::ALL {
+            let entry = rewrite(codec)?;
+            if listed == Some(&entry) {
+                return Ok(entry);
+            }
+            newest.get_or_insert(entry);
+        }
+        Ok(newest.expect("there is a codec"))
+    })();
     std::fs::remove_dir_all(&scratch).map_err(io("remove"))?;
     let entry = entry?;
     Ok(match listed {
