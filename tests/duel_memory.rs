@@ -38,7 +38,7 @@ unsafe impl GlobalAlloc for Counting {
 static ALLOCATOR: Counting = Counting;
 
 /// Bytes per computed pair the plan counts for a tile's solve beside its values.
-const OUTPUT_BYTES: usize = 32;
+const OUTPUT_BYTES: usize = yz::duel::sizing::plan::OUTPUT_BYTES as usize;
 /// What the solve may hold beside, whatever the tile's size, its thread's pair scratch
 /// already made by a solve before (30 KB measured here; a list of 16 bytes a pair would
 /// add 4.8 MB).

@@ -624,6 +624,32 @@ pub(super) mod tests {
         );
     }
 
+    /// A shard of the full game's size (just under [`SHARD_POSITIONS`]: 64 pieces of the
+    /// compressor's input, the last one short) goes through every codec as one zstd frame
+    /// that records its size and decompresses to the values' little-endian bytes.
+    #[test]
+    fn a_full_size_shard_compresses_whole_with_every_codec() {
+        use rand::{RngExt, SeedableRng};
+        let mut rng = rand::rngs::ChaCha8Rng::seed_from_u64(7);
+        // Near-random bits, as in the middle layers, among runs of 0 and 1, as at windows' edges.
+        let values: Vec<f32> = (0..SHARD_POSITIONS as usize - 1_000)
+            .map(|i| match i % 1_000 {
+                0..100 => 0.0,
+                900.. => 1.0,
+                _ => rng.random::<f32>(),
+            })
+            .collect();
+        assert!(values.len() > 63 * PIECE_VALUES && !values.len().is_multiple_of(PIECE_VALUES));
+        let raw: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+        for codec in Codec::ALL {
+            let packed = codec.compress(&values, |&v| v).unwrap();
+            let recorded = zstd::zstd_safe::get_frame_content_size(&packed).ok().flatten();
+            assert_eq!(recorded, Some(raw.len() as u64), "{codec:?}");
+            assert!(packed.len() < raw.len(), "{codec:?}");
+            assert!(zstd::bulk::decompress(&packed, raw.len()).unwrap() == raw, "{codec:?}");
+        }
+    }
+
     #[test]
     fn a_shard_of_another_column_is_refused() {
         let dir = tempfile::tempdir().unwrap();

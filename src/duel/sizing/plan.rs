@@ -47,8 +47,9 @@ const TILE_IMBALANCE: f64 = 1.2;
 /// Bytes of one offset of a [`crate::duel::Tile`] (a `u64` per pair).
 const OFFSET_BYTES: u64 = 8;
 /// Bytes per computed pair of the list of outputs a tile's solve hands its threads (the
-/// pair and its slice of values: two `usize` and a fat pointer).
-const OUTPUT_BYTES: u64 = 32;
+/// pair and its slice of values: two `usize` and a fat pointer); all a tile's solve may hold
+/// per pair beside its values (`tests/duel_memory.rs` checks it).
+pub const OUTPUT_BYTES: u64 = 32;
 /// Bytes per card of a [`crate::duel::LayerShape`]: the card id and its row start.
 const CARD_BYTES: u64 = 12;
 
