@@ -163,19 +163,15 @@ fn put_back<V: DuelValue>(
     std::fs::create_dir_all(&scratch).map_err(io("create"))?;
     let file = shard::shard_file(layer, i, Column::Value);
     let written = (Column::Value, Durability::Synced);
-    let rewrite = |codec| {
-        let entry = shard::write_shard_with(codec, &scratch, space.cards().game(), shape, (i, span), values, written)?;
-        if listed == Some(&entry) {
-            std::fs::rename(scratch.join(&file), dir.join(&file)).map_err(io("rename"))?;
-        }
-        Ok::<_, ShardError>(entry)
-    };
-    // The listed file's entry if a codec gives it, else the newest codec's (to report).
+    // The listed file's entry if a codec gives it (the file then moved into place), else
+    // the newest codec's entry, to report.
     let entry = (|| -> Result<ShardEntry, ShardError> {
         let mut newest = None;
         for codec in Codec::ALL {
-            let entry = rewrite(codec)?;
+            let entry =
+                shard::write_shard_with(codec, &scratch, space.cards().game(), shape, (i, span), values, written)?;
             if listed == Some(&entry) {
+                std::fs::rename(scratch.join(&file), dir.join(&file)).map_err(io("rename"))?;
                 return Ok(entry);
             }
             newest.get_or_insert(entry);
